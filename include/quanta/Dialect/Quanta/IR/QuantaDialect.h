@@ -1,0 +1,57 @@
+//===- QuantaDialect.h - The quanta dialect ---------------------*- C++ -*-===//
+//
+// The dialect, its enums, the observer attribute interface and the
+// attributes. Ops are in QuantaOps.h.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QUANTA_DIALECT_QUANTA_IR_QUANTADIALECT_H
+#define QUANTA_DIALECT_QUANTA_IR_QUANTADIALECT_H
+
+#include "quanta/Numerics/QParams.h"
+
+#include "mlir/Dialect/Quant/IR/Quant.h"
+#include "mlir/IR/Attributes.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/APFloat.h"
+
+#include <optional>
+
+namespace mlir::quanta::numerics {
+struct HistogramOptions;
+struct OneFlowMinMaxObserverOptions;
+} // namespace mlir::quanta::numerics
+
+#include "quanta/Dialect/Quanta/IR/QuantaDialect.h.inc"
+#include "quanta/Dialect/Quanta/IR/QuantaEnums.h.inc"
+
+namespace mlir::quanta::detail {
+FailureOr<bool> parseBoolParam(AsmParser &parser);
+FailureOr<llvm::APFloat> parseF32Param(AsmParser &parser);
+FailureOr<llvm::APFloat> parseF64Param(AsmParser &parser);
+FailureOr<std::optional<DType>> parseOptionalDTypeParam(AsmParser &parser);
+/// Prints the shortest decimal that parses back to the same value.
+void printFloatParam(AsmPrinter &printer, const llvm::APFloat &value);
+} // namespace mlir::quanta::detail
+
+#include "quanta/Dialect/Quanta/IR/QuantaInterfaces.h.inc"
+
+namespace mlir::quanta {
+numerics::OneFlowMinMaxObserverOptions
+toNumericOneFlowOptions(OneFlowFormula formula, int64_t bits,
+                        OneFlowScheme scheme, bool perLayer);
+} // namespace mlir::quanta
+
+#define GET_ATTRDEF_CLASSES
+#include "quanta/Dialect/Quanta/IR/QuantaAttrs.h.inc"
+
+namespace mlir::quanta {
+/// The numeric library's dtype for a quantized DType; nullopt for the float
+/// dtypes (float32, float16, bfloat16), which no uniform observer accepts.
+std::optional<numerics::DType> toNumericDType(DType dtype);
+numerics::QScheme toNumericQScheme(QScheme qscheme);
+} // namespace mlir::quanta
+
+#endif // QUANTA_DIALECT_QUANTA_IR_QUANTADIALECT_H

@@ -1,0 +1,59 @@
+//===- OpRoles.h - How PyTorch would quantize a linalg op -------*- C++ -*-===//
+//
+// Classifies linalg-on-tensors ops into the roles PyTorch's quantization
+// flow gives their torch counterparts (weighted ops, binary ops, ops that
+// share their input's qparams, fixed-qparams activations). Observer
+// insertion uses it today; integer conversion will reuse it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QUANTA_DIALECT_QUANTA_TRANSFORMS_OPROLES_H
+#define QUANTA_DIALECT_QUANTA_TRANSFORMS_OPROLES_H
+
+#include "mlir/IR/Operation.h"
+#include "mlir/IR/Value.h"
+
+#include <optional>
+
+namespace mlir::quanta {
+
+enum class OpRole {
+  /// Not quantized by PyTorch's default backend configs: stays float.
+  Float,
+  /// matmul, batch_matmul, convolutions: activation x weight.
+  Weighted,
+  /// Elementwise add and mul of two activations.
+  Binary,
+  /// Shape-only and range-preserving ops (reshape, transpose, pad, pooling,
+  /// standalone relu/clamp, concat): the output shares the input's qparams.
+  SharedQParams,
+  /// sigmoid, softmax: output in [0, 1].
+  FixedQParamsZeroToOne,
+  /// tanh: output in [-1, 1].
+  FixedQParamsMinusOneToOne,
+};
+
+/// Elementwise computations recognized in named ops and linalg.generic
+/// bodies (e.g. relu as tosa-to-linalg or torch-mlir spell it).
+enum class ElementwiseKind { None, Copy, Add, Mul, Relu, Clamp, Sigmoid, Tanh };
+
+struct OpClassification {
+  OpRole role = OpRole::Float;
+  ElementwiseKind elementwise = ElementwiseKind::None;
+  /// For Weighted ops: the weight operand and its output-channel dimension
+  /// (the axis per-channel weight observers use), if it has a single one.
+  std::optional<unsigned> weightOperand;
+  std::optional<int64_t> weightChannelAxis;
+  /// The float operands that carry activations.
+  SmallVector<unsigned> activationOperands;
+};
+
+OpClassification classifyOp(Operation *op);
+
+/// Whether `value` is computed from constants only (an arith.constant, or
+/// shape-only ops over such values): a weight, not an activation.
+bool isConstantDerived(Value value);
+
+} // namespace mlir::quanta
+
+#endif // QUANTA_DIALECT_QUANTA_TRANSFORMS_OPROLES_H

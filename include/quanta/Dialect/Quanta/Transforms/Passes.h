@@ -1,0 +1,29 @@
+//===- Passes.h - quanta transformation passes ------------------*- C++ -*-===//
+
+#ifndef QUANTA_DIALECT_QUANTA_TRANSFORMS_PASSES_H
+#define QUANTA_DIALECT_QUANTA_TRANSFORMS_PASSES_H
+
+#include "quanta/Dialect/Quanta/IR/QuantaOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir::quanta {
+
+#define GEN_PASS_DECL
+#include "quanta/Dialect/Quanta/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "quanta/Dialect/Quanta/Transforms/Passes.h.inc"
+
+/// Registers the quanta passes and the `quanta-prepare` pipeline (upstream
+/// tosa-to-linalg, then quanta-insert-observers).
+void registerQuantaPassesAndPipelines();
+
+} // namespace mlir::quanta
+
+#endif // QUANTA_DIALECT_QUANTA_TRANSFORMS_PASSES_H

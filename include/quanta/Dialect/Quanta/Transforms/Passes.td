@@ -1,0 +1,103 @@
+//===- Passes.td - quanta transformation passes ------------*- tablegen -*-===//
+
+#ifndef QUANTA_DIALECT_QUANTA_TRANSFORMS_PASSES_TD
+#define QUANTA_DIALECT_QUANTA_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def InsertObservers : Pass<"quanta-insert-observers", "func::FuncOp"> {
+  let summary = "Insert observers where PyTorch's prepare() would";
+  let description = [{
+    Attaches `quanta.observe` ops to a linalg-on-tensors function the way
+    PyTorch's FX `prepare_fx` does for static post-training quantization:
+
+    * Quantizable ops (linalg.matmul, batch_matmul, conv_2d_nhwc_hwcf,
+      conv_2d_nchw_fchw, depthwise_conv_2d_nhwc_hwc(m), elementwise add and
+      mul) get their float activation inputs observed with the qconfig's
+      activation observer, their weights (the constant or argument second
+      operand of matmul/conv) with the weight observer, and their output with
+      the activation observer.
+    * Fusion as PyTorch fuses: conv/matmul followed by a bias add and/or a
+      relu/clamp, and add/mul followed by relu, are observed once, after the
+      last op of the chain.
+    * Shape-only and range-preserving ops (reshape, expand/collapse_shape,
+      transpose, pad, extract_slice, max/average pooling, standalone relu and
+      clamp) share their input's observer: their output gets a
+      `#quanta.reuse_input` observer.
+    * sigmoid and softmax get `default_fixed_qparams_range_0to1_observer`,
+      tanh `default_fixed_qparams_range_neg1to1_observer`.
+    * Each value is observed once, however many quantized ops use it.
+    * Observers on constant weights get their statistics at compile time
+      (`fold-constant-weights`), computed with the same numeric library as
+      calibration, so their qparams are known without calibration data.
+
+    The qconfig is a preset name (`x86`, `fbgemm`, `qnnpack`, `onednn`,
+    `default`, `default_per_channel`, `default_qat`, ... as PyTorch's
+    `get_default_qconfig(backend)` and `default_*_qconfig`; see the docs) or
+    a `#quanta.qconfig<...>` attribute. Per-op overrides name an op
+    (`linalg.matmul=qnnpack`) or a location (`"fc1"=none`); an op can also
+    carry a `quanta.qconfig` attribute (a preset name string, `none`, or a
+    `#quanta.qconfig`), which wins over everything. `none` leaves the op in
+    float.
+
+    Per-channel weight observers: PyTorch's ch_axis = 0 denotes the output
+    channel of its own weight layouts; here the pass sets `ch_axis` to the
+    output-channel dimension of the linalg weight operand (N of matmul's KxN
+    operand, F of HWCF and FCHW filters, C of depthwise HWC filters).
+
+    TOSA input must be converted first (`quanta-prepare` runs the upstream
+    tosa-to-linalg pipeline and then this pass).
+  }];
+  let options = [
+    Option<"qconfig", "qconfig", "std::string", /*default=*/"\"x86\"",
+           "qconfig preset name or #quanta.qconfig<...> attribute">,
+    ListOption<"overrides", "override", "std::string",
+               "per-op qconfig: <op name or location name>=<qconfig>">,
+    Option<"foldConstantWeights", "fold-constant-weights", "bool",
+           /*default=*/"true",
+           "compute statistics of observers on constant weights now">,
+  ];
+  let dependentDialects = ["::mlir::quanta::QuantaDialect"];
+}
+
+def LowerFakeQuant : Pass<"quanta-lower-fake-quant", "func::FuncOp"> {
+  let summary = "Lower quanta.fake_quant with known qparams to linalg";
+  let description = [{
+    Rewrites every `quanta.fake_quant` whose qparams are known into a
+    `linalg.generic` of arith/math ops computing exactly what PyTorch 1.13's
+    CPU fake-quant kernels compute: `x * (1.0f / scale)` in float32, round
+    half to even, the zero point added in float32 (for float zero points:
+    one fused multiply-add, as PyTorch's AVX2 build computes it), clamped to
+    [quant_min, quant_max], and `(q - zero_point) * scale` evaluated in
+    float64 and rounded to float32 once (PyTorch's std::fmin/fmax promote to
+    double; float32 is used where it provably rounds the same). Like
+    PyTorch's x86 kernel, whose float-to-int64 conversion gives INT64_MIN
+    for NaN and out-of-range values, NaN, +-inf and |x / scale| >= 2^63 all
+    map to quant_min. Ops with `fake_quant_enabled = false` become their
+    input.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
+def ReportQParams : Pass<"quanta-report-qparams", "ModuleOp"> {
+  let summary = "Print the quantization parameters of observers with "
+                "statistics";
+  let description = [{
+    For every `quanta.observe` whose statistics are known, computes its
+    qparams with the numeric library (PyTorch's calculate_qparams, bit for
+    bit) and prints one line per observer to the output stream chosen by
+    `output` (`-` for stdout): name, observer class, scale(s) and zero
+    point(s). The IR is not changed.
+  }];
+  let options = [
+    Option<"output", "output", "std::string", /*default=*/"\"-\"",
+           "where to print the report ('-' for stdout)">,
+  ];
+}
+
+#endif // QUANTA_DIALECT_QUANTA_TRANSFORMS_PASSES_TD

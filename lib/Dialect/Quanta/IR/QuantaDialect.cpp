@@ -1,0 +1,141 @@
+//===- QuantaDialect.cpp - The quanta dialect -----------------------------===//
+
+#include "quanta/Dialect/Quanta/IR/QuantaDialect.h"
+#include "quanta/Dialect/Quanta/IR/QuantaOps.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/Format.h"
+
+#include <cstdlib>
+
+using namespace mlir;
+using namespace mlir::quanta;
+
+#include "quanta/Dialect/Quanta/IR/QuantaDialect.cpp.inc"
+#include "quanta/Dialect/Quanta/IR/QuantaEnums.cpp.inc"
+#include "quanta/Dialect/Quanta/IR/QuantaInterfaces.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "quanta/Dialect/Quanta/IR/QuantaAttrs.cpp.inc"
+
+void QuantaDialect::initialize() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "quanta/Dialect/Quanta/IR/QuantaAttrs.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "quanta/Dialect/Quanta/IR/QuantaOps.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// Attribute parameter parsing and printing
+//===----------------------------------------------------------------------===//
+
+FailureOr<bool> quanta::detail::parseBoolParam(AsmParser &parser) {
+  if (succeeded(parser.parseOptionalKeyword("true")))
+    return true;
+  if (succeeded(parser.parseOptionalKeyword("false")))
+    return false;
+  return parser.emitError(parser.getCurrentLocation(),
+                          "expected 'true' or 'false'");
+}
+
+FailureOr<llvm::APFloat> quanta::detail::parseF64Param(AsmParser &parser) {
+  double value;
+  if (parser.parseFloat(value))
+    return failure();
+  return llvm::APFloat(value);
+}
+
+FailureOr<llvm::APFloat> quanta::detail::parseF32Param(AsmParser &parser) {
+  FailureOr<llvm::APFloat> value = parseF64Param(parser);
+  if (failed(value))
+    return failure();
+  // Narrow like torch.tensor([python_float], dtype=torch.float32).
+  return llvm::APFloat(static_cast<float>(value->convertToDouble()));
+}
+
+FailureOr<std::optional<DType>>
+quanta::detail::parseOptionalDTypeParam(AsmParser &parser) {
+  SMLoc loc = parser.getCurrentLocation();
+  StringRef keyword;
+  if (parser.parseKeyword(&keyword))
+    return failure();
+  std::optional<DType> dtype = symbolizeDType(keyword);
+  if (!dtype)
+    return parser.emitError(loc, "unknown dtype '") << keyword << "'";
+  return std::optional<DType>(*dtype);
+}
+
+void quanta::detail::printFloatParam(AsmPrinter &printer, const llvm::APFloat &value) {
+  bool isSingle = &value.getSemantics() == &llvm::APFloat::IEEEsingle();
+  double asDouble = isSingle ? static_cast<double>(value.convertToFloat())
+                             : value.convertToDouble();
+  // The MLIR float lexer needs a digit before any exponent or dot, which
+  // %g always produces; use the shortest precision that round-trips through
+  // parseF32Param/parseF64Param.
+  llvm::SmallString<32> text;
+  for (int precision = 1; precision <= 17; ++precision) {
+    text.clear();
+    llvm::raw_svector_ostream os(text);
+    os << llvm::format("%.*g", precision, asDouble);
+    double reparsed = std::strtod(text.c_str(), nullptr);
+    bool roundTrips =
+        isSingle ? static_cast<float>(reparsed) == value.convertToFloat()
+                 : reparsed == asDouble;
+    if (roundTrips)
+      break;
+  }
+  // The MLIR lexer reads "1" and "1e-07" as integers: a float literal needs
+  // a dot in its mantissa.
+  StringRef digits = text.str();
+  if (!digits.contains('.') && !digits.contains("inf") &&
+      !digits.contains("nan")) {
+    size_t exponent = digits.find('e');
+    text.insert(exponent == StringRef::npos ? text.end()
+                                            : text.begin() + exponent,
+                {'.', '0'});
+  }
+  printer << text;
+}
+
+//===----------------------------------------------------------------------===//
+// Enum conversions to the numeric library
+//===----------------------------------------------------------------------===//
+
+std::optional<numerics::DType> quanta::toNumericDType(DType dtype) {
+  switch (dtype) {
+  case DType::quint8:
+    return numerics::DType::QUInt8;
+  case DType::qint8:
+    return numerics::DType::QInt8;
+  case DType::quint4x2:
+    return numerics::DType::QUInt4x2;
+  case DType::qint32:
+    return numerics::DType::QInt32;
+  case DType::float32:
+  case DType::float16:
+  case DType::bfloat16:
+    return std::nullopt;
+  }
+  llvm_unreachable("unknown DType");
+}
+
+numerics::QScheme quanta::toNumericQScheme(QScheme qscheme) {
+  switch (qscheme) {
+  case QScheme::per_tensor_affine:
+    return numerics::QScheme::PerTensorAffine;
+  case QScheme::per_tensor_symmetric:
+    return numerics::QScheme::PerTensorSymmetric;
+  case QScheme::per_channel_affine:
+    return numerics::QScheme::PerChannelAffine;
+  case QScheme::per_channel_symmetric:
+    return numerics::QScheme::PerChannelSymmetric;
+  case QScheme::per_channel_affine_float_qparams:
+    return numerics::QScheme::PerChannelAffineFloatQParams;
+  }
+  llvm_unreachable("unknown QScheme");
+}

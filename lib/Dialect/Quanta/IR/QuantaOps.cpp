@@ -1,0 +1,170 @@
+//===- QuantaOps.cpp - quanta.observe and quanta.fake_quant ---------------===//
+
+#include "quanta/Dialect/Quanta/IR/QuantaOps.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::quanta;
+
+/// Checks a PyTorch-style channel axis (negative counts from the back, as in
+/// Tensor.permute) against the rank and returns it normalized.
+static FailureOr<int64_t> normalizeChannelAxis(Operation *op, int64_t axis,
+                                               RankedTensorType type) {
+  int64_t rank = type.getRank();
+  if (rank == 0)
+    return op->emitOpError("per-channel observation needs a tensor of rank "
+                           ">= 1, got ")
+           << type;
+  if (axis < -rank || axis >= rank)
+    return op->emitOpError("channel axis ")
+           << axis << " is out of range for a tensor of rank " << rank
+           << " (expected " << -rank << " <= ch_axis < " << rank << ")";
+  return axis < 0 ? axis + rank : axis;
+}
+
+/// Checks that a per-channel value list matches the channel dimension.
+static LogicalResult verifyChannelCount(Operation *op, StringRef what,
+                                        size_t count, RankedTensorType type,
+                                        std::optional<int64_t> axis) {
+  if (!axis) {
+    if (count != 1)
+      return op->emitOpError() << what << " must hold one value for per-tensor "
+                               << "quantization, got " << count;
+    return success();
+  }
+  int64_t channels = type.getDimSize(*axis);
+  if (!ShapedType::isDynamic(channels) &&
+      static_cast<int64_t>(count) != channels)
+    return op->emitOpError() << what << " must hold one value per channel ("
+                             << channels << " along axis " << *axis
+                             << "), got " << count;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ObserveOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ObserveOp::verify() {
+  ObserverAttrInterface observer = getObserver();
+  auto type = cast<RankedTensorType>(getInput().getType());
+  std::optional<int64_t> axis;
+  if (observer.isPerChannel()) {
+    FailureOr<int64_t> normalized =
+        normalizeChannelAxis(*this, observer.getChannelAxis(), type);
+    if (failed(normalized))
+      return failure();
+    axis = *normalized;
+  }
+
+  Attribute stats = getStatsAttr();
+  if (!stats)
+    return success();
+  if (!observer.collectsStatistics() || isa<RecordingObserverAttr>(observer))
+    return emitOpError() << observer.getPyTorchClassName()
+                         << " does not hold statistics, but 'stats' is set";
+  if (auto histogram = dyn_cast<HistogramObserverAttr>(observer)) {
+    auto histogramStats = dyn_cast<HistogramStatsAttr>(stats);
+    if (!histogramStats)
+      return emitOpError("HistogramObserver statistics must be a "
+                         "#quanta.histogram_stats, got ")
+             << stats;
+    if (static_cast<int64_t>(histogramStats.getHistogram().size()) !=
+        histogram.getBins())
+      return emitOpError("histogram has ")
+             << histogramStats.getHistogram().size()
+             << " bins but the observer has bins = " << histogram.getBins();
+    return success();
+  }
+  auto minMax = dyn_cast<MinMaxStatsAttr>(stats);
+  if (!minMax)
+    return emitOpError() << observer.getPyTorchClassName()
+                         << " statistics must be a #quanta.min_max_stats, got "
+                         << stats;
+  // Per-channel observers start with no channel (PyTorch's empty buffers).
+  if (axis && minMax.getMin().empty())
+    return success();
+  return verifyChannelCount(*this, "min_max_stats", minMax.getMin().size(),
+                            type, axis);
+}
+
+//===----------------------------------------------------------------------===//
+// FakeQuantOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult FakeQuantOp::verify() {
+  auto type = cast<RankedTensorType>(getInput().getType());
+  FakeQuantizeAttr module = getFakeQuantizeAttr();
+
+  if (getObserverEnabledAttr() && !module)
+    return emitOpError("'observer_enabled' needs a 'fake_quantize' module "
+                       "whose observer it enables");
+  if (getStatsAttr() && !module)
+    return emitOpError("'stats' belong to the observer of a 'fake_quantize' "
+                       "module, but there is none");
+  if (module && (getQuantMinAttr() || getQuantMaxAttr()))
+    return emitOpError("quant_min/quant_max come from the 'fake_quantize' "
+                       "module; do not set them on the op as well");
+
+  if (getZeroPointAttr() && getFloatZeroPointAttr())
+    return emitOpError("set either 'zero_point' or 'float_zero_point', not "
+                       "both");
+  bool hasZeroPoint = getZeroPointAttr() || getFloatZeroPointAttr();
+  if (hasZeroPoint != static_cast<bool>(getScaleAttr()))
+    return emitOpError("'scale' and a zero point go together");
+  if (!module && !getScaleAttr())
+    return emitOpError("needs known qparams ('scale' and 'zero_point') or a "
+                       "'fake_quantize' module to compute them");
+
+  std::optional<int64_t> axis;
+  if (std::optional<int64_t> rawAxis = getAxis()) {
+    FailureOr<int64_t> normalized = normalizeChannelAxis(*this, *rawAxis, type);
+    if (failed(normalized))
+      return failure();
+    axis = *normalized;
+  } else if (module && module.getObserver() &&
+             module.getObserver().isPerChannel()) {
+    return emitOpError("the module's observer is per-channel: set 'axis'");
+  }
+  if (getFloatZeroPointAttr() && !axis)
+    return emitOpError("'float_zero_point' (per_channel_affine_float_qparams) "
+                       "is per-channel: set 'axis'");
+
+  if (!getScaleAttr())
+    return success();
+  ArrayRef<float> scale = getScaleAttr().asArrayRef();
+  size_t zeroPointCount = getZeroPointAttr() ? getZeroPointAttr().size()
+                                             : getFloatZeroPointAttr().size();
+  if (zeroPointCount != scale.size())
+    return emitOpError("scale and zero point must have the same length (")
+           << scale.size() << " vs " << zeroPointCount << ")";
+  if (failed(verifyChannelCount(*this, "scale", scale.size(), type, axis)))
+    return failure();
+  for (float value : scale)
+    if (!(std::isfinite(value) && value > 0.0f))
+      return emitOpError("scale must be finite and positive, got ") << value;
+  if (module)
+    return success();
+
+  if (!getQuantMinAttr() || !getQuantMaxAttr())
+    return emitOpError("known qparams need 'quant_min' and 'quant_max'");
+  int64_t quantMin = *getQuantMin(), quantMax = *getQuantMax();
+  // The checks of ATen's fake_quantize_per_{tensor,channel}_affine.
+  if (quantMin > quantMax)
+    return emitOpError("`quant_min` should be less than or equal to "
+                       "`quant_max`, got ")
+           << quantMin << " > " << quantMax;
+  if (DenseI64ArrayAttr zeroPoint = getZeroPointAttr())
+    for (int64_t value : zeroPoint.asArrayRef())
+      if (value < quantMin || value > quantMax)
+        return emitOpError("`zero_point` must be between `quant_min` and "
+                           "`quant_max`, got ")
+               << value << " outside [" << quantMin << ", " << quantMax << "]";
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "quanta/Dialect/Quanta/IR/QuantaOps.cpp.inc"

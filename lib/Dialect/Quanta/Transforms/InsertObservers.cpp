@@ -1,0 +1,415 @@
+//===- InsertObservers.cpp - PyTorch's prepare() on linalg ----------------===//
+//
+// Walks a function in program order and attaches observers (or, for QAT
+// qconfigs, fake-quant modules) the way PyTorch 1.13's prepare_fx does with
+// its default backend config. See Passes.td for the rules.
+//
+//===----------------------------------------------------------------------===//
+
+#include "quanta/Dialect/Quanta/Transforms/ObserverStatistics.h"
+#include "quanta/Dialect/Quanta/Transforms/OpRoles.h"
+#include "quanta/Dialect/Quanta/Transforms/Passes.h"
+#include "quanta/Dialect/Quanta/Transforms/QConfigPresets.h"
+
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace mlir::quanta {
+#define GEN_PASS_DEF_INSERTOBSERVERS
+#include "quanta/Dialect/Quanta/Transforms/Passes.h.inc"
+} // namespace mlir::quanta
+
+using namespace mlir;
+using namespace mlir::quanta;
+
+/// A qconfig given by name or as attribute text; a null QConfigAttr means
+/// "none" (leave the op in float).
+static FailureOr<QConfigAttr> resolveQConfig(MLIRContext *context,
+                                             StringRef text,
+                                             function_ref<InFlightDiagnostic()>
+                                                 emitError) {
+  text = text.trim();
+  if (text == "none")
+    return QConfigAttr();
+  if (QConfigAttr preset = getQConfigPreset(context, text))
+    return preset;
+  if (text.starts_with("#")) {
+    context->getOrLoadDialect<QuantaDialect>();
+    if (auto attr = dyn_cast_or_null<QConfigAttr>(parseAttribute(text, context)))
+      return attr;
+    return emitError() << "'" << text << "' is not a #quanta.qconfig";
+  }
+  InFlightDiagnostic diag = emitError();
+  diag << "unknown qconfig '" << text << "'; expected none, a "
+       << "#quanta.qconfig<...> or one of:";
+  for (StringRef name : getQConfigPresetNames())
+    diag << " " << name;
+  return diag;
+}
+
+/// The name a location gives its op, if any ("fc1" in loc("fc1")).
+static std::optional<StringRef> getLocationName(Location loc) {
+  if (auto nameLoc = dyn_cast<NameLoc>(loc))
+    return nameLoc.getName().strref();
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations())
+      if (std::optional<StringRef> name = getLocationName(inner))
+        return name;
+  if (auto callSite = dyn_cast<CallSiteLoc>(loc))
+    return getLocationName(callSite.getCallee());
+  return std::nullopt;
+}
+
+/// The per-channel observer `observer` with its channel axis moved to
+/// `axis` (per-tensor observers are returned unchanged).
+static FailureOr<Attribute> withChannelAxis(Operation *op, Attribute observer,
+                                            std::optional<int64_t> axis) {
+  auto missingAxis = [&]() {
+    return op->emitOpError(
+        "has no single output-channel dimension in its weight (depthwise "
+        "HWCM filters spread channels over C and M): use a per-tensor weight "
+        "observer for it (e.g. override=<op>=qnnpack)");
+  };
+  return llvm::TypeSwitch<Attribute, FailureOr<Attribute>>(observer)
+      .Case([&](PerChannelMinMaxObserverAttr attr) -> FailureOr<Attribute> {
+        if (!axis)
+          return missingAxis();
+        return PerChannelMinMaxObserverAttr::get(
+            attr.getContext(), *axis, attr.getDtype(), attr.getQscheme(),
+            attr.getReduceRange(), attr.getQuantMin(), attr.getQuantMax(),
+            attr.getEps(), attr.getMemoryless());
+      })
+      .Case([&](MovingAveragePerChannelMinMaxObserverAttr attr)
+                -> FailureOr<Attribute> {
+        if (!axis)
+          return missingAxis();
+        return MovingAveragePerChannelMinMaxObserverAttr::get(
+            attr.getContext(), attr.getAveragingConstant(), *axis,
+            attr.getDtype(), attr.getQscheme(), attr.getReduceRange(),
+            attr.getQuantMin(), attr.getQuantMax(), attr.getEps());
+      })
+      .Case([&](OneFlowMinMaxObserverAttr attr) -> FailureOr<Attribute> {
+        if (!attr.getPerLayerQuantization() && axis != 0)
+          return op->emitOpError("OneFlow's per-channel observer works on "
+                                 "axis 0, but this weight's output channels "
+                                 "are not on axis 0");
+        return attr;
+      })
+      .Case([&](FakeQuantizeAttr attr) -> FailureOr<Attribute> {
+        if (!attr.getObserver())
+          return attr;
+        FailureOr<Attribute> moved =
+            withChannelAxis(op, attr.getObserver(), axis);
+        if (failed(moved))
+          return failure();
+        return FakeQuantizeAttr::get(
+            attr.getContext(), cast<ObserverAttrInterface>(*moved),
+            attr.getQuantMin(), attr.getQuantMax(), attr.getFused());
+      })
+      .Default([](Attribute attr) { return attr; });
+}
+
+namespace {
+
+struct InsertObserversPass
+    : public quanta::impl::InsertObserversBase<InsertObserversPass> {
+  using Base::Base;
+
+  LogicalResult initialize(MLIRContext *context) override;
+  void runOnOperation() override;
+
+private:
+  /// The qconfig of `op`: its `quanta.qconfig` attribute, an override, or
+  /// the pass's default.
+  FailureOr<QConfigAttr> getQConfigFor(Operation *op);
+  /// Makes sure `value` is observed and returns the observed value.
+  FailureOr<Value> observe(Value value, Attribute observer, StringRef name,
+                           Operation *forOp);
+  /// A unique observer name derived from `base`.
+  std::string uniqueName(const Twine &base);
+  /// The name of the value an observer is attached to.
+  std::string valueName(Value value);
+  /// The name of an op (its location name, or "<op>_<n>").
+  std::string opName(Operation *op);
+  /// The last op of the fusion chain starting at `op` (bias add and relu
+  /// for weighted ops, relu for binary ops); records the ops fused.
+  Operation *findFusedChainEnd(Operation *op, bool allowBias);
+
+  QConfigAttr defaultQConfig;
+  SmallVector<std::pair<std::string, QConfigAttr>> opOverrides;
+  // Per-function state.
+  llvm::StringSet<> usedNames;
+  DenseMap<Operation *, std::string> opNames;
+  llvm::StringMap<unsigned> opCounters;
+  DenseSet<Operation *> fusedOps;
+  std::string namePrefix;
+};
+
+} // namespace
+
+LogicalResult InsertObserversPass::initialize(MLIRContext *context) {
+  auto emitError = [&]() {
+    return mlir::emitError(UnknownLoc::get(context), "quanta-insert-observers: ");
+  };
+  FailureOr<QConfigAttr> resolved = resolveQConfig(context, qconfig, emitError);
+  if (failed(resolved))
+    return failure();
+  defaultQConfig = *resolved;
+  for (const std::string &entry : overrides) {
+    auto [key, value] = StringRef(entry).split('=');
+    if (value.empty() || key.empty())
+      return emitError() << "override '" << entry
+                         << "' must be <op name or location name>=<qconfig>";
+    FailureOr<QConfigAttr> override = resolveQConfig(context, value, emitError);
+    if (failed(override))
+      return failure();
+    opOverrides.emplace_back(key.trim().trim('"').str(), *override);
+  }
+  return success();
+}
+
+FailureOr<QConfigAttr> InsertObserversPass::getQConfigFor(Operation *op) {
+  if (Attribute attr = op->getAttr("quanta.qconfig")) {
+    if (auto qconfigAttr = dyn_cast<QConfigAttr>(attr))
+      return qconfigAttr;
+    if (auto name = dyn_cast<StringAttr>(attr))
+      return resolveQConfig(op->getContext(), name.getValue(),
+                            [&]() { return op->emitOpError(); });
+    return op->emitOpError("'quanta.qconfig' must be a preset name, 'none' "
+                           "or a #quanta.qconfig, got ")
+           << attr;
+  }
+  std::optional<StringRef> locName = getLocationName(op->getLoc());
+  for (const auto &[key, override] : opOverrides)
+    if (key == op->getName().getStringRef() || (locName && key == *locName))
+      return override;
+  return defaultQConfig;
+}
+
+std::string InsertObserversPass::uniqueName(const Twine &base) {
+  std::string name = (namePrefix + base).str();
+  std::string candidate = name;
+  for (unsigned suffix = 1; !usedNames.insert(candidate).second; ++suffix)
+    candidate = name + "_" + std::to_string(suffix);
+  return candidate;
+}
+
+std::string InsertObserversPass::opName(Operation *op) {
+  auto it = opNames.find(op);
+  if (it != opNames.end())
+    return it->second;
+  std::string name;
+  if (std::optional<StringRef> locName = getLocationName(op->getLoc()))
+    name = locName->str();
+  else {
+    StringRef shortName = op->getName().stripDialect();
+    name = (shortName + "_" + Twine(opCounters[shortName]++)).str();
+  }
+  return opNames[op] = name;
+}
+
+std::string InsertObserversPass::valueName(Value value) {
+  if (auto arg = dyn_cast<BlockArgument>(value))
+    return "arg" + std::to_string(arg.getArgNumber());
+  Operation *def = value.getDefiningOp();
+  if (matchPattern(value, m_Constant()))
+    return opName(def);
+  return opName(def) + ".output";
+}
+
+Operation *InsertObserversPass::findFusedChainEnd(Operation *op,
+                                                  bool allowBias) {
+  auto singleUser = [](Operation *producer) -> Operation * {
+    Value result = producer->getResult(0);
+    return result.hasOneUse() ? *result.getUsers().begin() : nullptr;
+  };
+  // Reshapes between a convolution and its bias add (tosa-to-linalg
+  // collapses the M dimension of depthwise convolutions) belong to the op.
+  auto skipReshapes = [&](Operation *producer) {
+    Operation *user = singleUser(producer);
+    if (isa_and_nonnull<tensor::CollapseShapeOp, tensor::ExpandShapeOp,
+                        tensor::ReshapeOp>(user) &&
+        singleUser(user))
+      return user;
+    return producer;
+  };
+  Operation *end = op;
+  if (allowBias)
+    if (Operation *reshape = skipReshapes(end),
+        *user = singleUser(reshape);
+        user) {
+      OpClassification classification = classifyOp(user);
+      bool isBiasAdd =
+          classification.elementwise == ElementwiseKind::Add &&
+          llvm::any_of(user->getOperands(), [&](Value operand) {
+            return operand != reshape->getResult(0) &&
+                   isConstantDerived(operand);
+          });
+      if (isBiasAdd) {
+        fusedOps.insert(reshape);
+        fusedOps.insert(user);
+        end = user;
+      }
+    }
+  if (Operation *user = singleUser(end))
+    if (classifyOp(user).elementwise == ElementwiseKind::Relu) {
+      fusedOps.insert(user);
+      end = user;
+    }
+  return end;
+}
+
+FailureOr<Value> InsertObserversPass::observe(Value value, Attribute observer,
+                                              StringRef name,
+                                              Operation *forOp) {
+  if (value.getDefiningOp<ObserveOp>() || value.getDefiningOp<FakeQuantOp>())
+    return value;
+  OpBuilder builder(value.getContext());
+  if (Operation *def = value.getDefiningOp())
+    builder.setInsertionPointAfter(def);
+  else
+    builder.setInsertionPointToStart(cast<BlockArgument>(value).getOwner());
+  Location loc = value.getLoc();
+  StringAttr nameAttr = builder.getStringAttr(name);
+
+  ObserverAttrInterface statisticsObserver;
+  Operation *observerOp;
+  if (auto module = dyn_cast<FakeQuantizeAttr>(observer)) {
+    std::optional<int64_t> axis;
+    if (module.getObserver() && module.getObserver().isPerChannel())
+      axis = module.getObserver().getChannelAxis();
+    auto fakeQuant = FakeQuantOp::create(builder, loc, value.getType(), value);
+    fakeQuant.setFakeQuantizeAttr(module);
+    fakeQuant.setObserverEnabledAttr(builder.getBoolAttr(true));
+    if (axis)
+      fakeQuant.setAxisAttr(builder.getI64IntegerAttr(*axis));
+    fakeQuant.setNameAttr(nameAttr);
+    statisticsObserver = module.getObserver();
+    observerOp = fakeQuant;
+  } else {
+    statisticsObserver = cast<ObserverAttrInterface>(observer);
+    observerOp = ObserveOp::create(builder, loc, value.getType(), value,
+                                           statisticsObserver, nameAttr,
+                                           /*stats=*/Attribute());
+  }
+  if (failed(mlir::verify(observerOp))) {
+    forOp->emitRemark("while observing operand of this op");
+    return failure();
+  }
+
+  DenseElementsAttr constant;
+  if (foldConstantWeights && statisticsObserver &&
+      matchPattern(value, m_Constant(&constant))) {
+    FailureOr<Attribute> stats =
+        observeConstant(loc, statisticsObserver, constant);
+    if (failed(stats))
+      return failure();
+    if (*stats)
+      observerOp->setAttr("stats", *stats);
+  }
+  Value observed = observerOp->getResult(0);
+  value.replaceAllUsesExcept(observed, observerOp);
+  return observed;
+}
+
+void InsertObserversPass::runOnOperation() {
+  func::FuncOp func = getOperation();
+  usedNames.clear();
+  opNames.clear();
+  opCounters.clear();
+  fusedOps.clear();
+  namePrefix.clear();
+  if (auto module = func->getParentOfType<ModuleOp>();
+      module && llvm::range_size(module.getOps<func::FuncOp>()) > 1)
+    namePrefix = (func.getSymName() + "/").str();
+
+  WalkResult tosaCheck = func.walk([](Operation *op) {
+    if (op->getDialect() && op->getDialect()->getNamespace() == "tosa") {
+      op->emitOpError("is TOSA: convert to linalg first (run quanta-prepare, "
+                      "which runs the upstream tosa-to-linalg pipeline)");
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (tosaCheck.wasInterrupted())
+    return signalPassFailure();
+
+  // Observer insertion creates ops; collect the candidates first.
+  SmallVector<Operation *> ops;
+  func.walk([&](Operation *op) {
+    if (!isa<ObserveOp, FakeQuantOp>(op))
+      ops.push_back(op);
+  });
+
+  for (Operation *op : ops) {
+    if (fusedOps.contains(op))
+      continue;
+    OpClassification classification = classifyOp(op);
+    if (classification.role == OpRole::Float)
+      continue;
+    bool allInputsConstant =
+        llvm::all_of(classification.activationOperands, [&](unsigned index) {
+          return isConstantDerived(op->getOperand(index));
+        });
+    // Shape-only ops over constants compute weights, not activations.
+    if (allInputsConstant && classification.role != OpRole::Weighted)
+      continue;
+    FailureOr<QConfigAttr> qconfigAttr = getQConfigFor(op);
+    if (failed(qconfigAttr))
+      return signalPassFailure();
+    if (!*qconfigAttr)
+      continue;
+    Attribute activation = qconfigAttr->getActivation();
+
+    for (unsigned index : classification.activationOperands) {
+      Value operand = op->getOperand(index);
+      if (failed(observe(operand, activation, uniqueName(valueName(operand)),
+                         op)))
+        return signalPassFailure();
+    }
+    if (classification.weightOperand) {
+      FailureOr<Attribute> weightObserver =
+          withChannelAxis(op, qconfigAttr->getWeight(),
+                          classification.weightChannelAxis);
+      if (failed(weightObserver))
+        return signalPassFailure();
+      Value weight = op->getOperand(*classification.weightOperand);
+      if (failed(observe(weight, *weightObserver,
+                         uniqueName(opName(op) + ".weight"), op)))
+        return signalPassFailure();
+    }
+
+    Operation *outputOp = op;
+    Attribute outputObserver = activation;
+    switch (classification.role) {
+    case OpRole::Weighted:
+      outputOp = findFusedChainEnd(op, /*allowBias=*/true);
+      break;
+    case OpRole::Binary:
+      outputOp = findFusedChainEnd(op, /*allowBias=*/false);
+      break;
+    case OpRole::SharedQParams:
+      outputObserver = ReuseInputObserverAttr::get(op->getContext());
+      break;
+    case OpRole::FixedQParamsZeroToOne:
+      outputObserver = getObserverPreset(
+          op->getContext(), "default_fixed_qparams_range_0to1_observer");
+      break;
+    case OpRole::FixedQParamsMinusOneToOne:
+      outputObserver = getObserverPreset(
+          op->getContext(), "default_fixed_qparams_range_neg1to1_observer");
+      break;
+    case OpRole::Float:
+      llvm_unreachable("float ops are skipped above");
+    }
+    // The output observer is named after the first op of a fused chain.
+    Value output = outputOp->getResult(0);
+    if (failed(observe(output, outputObserver,
+                       uniqueName(opName(op) + ".output"), op)))
+      return signalPassFailure();
+  }
+}

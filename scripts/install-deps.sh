@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Quanta needs to build and test, and nothing
+# when they are all present (so `make` stays fast on a set-up machine).
+# LLVM/MLIR 22 come from bookworm-security; see ../shared/MLIR22-ON-DEBIAN.md.
+set -euo pipefail
+
+packages=(
+  cmake ninja-build make
+  clang-22 lld-22 llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
+  libgtest-dev
+  python3
+)
+# Extra packages only some targets need, e.g. QUANTA_EXTRA_PACKAGES=python3-torch
+# for regenerating golden files.
+read -r -a extra <<< "${QUANTA_EXTRA_PACKAGES:-}"
+packages+=("${extra[@]}")
+
+missing=()
+for package in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null || true)
+  [[ "$status" == "install ok installed" ]] || missing+=("$package")
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+echo "install-deps: installing ${missing[*]}" >&2
+sudo_cmd=()
+if [[ $(id -u) -ne 0 ]]; then
+  command -v sudo >/dev/null || { echo "install-deps: need root or sudo to install ${missing[*]}" >&2; exit 1; }
+  sudo_cmd=(sudo)
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

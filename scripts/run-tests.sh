@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Runs the lit suite and the GoogleTest suites, then prints one summary line
+# "N passed, M failed" (the line CI reads). Exits non-zero on any failure.
+set -uo pipefail
+build_dir=${1:-build}
+log_dir=$(mktemp -d)
+trap 'rm -rf "$log_dir"' EXIT
+
+ninja -C "$build_dir" check-quanta-lit 2>&1 | tee "$log_dir/lit.log"
+lit_status=${PIPESTATUS[0]}
+"$build_dir/bin/QuantaNumericsTests" --gtest_brief=1 2>&1 | tee "$log_dir/gtest.log"
+gtest_status=${PIPESTATUS[0]}
+
+count() { # $1: log, $2: regex with one number group
+  sed -nE "s/$2/\1/p" "$1" | tail -n 1
+}
+lit_passed=$(count "$log_dir/lit.log" '^ *Passed *: *([0-9]+).*')
+lit_failed=$(count "$log_dir/lit.log" '^ *Failed *: *([0-9]+).*')
+lit_xfailed=$(count "$log_dir/lit.log" '^ *Expectedly Failed *: *([0-9]+).*')
+unit_passed=$(count "$log_dir/gtest.log" '^\[  PASSED  \] ([0-9]+) tests?\..*')
+unit_failed=$(count "$log_dir/gtest.log" '^\[  FAILED  \] ([0-9]+) tests?, listed below.*')
+
+passed=$(( ${lit_passed:-0} + ${lit_xfailed:-0} + ${unit_passed:-0} ))
+failed=$(( ${lit_failed:-0} + ${unit_failed:-0} ))
+# A suite that crashed or printed no summary counts as a failure.
+if [[ $lit_status -ne 0 && ${lit_failed:-0} -eq 0 ]]; then failed=$((failed + 1)); fi
+if [[ $gtest_status -ne 0 && ${unit_failed:-0} -eq 0 ]]; then failed=$((failed + 1)); fi
+if [[ -z "$lit_passed" || -z "$unit_passed" ]]; then failed=$((failed + 1)); fi
+
+echo "lit: ${lit_passed:-0} passed, ${lit_failed:-0} failed; unit: ${unit_passed:-0} passed, ${unit_failed:-0} failed"
+echo "$passed passed, $failed failed"
+[[ $failed -eq 0 ]]

@@ -1,0 +1,238 @@
+// RUN: quant-opt %s -split-input-file -verify-diagnostics
+
+// Rules of quanta.observe and quanta.fake_quant, one case each.
+
+func.func @f(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // PyTorch's permute accepts -rank <= ch_axis < rank.
+  // expected-error @+1 {{channel axis 2 is out of range for a tensor of rank 2 (expected -2 <= ch_axis < 2)}}
+  %0 = quanta.observe %x {observer = #quanta.per_channel_min_max<ch_axis = 2>} : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{channel axis -3 is out of range for a tensor of rank 2}}
+  %0 = quanta.observe %x {observer = #quanta.moving_average_per_channel_min_max<ch_axis = -3>} : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<f32>) -> tensor<f32> {
+  // expected-error @+1 {{per-channel observation needs a tensor of rank >= 1}}
+  %0 = quanta.observe %x {observer = #quanta.oneflow_min_max<per_layer_quantization = false>} : tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xi8>) -> tensor<2x3xi8> {
+  // Observers see floats (PyTorch converts to float32 first).
+  // expected-error @+1 {{operand #0 must be ranked tensor of floating-point values}}
+  %0 = quanta.observe %x {observer = #quanta.min_max<>} : tensor<2x3xi8>
+  return %0 : tensor<2x3xi8>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{attribute 'observer' failed to satisfy constraint}}
+  %0 = quanta.observe %x {observer = #quanta.qconfig<activation = #quanta.min_max<>, weight = #quanta.min_max<>>} : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{PlaceholderObserver does not hold statistics, but 'stats' is set}}
+  %0 = quanta.observe %x {observer = #quanta.placeholder<>, stats = #quanta.min_max_stats<min = [0.0], max = [1.0]>} : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{histogram has 2 bins but the observer has bins = 4}}
+  %0 = quanta.observe %x {observer = #quanta.histogram<bins = 4>, stats = #quanta.histogram_stats<min = 0.0, max = 1.0, histogram = [1.0, 2.0]>} : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{HistogramObserver statistics must be a #quanta.histogram_stats}}
+  %0 = quanta.observe %x {observer = #quanta.histogram<>, stats = #quanta.min_max_stats<min = [0.0], max = [1.0]>} : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{MinMaxObserver statistics must be a #quanta.min_max_stats}}
+  %0 = quanta.observe %x {observer = #quanta.min_max<>, stats = #quanta.histogram_stats<min = 0.0, max = 1.0, histogram = [1.0]>} : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{min_max_stats must hold one value for per-tensor quantization, got 2}}
+  %0 = quanta.observe %x {observer = #quanta.min_max<>, stats = #quanta.min_max_stats<min = [0.0, 0.0], max = [1.0, 1.0]>} : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{min_max_stats must hold one value per channel (3 along axis 1), got 2}}
+  %0 = quanta.observe %x {observer = #quanta.per_channel_min_max<ch_axis = -1>, stats = #quanta.min_max_stats<min = [0.0, 0.0], max = [1.0, 1.0]>} : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{'observer_enabled' needs a 'fake_quantize' module whose observer it enables}}
+  %0 = quanta.fake_quant %x {observer_enabled = true, scale = array<f32: 1.0>, zero_point = array<i64: 0>, quant_min = 0, quant_max = 255} : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{'stats' belong to the observer of a 'fake_quantize' module, but there is none}}
+  %0 = quanta.fake_quant %x {stats = #quanta.min_max_stats<min = [0.0], max = [1.0]>, scale = array<f32: 1.0>, zero_point = array<i64: 0>, quant_min = 0, quant_max = 255} : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{quant_min/quant_max come from the 'fake_quantize' module; do not set them on the op as well}}
+  %0 = quanta.fake_quant %x {fake_quantize = #quanta.fake_quantize<>, quant_min = 0, quant_max = 255} : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{set either 'zero_point' or 'float_zero_point', not both}}
+  %0 = quanta.fake_quant %x {axis = 0, scale = array<f32: 1.0, 1.0>, zero_point = array<i64: 0, 0>, float_zero_point = array<f32: 0.0, 0.0>, quant_min = 0, quant_max = 255} : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{'scale' and a zero point go together}}
+  %0 = quanta.fake_quant %x {scale = array<f32: 1.0>, quant_min = 0, quant_max = 255} : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{needs known qparams ('scale' and 'zero_point') or a 'fake_quantize' module to compute them}}
+  %0 = quanta.fake_quant %x {quant_min = 0, quant_max = 255} : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{the module's observer is per-channel: set 'axis'}}
+  %0 = quanta.fake_quant %x {fake_quantize = #quanta.fake_quantize<observer = #quanta.moving_average_per_channel_min_max<>>} : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{'float_zero_point' (per_channel_affine_float_qparams) is per-channel: set 'axis'}}
+  %0 = quanta.fake_quant %x {scale = array<f32: 1.0>, float_zero_point = array<f32: 0.5>, quant_min = 0, quant_max = 255} : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{scale and zero point must have the same length (2 vs 1)}}
+  %0 = quanta.fake_quant %x {axis = 0, scale = array<f32: 1.0, 1.0>, zero_point = array<i64: 0>, quant_min = 0, quant_max = 255} : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{scale must hold one value for per-tensor quantization, got 2}}
+  %0 = quanta.fake_quant %x {scale = array<f32: 1.0, 1.0>, zero_point = array<i64: 0, 0>, quant_min = 0, quant_max = 255} : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{scale must hold one value per channel (3 along axis 1), got 2}}
+  %0 = quanta.fake_quant %x {axis = 1, scale = array<f32: 1.0, 1.0>, zero_point = array<i64: 0, 0>, quant_min = 0, quant_max = 255} : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{channel axis 5 is out of range for a tensor of rank 2}}
+  %0 = quanta.fake_quant %x {axis = 5, scale = array<f32: 1.0>, zero_point = array<i64: 0>, quant_min = 0, quant_max = 255} : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{scale must be finite and positive, got 0}}
+  %0 = quanta.fake_quant %x {scale = array<f32: 0.0>, zero_point = array<i64: 0>, quant_min = 0, quant_max = 255} : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{scale must be finite and positive, got -1}}
+  %0 = quanta.fake_quant %x {scale = array<f32: -1.0>, zero_point = array<i64: 0>, quant_min = 0, quant_max = 255} : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{known qparams need 'quant_min' and 'quant_max'}}
+  %0 = quanta.fake_quant %x {scale = array<f32: 1.0>, zero_point = array<i64: 0>} : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // ATen: "`quant_min` should be less than or equal to `quant_max`".
+  // expected-error @+1 {{`quant_min` should be less than or equal to `quant_max`, got 10 > 5}}
+  %0 = quanta.fake_quant %x {scale = array<f32: 1.0>, zero_point = array<i64: 7>, quant_min = 10, quant_max = 5} : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // ATen: "`zero_point` must be between `quant_min` and `quant_max`".
+  // expected-error @+1 {{`zero_point` must be between `quant_min` and `quant_max`, got 300 outside [0, 255]}}
+  %0 = quanta.fake_quant %x {scale = array<f32: 1.0>, zero_point = array<i64: 300>, quant_min = 0, quant_max = 255} : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf64>) -> tensor<2x3xf64> {
+  // PyTorch's fake-quant kernels take float32.
+  // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit float values}}
+  %0 = quanta.fake_quant %x {scale = array<f32: 1.0>, zero_point = array<i64: 0>, quant_min = 0, quant_max = 255} : tensor<2x3xf64>
+  return %0 : tensor<2x3xf64>
+}

@@ -1,0 +1,29 @@
+# -*- Python -*-
+# lit configuration for Quanta's IR and pass tests.
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "QUANTA"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.quanta_obj_root, "test")
+config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "CMakeLists.txt", "Inputs"]
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%quanta_src_root", config.quanta_src_root))
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+# Quanta's tools first, then LLVM's (FileCheck, not, count).
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.quanta_tools_dir, append_path=True)
+
+llvm_config.add_tool_substitutions(
+    [ToolSubst("quant-opt", unresolved="fatal")], [config.quanta_tools_dir]
+)
