@@ -12,6 +12,7 @@ Writes into unittests/Numerics/goldens/ (format: unittests/Numerics/Golden.h):
                           last batch, except in a few cases), or the batch at
                           which torch raised; then every quantization error
                           the search evaluated, new_min/new_max and qparams.
+  histogram_search.txt    the search alone on histograms set directly.
   histogram_histc.txt     torch.histc on float32 with explicit bounds.
   histogram_sum.txt       torch.sum(float32).item() (the cascade sum).
 
@@ -116,25 +117,49 @@ class TracingHistogramObserver(HistogramObserver):
         return norm
 
 
-def observer_case(writer, name, batches, bins=2048, upsample_rate=128,
-                  dtype="quint8", qscheme="per_tensor_affine",
-                  reduce_range=False, quant_min=None, quant_max=None,
-                  eps=float(torch.finfo(torch.float32).eps), exact=False,
-                  every_hist=None):
+def make_observer(bins=2048, upsample_rate=128, dtype="quint8",
+                  qscheme="per_tensor_affine", reduce_range=False,
+                  quant_min=None, quant_max=None,
+                  eps=float(torch.finfo(torch.float32).eps)):
+    """The observer and its option fields."""
     obs = TracingHistogramObserver(
         bins=bins, upsample_rate=upsample_rate, dtype=DTYPES[dtype],
         qscheme=QSCHEMES[qscheme], reduce_range=reduce_range,
         quant_min=quant_min, quant_max=quant_max, eps=eps)
-    if every_hist is None:  # size budget: 2048-bin histograms mostly at the end
-        every_hist = bins < 1024
     fields = [("bins", str(bins)), ("upsample_rate", str(upsample_rate)),
               ("dtype", dtype), ("qscheme", qscheme),
               ("reduce_range", str(int(reduce_range))),
               ("eps", fhex(F32(eps))),
               ("quant_min", "none" if quant_min is None else str(quant_min)),
-              ("quant_max", "none" if quant_max is None else str(quant_max)),
-              ("exact_histc_range", str(int(exact))),
-              ("batches", str(len(batches)))]
+              ("quant_max", "none" if quant_max is None else str(quant_max))]
+    return obs, fields
+
+
+def search_fields(obs):
+    """The search trace, its result and calculate_qparams()."""
+    fields = []
+    if obs.min_val.item() != math.inf:
+        obs.trace = []
+        new_min, new_max = obs._non_linear_param_search()
+        fields.append(("new_min", fhex(new_min.item())))
+        fields.append(("new_max", fhex(new_max.item())))
+        fields.append(("trace_start", " ".join(str(t[0]) for t in obs.trace)))
+        fields.append(("trace_end", " ".join(str(t[1]) for t in obs.trace)))
+        fields.append(("trace_error", " ".join(fhex(t[2]) for t in obs.trace)))
+    obs.trace = []
+    scale, zero_point = obs.calculate_qparams()
+    fields.append(("scale", floats(scale.numpy())))
+    fields.append(("zero_point", " ".join(str(int(z)) for z in zero_point)))
+    return fields
+
+
+def observer_case(writer, name, batches, exact=False, every_hist=None,
+                  **options):
+    obs, fields = make_observer(**options)
+    if every_hist is None:  # size budget: 2048-bin histograms mostly at the end
+        every_hist = obs.bins < 1024
+    fields += [("exact_histc_range", str(int(exact))),
+               ("batches", str(len(batches)))]
     with exact_histc_range(exact):
         for i, batch in enumerate(batches):
             batch = np.asarray(batch, dtype=F32)
@@ -153,20 +178,53 @@ def observer_case(writer, name, batches, bins=2048, upsample_rate=128,
                 fields.append(("hist_%d" % i, floats(obs.histogram.numpy())))
             fields.append(("min_%d" % i, fhex(obs.min_val.item())))
             fields.append(("max_%d" % i, fhex(obs.max_val.item())))
-    obs.trace = []
-    uninitialized = obs.min_val.item() == math.inf
-    if not uninitialized:
-        new_min, new_max = obs._non_linear_param_search()
-        fields.append(("new_min", fhex(new_min.item())))
-        fields.append(("new_max", fhex(new_max.item())))
-        fields.append(("trace_start", " ".join(str(t[0]) for t in obs.trace)))
-        fields.append(("trace_end", " ".join(str(t[1]) for t in obs.trace)))
-        fields.append(("trace_error", " ".join(fhex(t[2]) for t in obs.trace)))
-    obs.trace = []
-    scale, zero_point = obs.calculate_qparams()
-    fields.append(("scale", floats(scale.numpy())))
-    fields.append(("zero_point", " ".join(str(int(z)) for z in zero_point)))
-    writer.case(name, fields)
+    writer.case(name, fields + search_fields(obs))
+
+
+def search_case(writer, name, hist, min_val, max_val, **options):
+    """_non_linear_param_search on a histogram set directly."""
+    obs, fields = make_observer(bins=len(hist), **options)
+    hist = np.asarray(hist, dtype=F32)
+    obs.histogram.copy_(torch.from_numpy(hist))
+    obs.min_val.fill_(float(F32(min_val)))
+    obs.max_val.fill_(float(F32(max_val)))
+    fields += [("state_hist", floats(hist)),
+               ("state_min", fhex(obs.min_val.item())),
+               ("state_max", fhex(obs.max_val.item()))]
+    writer.case(name, fields + search_fields(obs))
+
+
+def gen_search():
+    w = Writer("histogram_search.txt",
+               "HistogramObserver._non_linear_param_search on histograms set "
+               "directly: the search trace, new_min/new_max, qparams.")
+    rng = np.random.default_rng(99)
+    x = np.linspace(-1, 1, 2048)
+    bump = np.exp(-8 * x * x)
+    # A total above 2^24: float32 cumulative sums and thresholds are coarse.
+    search_case(w, "large_total_fractional",
+                rng.uniform(0.5, 1.5, 2048) * 2e4 * bump + 0.3, -3.0, 5.0)
+    search_case(w, "fractional_256", rng.random(256) * 3 * bump[::8], -1.0,
+                1.0)
+    search_case(w, "heavy_tail_counts",
+                np.round(rng.pareto(1.5, 1024) * 30)[np.argsort(rng.random(
+                    1024))], 0.0, 20.0)
+    # Tiny negative bins (from the float32-rounded shifted integral of
+    # _combine_histograms) make the cumulative sum non-monotone.
+    hist = rng.random(512) * 10 * bump[::4]
+    hist[rng.integers(0, 512, 40)] = -1e-6
+    search_case(w, "negative_bins", hist, -2.0, 2.0, dtype="qint8",
+                qscheme="per_tensor_symmetric")
+    search_case(w, "zero_total", np.zeros(300), -1.0, 3.0)
+    spike = np.zeros(2048)
+    spike[1000] = 1e6
+    spike[[3, 50, 2000, 2040]] = 1.0
+    search_case(w, "spike_with_outliers", spike, -100.0, 100.0)
+    search_case(w, "min_equals_max", rng.random(64), 2.5, 2.5)
+    search_case(w, "qint32_large_total",
+                rng.uniform(0.5, 1.5, 2048) * 3e4 * bump, -1e3, 1e3,
+                dtype="qint32")
+    w.write()
 
 
 def gen_observer():
@@ -266,6 +324,26 @@ def gen_observer():
                   [np.round(normal(600, 0, 3)), normal(600, 0, 4)],
                   bins=2047, upsample_rate=8)
 
+    # int() bounds [-4, 2] with 15 bins: the last linspace edge rounds to
+    # 1.9999999 and the values equal to 2 are dropped.
+    observer_case(w, "bins15_linspace_drops_max",
+                  [np.round(uniform(200, -4.4, 2.4)),
+                   np.round(uniform(200, -4.4, 2.4))], bins=15,
+                  upsample_rate=2)
+    # Upsample rates that are not powers of two give fractional histograms
+    # whose float64 integrals are not float32 numbers.
+    observer_case(w, "nondyadic_up3_growing",
+                  [normal(300, 0, 0.5), normal(300, 0.5, 1.0),
+                   normal(300, -0.5, 2.0), normal(300, 1.0, 4.0),
+                   uniform(300, -9, 12)], bins=100, upsample_rate=3)
+    observer_case(w, "nondyadic_up7_default_bins",
+                  [normal(500, 0, 1.0), normal(500, 0, 2.5),
+                   normal(500, 2, 6.0)], upsample_rate=7)
+    # (min_val - combined_min) / hist_bin_width == 2.5: round half to even.
+    observer_case(w, "start_idx_half_to_even",
+                  [np.array([0.0, 1.0, 3.0, 8.0]), np.array([-2.5, 1.0, 2.0])],
+                  bins=4, upsample_rate=2)
+
     # Magnitudes: the error cubes underflow, or overflow to inf (NaN norms).
     observer_case(w, "tiny_values", [normal(500, 0, 1e-20)], bins=256)
     observer_case(w, "huge_values_nan_norms", [normal(500, 0, 1e15)],
@@ -343,6 +421,17 @@ def gen_histc():
     case("float_bounds", rng.normal(0, 1, 300), 33, -1.3, 2.1)
     case("nan_skipped", np.array([0.5, np.nan, 1.5, np.inf, -np.inf]), 4, 0, 2)
     case("max_dropped_bins47", np.array([0.0, 1.0, 2.0, 3.0]), 47, 0, 3)
+    # Integer bounds whose last linspace edge rounds below max.
+    for bins, lo, hi in [(15, -4, 2), (15, -5, 1), (31, -5, 1), (15, -4, -1)]:
+        data = np.concatenate([np.arange(lo, hi + 1), rng.uniform(lo, hi, 40)])
+        case("linspace_drops_max_%d_%d_%d" % (bins, lo, hi), data, bins, lo,
+             hi)
+    # Float bounds where only the fused linspace base drops max.
+    for bins, lo, hi in [(15, "-0x1.151b4ep+3", "0x1.8c89e6p+3"),
+                         (47, "-0x1.966536p+2", "0x1.b7493ep+3")]:
+        lo, hi = float.fromhex(lo), float.fromhex(hi)
+        data = np.concatenate([[lo, hi], rng.uniform(lo, hi, 40)])
+        case("linspace_fma_edge_%d" % bins, data, bins, lo, hi)
     for k in range(12):
         bins = int(rng.choice([15, 31, 47, 63, 2047]))
         data = rng.normal(0, rng.choice([0.3, 3.0, 100.0]), 64)
@@ -374,5 +463,6 @@ def gen_sum():
 if __name__ == "__main__":
     os.makedirs(OUT_DIR, exist_ok=True)
     gen_observer()
+    gen_search()
     gen_histc()
     gen_sum()

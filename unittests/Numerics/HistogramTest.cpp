@@ -69,8 +69,33 @@ TEST(TorchHistc, MatchesPyTorch) {
   }
 }
 
-/// Replays one golden observer run: every batch, the search trace, the
-/// searched range and the qparams.
+/// Every quantization error the golden search evaluated, its result and the
+/// qparams.
+void checkSearch(const GoldenCase &c, const HistogramOptions &options,
+                 const HistogramStats &stats) {
+  if (c.has("new_min")) {
+    std::vector<int64_t> starts = c.ints("trace_start"),
+                         ends = c.ints("trace_end");
+    std::vector<double> errors = c.doubles("trace_error");
+    ASSERT_EQ(starts.size(), errors.size());
+    for (size_t step = 0; step < starts.size(); ++step)
+      EXPECT_TRUE(sameDouble(errors[step],
+                             histogramQuantizationError(
+                                 options, stats, starts[step], ends[step])))
+          << "search step " << step << " bins [" << starts[step] << ", "
+          << ends[step] << "]";
+    auto [newMin, newMax] = nonLinearParamSearch(options, stats);
+    EXPECT_TRUE(sameFloat(c.getFloat("new_min"), newMin));
+    EXPECT_TRUE(sameFloat(c.getFloat("new_max"), newMax));
+  }
+
+  StatusOr<QParams> qparams = calculateHistogramQParams(options, stats);
+  ASSERT_TRUE(qparams.ok()) << qparams.getStatus().getMessage();
+  EXPECT_TRUE(sameFloats(c.floats("scale"), qparams->scale));
+  EXPECT_EQ(c.ints("zero_point"), qparams->zeroPoint);
+}
+
+/// Replays one golden observer run: every batch, then the search.
 void checkObserverCase(const GoldenCase &c) {
   const HistogramOptions options = histogramOptionsOf(c);
   ASSERT_TRUE(validateHistogramOptions(options).ok());
@@ -95,33 +120,27 @@ void checkObserverCase(const GoldenCase &c) {
     EXPECT_TRUE(sameFloat(c.getFloat(key("min_", i)), stats.min));
     EXPECT_TRUE(sameFloat(c.getFloat(key("max_", i)), stats.max));
   }
-
-  if (c.has("new_min")) {
-    std::vector<int64_t> starts = c.ints("trace_start"),
-                         ends = c.ints("trace_end");
-    std::vector<double> errors = c.doubles("trace_error");
-    ASSERT_EQ(starts.size(), errors.size());
-    for (size_t step = 0; step < starts.size(); ++step)
-      EXPECT_TRUE(sameDouble(errors[step],
-                             histogramQuantizationError(
-                                 options, stats, starts[step], ends[step])))
-          << "search step " << step << " bins [" << starts[step] << ", "
-          << ends[step] << "]";
-    auto [newMin, newMax] = nonLinearParamSearch(options, stats);
-    EXPECT_TRUE(sameFloat(c.getFloat("new_min"), newMin));
-    EXPECT_TRUE(sameFloat(c.getFloat("new_max"), newMax));
-  }
-
-  StatusOr<QParams> qparams = calculateHistogramQParams(options, stats);
-  ASSERT_TRUE(qparams.ok()) << qparams.getStatus().getMessage();
-  EXPECT_TRUE(sameFloats(c.floats("scale"), qparams->scale));
-  EXPECT_EQ(c.ints("zero_point"), qparams->zeroPoint);
+  checkSearch(c, options, stats);
 }
 
 TEST(HistogramObserver, MatchesPyTorch) {
   for (const GoldenCase &c : readGoldenFile("histogram_observer.txt")) {
     SCOPED_TRACE(c.name);
     checkObserverCase(c);
+  }
+}
+
+TEST(HistogramObserver, SearchMatchesPyTorch) {
+  for (const GoldenCase &c : readGoldenFile("histogram_search.txt")) {
+    SCOPED_TRACE(c.name);
+    HistogramOptions options;
+    options.uniform = quanta_test::observerOptionsOf(c);
+    HistogramStats stats;
+    stats.histogram = c.floats("state_hist");
+    stats.min = c.getFloat("state_min");
+    stats.max = c.getFloat("state_max");
+    options.bins = static_cast<int64_t>(stats.histogram.size());
+    checkSearch(c, options, stats);
   }
 }
 

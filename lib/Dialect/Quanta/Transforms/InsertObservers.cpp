@@ -126,8 +126,10 @@ private:
   /// The qconfig of `op`: its `quanta.qconfig` attribute, an override, or
   /// the pass's default.
   FailureOr<QConfigAttr> getQConfigFor(Operation *op);
-  /// Makes sure `value` is observed and returns the observed value.
-  FailureOr<Value> observe(Value value, Attribute observer, StringRef name,
+  /// Makes sure `value` is observed and returns the observed value; a new
+  /// observer is named uniqueName(baseName()).
+  FailureOr<Value> observe(Value value, Attribute observer,
+                           function_ref<std::string()> baseName,
                            Operation *forOp);
   /// A unique observer name derived from `base`.
   std::string uniqueName(const Twine &base);
@@ -202,13 +204,20 @@ std::string InsertObserversPass::opName(Operation *op) {
   auto it = opNames.find(op);
   if (it != opNames.end())
     return it->second;
+  OpClassification classification = classifyOp(op);
+  StringRef kind = isa<linalg::GenericOp>(op) &&
+                           classification.elementwise != ElementwiseKind::None
+                       ? stringifyElementwiseKind(classification.elementwise)
+                       : op->getName().stripDialect();
   std::string name;
+  // Lowerings give helper ops (the pad of a convolution, the reshapes of a
+  // flatten) the location of the op they came from: those are qualified.
   if (std::optional<StringRef> locName = getLocationName(op->getLoc()))
-    name = locName->str();
-  else {
-    StringRef shortName = op->getName().stripDialect();
-    name = (shortName + "_" + Twine(opCounters[shortName]++)).str();
-  }
+    name = classification.role == OpRole::SharedQParams
+               ? (*locName + "." + kind).str()
+               : locName->str();
+  else
+    name = (kind + "_" + Twine(opCounters[kind]++)).str();
   return opNames[op] = name;
 }
 
@@ -263,9 +272,10 @@ Operation *InsertObserversPass::findFusedChainEnd(Operation *op,
   return end;
 }
 
-FailureOr<Value> InsertObserversPass::observe(Value value, Attribute observer,
-                                              StringRef name,
-                                              Operation *forOp) {
+FailureOr<Value>
+InsertObserversPass::observe(Value value, Attribute observer,
+                             function_ref<std::string()> baseName,
+                             Operation *forOp) {
   if (value.getDefiningOp<ObserveOp>() || value.getDefiningOp<FakeQuantOp>())
     return value;
   OpBuilder builder(value.getContext());
@@ -274,7 +284,7 @@ FailureOr<Value> InsertObserversPass::observe(Value value, Attribute observer,
   else
     builder.setInsertionPointToStart(cast<BlockArgument>(value).getOwner());
   Location loc = value.getLoc();
-  StringAttr nameAttr = builder.getStringAttr(name);
+  StringAttr nameAttr = builder.getStringAttr(uniqueName(baseName()));
 
   ObserverAttrInterface statisticsObserver;
   Operation *observerOp;
@@ -367,8 +377,8 @@ void InsertObserversPass::runOnOperation() {
 
     for (unsigned index : classification.activationOperands) {
       Value operand = op->getOperand(index);
-      if (failed(observe(operand, activation, uniqueName(valueName(operand)),
-                         op)))
+      if (failed(observe(
+              operand, activation, [&] { return valueName(operand); }, op)))
         return signalPassFailure();
     }
     if (classification.weightOperand) {
@@ -378,8 +388,9 @@ void InsertObserversPass::runOnOperation() {
       if (failed(weightObserver))
         return signalPassFailure();
       Value weight = op->getOperand(*classification.weightOperand);
-      if (failed(observe(weight, *weightObserver,
-                         uniqueName(opName(op) + ".weight"), op)))
+      if (failed(observe(
+              weight, *weightObserver, [&] { return opName(op) + ".weight"; },
+              op)))
         return signalPassFailure();
     }
 
@@ -408,8 +419,9 @@ void InsertObserversPass::runOnOperation() {
     }
     // The output observer is named after the first op of a fused chain.
     Value output = outputOp->getResult(0);
-    if (failed(observe(output, outputObserver,
-                       uniqueName(opName(op) + ".output"), op)))
+    if (failed(observe(
+            output, outputObserver, [&] { return opName(op) + ".output"; },
+            op)))
       return signalPassFailure();
   }
 }

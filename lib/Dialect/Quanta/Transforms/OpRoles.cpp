@@ -180,6 +180,28 @@ static std::optional<int64_t> findWeightChannelAxis(linalg::LinalgOp op,
   return std::nullopt;
 }
 
+StringRef quanta::stringifyElementwiseKind(ElementwiseKind kind) {
+  switch (kind) {
+  case ElementwiseKind::None:
+    return "none";
+  case ElementwiseKind::Copy:
+    return "copy";
+  case ElementwiseKind::Add:
+    return "add";
+  case ElementwiseKind::Mul:
+    return "mul";
+  case ElementwiseKind::Relu:
+    return "relu";
+  case ElementwiseKind::Clamp:
+    return "clamp";
+  case ElementwiseKind::Sigmoid:
+    return "sigmoid";
+  case ElementwiseKind::Tanh:
+    return "tanh";
+  }
+  llvm_unreachable("unknown ElementwiseKind");
+}
+
 OpClassification quanta::classifyOp(Operation *op) {
   OpClassification result;
   auto addFloatOperands = [&](unsigned begin, unsigned end) {

@@ -2,7 +2,9 @@
 
 #include "quanta/Dialect/Quanta/Transforms/Passes.h"
 
+#include "mlir/Conversion/TosaToArith/TosaToArith.h"
 #include "mlir/Conversion/TosaToLinalg/TosaToLinalg.h"
+#include "mlir/Conversion/TosaToTensor/TosaToTensor.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -31,9 +33,13 @@ void quanta::registerQuantaPassesAndPipelines() {
       "PyTorch's prepare(): TOSA to linalg (upstream pipeline), then "
       "quanta-insert-observers",
       [](OpPassManager &pm, const PrepareOptions &options) {
-        // Upstream's pipeline is a no-op on functions without TOSA ops.
+        // Upstream's pipelines are no-ops on functions without TOSA ops.
+        // addTosaToLinalgPasses leaves tosa.reshape/const_shape (tensor) and
+        // tosa.const (arith) to the two passes that follow it.
         tosa::addTosaToLinalgPasses(pm, TosaToLinalgOptions(),
-                              TosaToLinalgNamedOptions());
+                                    TosaToLinalgNamedOptions());
+        pm.addNestedPass<func::FuncOp>(createTosaToTensorPass());
+        pm.addNestedPass<func::FuncOp>(createTosaToArithPass());
         pm.addPass(createCanonicalizerPass());
         InsertObserversOptions insertOptions;
         insertOptions.qconfig = options.qconfig;

@@ -37,6 +37,9 @@ enum class OpRole {
 /// bodies (e.g. relu as tosa-to-linalg or torch-mlir spell it).
 enum class ElementwiseKind { None, Copy, Add, Mul, Relu, Clamp, Sigmoid, Tanh };
 
+/// "add", "relu", ...: names linalg.generic ops by what they compute.
+StringRef stringifyElementwiseKind(ElementwiseKind kind);
+
 struct OpClassification {
   OpRole role = OpRole::Float;
   ElementwiseKind elementwise = ElementwiseKind::None;
