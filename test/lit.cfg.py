@@ -27,3 +27,11 @@ llvm_config.with_environment("PATH", config.quanta_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(
     [ToolSubst("quant-opt", unresolved="fatal")], [config.quanta_tools_dir]
 )
+
+# JIT execution tests link MLIR's runner support libraries.
+config.substitutions.append(
+    (
+        "%mlir_c_runner_utils",
+        os.path.join(config.llvm_lib_dir, "libmlir_c_runner_utils.so"),
+    )
+)

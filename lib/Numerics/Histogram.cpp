@@ -246,8 +246,15 @@ static void combineHistograms(std::vector<float> &hist,
   for (int64_t bin = 0; bin < bins; ++bin) {
     const int64_t cellsEnd =
         std::min((bin + 1) * range.downsampleRate, oldEnd);
-    for (; cell < cellsEnd; ++cell)
-      integral += old[(cell - oldBegin) / upsampleRate];
+    while (cell < cellsEnd) {
+      // The run of cells repeating one old bin (repeat_interleave).
+      const int64_t oldBin = (cell - oldBegin) / upsampleRate;
+      const int64_t runEnd =
+          std::min(cellsEnd, oldBegin + (oldBin + 1) * upsampleRate);
+      const double value = old[oldBin];
+      for (; cell < runEnd; ++cell)
+        integral += value;
+    }
     const double interpolated =
         (integral - static_cast<double>(shiftedIntegral)) /
         static_cast<double>(upsampleRate);
@@ -334,8 +341,25 @@ static float divFloor(float a, float b) {
   return floorDiv;
 }
 
-/// torch.clamp(x, 0, hi): NaN propagates.
-static float clampDstBin(float x, float hi) {
+/// torch.clamp(torch.div(a, b, rounding_mode='floor'), 0, hi): the
+/// destination bin of a source bin edge. NaN propagates through the clamp.
+static float dstBinOf(float a, float b, float hi) {
+  // Fast path without the slow fmodf, same result: for b > 0 and
+  // |a / b| < 2^21, a negative floor clamps to 0, and divFloor's result is
+  // the exact floor of a / b. That is the rounded quotient's floor,
+  // corrected by exact comparisons (a float times an integer below 2^22 is
+  // exact in float64).
+  if (b > 0 && std::fabs(a) < b * 0x1p21f) {
+    if (a < 0)
+      return 0.0f;
+    float floorDiv = std::floor(a / b);
+    if (static_cast<double>(a) < static_cast<double>(floorDiv) * b)
+      floorDiv -= 1.0f;
+    else if (static_cast<double>(a) >= static_cast<double>(floorDiv + 1.0f) * b)
+      floorDiv += 1.0f;
+    return std::min(floorDiv, hi);
+  }
+  const float x = divFloor(a, b);
   return std::isnan(x) ? x : std::min(std::max(x, 0.0f), hi);
 }
 
@@ -394,8 +418,8 @@ double QuantizationError::operator()(int64_t startBin, int64_t endBin) {
     // (arange(bins) - start_bin) is int64, times a Python float: float32.
     const float srcBegin = static_cast<float>(i - startBin) * srcWidth;
     const float srcEnd = srcBegin + srcWidth;
-    const float dstBegin = clampDstBin(divFloor(srcBegin, dstWidth), lastDstBin);
-    const float dstEnd = clampDstBin(divFloor(srcEnd, dstWidth), lastDstBin);
+    const float dstBegin = dstBinOf(srcBegin, dstWidth, lastDstBin);
+    const float dstEnd = dstBinOf(srcEnd, dstWidth, lastDstBin);
     const float dstBeginCenter = (dstBegin + 0.5f) * dstWidth;
     float norm = density[i] * cubeDifference(srcBegin - dstBeginCenter, halfDst);
     norm += (dstEnd - dstBegin - 1.0f) * (density[i] * fullDstBinNorm);

@@ -349,6 +349,31 @@ LogicalResult FakeQuantizeAttr::verify(EmitErrorFn emitError,
   return success();
 }
 
+numerics::QRange FakeQuantizeAttr::getQRange() const {
+  ObserverAttrInterface observer = getObserver();
+  if (auto fixed = dyn_cast_or_null<FixedQParamsObserverAttr>(observer))
+    return {getQuantMin().value_or(fixed.getQuantMin()),
+            getQuantMax().value_or(fixed.getQuantMax())};
+  // The verifier admits only observers that compute qparams; without one,
+  // PyTorch's default is MovingAverageMinMaxObserver().
+  numerics::UniformObserverOptions options;
+  if (observer)
+    options = llvm::TypeSwitch<Attribute, numerics::UniformObserverOptions>(
+                  observer)
+                  .Case<MinMaxObserverAttr, MovingAverageMinMaxObserverAttr,
+                        PerChannelMinMaxObserverAttr,
+                        MovingAveragePerChannelMinMaxObserverAttr,
+                        HistogramObserverAttr>(
+                      [](auto attr) { return attr.getUniformOptions(); });
+  // FakeQuantize.__init__ passes its range to the observer's constructor,
+  // which may still halve it for reduce_range.
+  if (getQuantMin()) {
+    options.quantMin = getQuantMin();
+    options.quantMax = getQuantMax();
+  }
+  return numerics::computeQRange(options);
+}
+
 LogicalResult QConfigAttr::verify(EmitErrorFn emitError, Attribute activation,
                                   Attribute weight) {
   for (auto [role, attr] :

@@ -281,8 +281,15 @@ InsertObserversPass::observe(Value value, Attribute observer,
   OpBuilder builder(value.getContext());
   if (Operation *def = value.getDefiningOp())
     builder.setInsertionPointAfter(def);
-  else
-    builder.setInsertionPointToStart(cast<BlockArgument>(value).getOwner());
+  else {
+    // After the observers of earlier arguments, to keep argument order.
+    Block *block = cast<BlockArgument>(value).getOwner();
+    auto it = block->begin();
+    while (it != block->end() && isa<ObserveOp, FakeQuantOp>(*it) &&
+           isa<BlockArgument>(it->getOperand(0)))
+      ++it;
+    builder.setInsertionPoint(block, it);
+  }
   Location loc = value.getLoc();
   StringAttr nameAttr = builder.getStringAttr(uniqueName(baseName()));
 

@@ -124,10 +124,15 @@ LogicalResult FakeQuantLowering::run() {
   if (!op.hasKnownQParams())
     return op.emitOpError("has no known qparams to lower with: calibrate or "
                           "set 'scale' and 'zero_point'");
-  if (!op.getQuantMin() || !op.getQuantMax())
-    return op.emitOpError("needs 'quant_min' and 'quant_max' to lower");
-  quantMin = *op.getQuantMin();
-  quantMax = *op.getQuantMax();
+  // The verifier guarantees a range on the op or a module to take it from.
+  if (FakeQuantizeAttr module = op.getFakeQuantizeAttr()) {
+    numerics::QRange range = module.getQRange();
+    quantMin = range.quantMin;
+    quantMax = range.quantMax;
+  } else {
+    quantMin = *op.getQuantMin();
+    quantMax = *op.getQuantMax();
+  }
   floatZeroPoint = static_cast<bool>(op.getFloatZeroPointAttr());
 
   SmallVector<double> zeroPoints =

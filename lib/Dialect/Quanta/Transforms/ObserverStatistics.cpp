@@ -8,6 +8,8 @@
 
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::quanta;
 
@@ -38,6 +40,16 @@ FailureOr<Attribute> quanta::observeConstant(Location loc,
                        &losesInfo);
         return single.convertToFloat();
       });
+  // PyTorch would carry NaN/inf into min/max and fail (or produce an
+  // infinite scale) only when qparams are computed; say where it comes from.
+  if (const float *bad = llvm::find_if(
+          values, [](float value) { return !std::isfinite(value); });
+      bad != values.end())
+    return emitError(loc) << "cannot observe a constant holding "
+                          << (std::isnan(*bad) ? "NaN" : "an infinity")
+                          << " (element " << (bad - values.begin())
+                          << "): its quantization parameters would be "
+                             "undefined";
   std::vector<int64_t> shape(data.getType().getShape().begin(),
                              data.getType().getShape().end());
 

@@ -196,6 +196,12 @@ def Quanta_FakeQuantizeAttr : Quanta_Attr<"FakeQuantize", "fake_quantize"> {
       Quanta_BoolParam<"false">:$fused);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The range the module fake-quantizes to: its quant_min/quant_max
+    /// forwarded to the observer (PyTorch's FakeQuantize.__init__), else the
+    /// observer's own range.
+    ::mlir::quanta::numerics::QRange getQRange() const;
+  }];
 }
 
 def Quanta_QConfigAttr : Quanta_Attr<"QConfig", "qconfig"> {
