@@ -13,6 +13,8 @@
 //    quantization ranges (256 for quint4x2, 2^32 for qint32).
 //  - _adjust_min_max rounds in float32, so a batch inside the range can still
 //    widen it (bins that are not a power of two).
+//  - torch.histc's last edge can round below max when bins + 1 is a multiple
+//    of 16 (15, 47, 2047, ...): the values equal to max are not counted.
 //
 //===----------------------------------------------------------------------===//
 
@@ -53,8 +55,8 @@ Status validateHistogramOptions(const HistogramOptions &options) {
   if (options.upsampleRate <= 0)
     return Status::error("upsample_rate (" +
                          std::to_string(options.upsampleRate) +
-                         ") must be > 0 (PyTorch does not check it and "
-                         "divides by zero when the range grows)");
+                         ") must be > 0 (PyTorch does not check it; the "
+                         "first batch that widens the range fails)");
   if (options.upsampleRate > kMaxUpsampledBins / options.bins)
     return Status::error(
         "bins * upsample_rate (" + std::to_string(options.bins) + " * " +
@@ -132,10 +134,9 @@ StatusOr<std::vector<float>> torchHistc(const float *data, size_t size,
     // LINEAR_INTERPOLATION in float32. A NaN quotient (NaN data, or edges
     // equal in float32) converts to INT64_MIN on x86, an offset that wraps
     // to bin 0 once scaled by sizeof(float).
-    const int64_t pos = detail::truncateToInt64((value - left) * binCount /
-                                                width);
-    const int64_t bin =
-        pos == std::numeric_limits<int64_t>::min() ? 0 : pos;
+    const int64_t pos =
+        detail::truncateToInt64((value - left) * binCount / width);
+    const int64_t bin = pos == std::numeric_limits<int64_t>::min() ? 0 : pos;
     // The last bin includes its right edge.
     hist[std::min(bin, bins - 1)] += 1.0f;
   }
@@ -212,7 +213,8 @@ static StatusOr<AdjustedRange> adjustMinMax(const HistogramStats &stats,
   const float excess = static_cast<float>(downsampleRate) * binsWidth -
                        (combinedMax - combinedMin);
   // Python's round() on a tensor: half to even.
-  const float startIdx = std::nearbyint((stats.min - combinedMin) / histBinWidth);
+  const float startIdx =
+      std::nearbyint((stats.min - combinedMin) / histBinWidth);
   const int64_t gridSize = bins * downsampleRate;
   const int64_t upsampledSize = bins * options.upsampleRate;
   if (!(startIdx < kTwoPow63) ||
@@ -244,8 +246,7 @@ static void combineHistograms(std::vector<float> &hist,
   // rounded to float32 before the float64 subtraction.
   float shiftedIntegral = 0.0f;
   for (int64_t bin = 0; bin < bins; ++bin) {
-    const int64_t cellsEnd =
-        std::min((bin + 1) * range.downsampleRate, oldEnd);
+    const int64_t cellsEnd = std::min((bin + 1) * range.downsampleRate, oldEnd);
     while (cell < cellsEnd) {
       // The run of cells repeating one old bin (repeat_interleave).
       const int64_t oldBin = (cell - oldBegin) / upsampleRate;
@@ -289,10 +290,9 @@ Status updateHistogram(HistogramStats &stats, const HistogramOptions &options,
     return Status::success();
   }
   if (stats.histogram.size() != static_cast<size_t>(options.bins))
-    return Status::error("the histogram has " +
-                         std::to_string(stats.histogram.size()) +
-                         " bins, the options say " +
-                         std::to_string(options.bins));
+    return Status::error(
+        "the histogram has " + std::to_string(stats.histogram.size()) +
+        " bins, the options say " + std::to_string(options.bins));
 
   StatusOr<AdjustedRange> range =
       adjustMinMax(stats, options, torchMin(batch.min, stats.min),
@@ -372,9 +372,9 @@ public:
                     const HistogramStats &stats)
       : dstBins(dstBinCount(options.uniform.dtype)),
         // bin_width = (max_val.item() - min_val.item()) / bins: float64.
-        binWidth((static_cast<double>(stats.max) -
-                  static_cast<double>(stats.min)) /
-                 static_cast<double>(options.bins)),
+        binWidth(
+            (static_cast<double>(stats.max) - static_cast<double>(stats.min)) /
+            static_cast<double>(options.bins)),
         density(stats.histogram.size()), norms(stats.histogram.size()) {
     assert(stats.histogram.size() == static_cast<size_t>(options.bins) &&
            "bins mismatch");
@@ -421,7 +421,8 @@ double QuantizationError::operator()(int64_t startBin, int64_t endBin) {
     const float dstBegin = dstBinOf(srcBegin, dstWidth, lastDstBin);
     const float dstEnd = dstBinOf(srcEnd, dstWidth, lastDstBin);
     const float dstBeginCenter = (dstBegin + 0.5f) * dstWidth;
-    float norm = density[i] * cubeDifference(srcBegin - dstBeginCenter, halfDst);
+    float norm =
+        density[i] * cubeDifference(srcBegin - dstBeginCenter, halfDst);
     norm += (dstEnd - dstBegin - 1.0f) * (density[i] * fullDstBinNorm);
     const float dstEndCenter = dstEnd * dstWidth + halfDst;
     norm += density[i] * cubeDifference(negHalfDst, srcEnd - dstEndCenter);
@@ -432,8 +433,8 @@ double QuantizationError::operator()(int64_t startBin, int64_t endBin) {
 }
 
 double histogramQuantizationError(const HistogramOptions &options,
-                                  const HistogramStats &stats,
-                                  int64_t startBin, int64_t endBin) {
+                                  const HistogramStats &stats, int64_t startBin,
+                                  int64_t endBin) {
   return QuantizationError(options, stats)(startBin, endBin);
 }
 
@@ -461,8 +462,8 @@ std::pair<float, float> nonLinearParamSearch(const HistogramOptions &options,
     const double nextBeta = beta - stepSize;
     // cSum[l] < next_alpha * total compares in float32: the Python float is
     // cast to the tensor's dtype. The scans restart at start_bin/end_bin as
-    // in PyTorch (amortised O(1) per step: the side that scanned further is
-    // the side that moves).
+    // in PyTorch (cumSum need not be monotone); that is cheap, because the
+    // side that scanned further is the side that moves.
     const auto lower = static_cast<float>(nextAlpha * total);
     const auto upper = static_cast<float>(nextBeta * total);
     int64_t l = startBin, r = endBin;
@@ -504,11 +505,10 @@ StatusOr<QParams> calculateHistogramQParams(const HistogramOptions &options,
   if (!stats.isInitialized())
     return calculateQParams(options.uniform, {stats.min}, {stats.max});
   if (stats.histogram.size() != static_cast<size_t>(options.bins))
-    return Status::error("the histogram has " +
-                         std::to_string(stats.histogram.size()) +
-                         " bins, the options say " +
-                         std::to_string(options.bins) +
-                         " (PyTorch fails an assertion)");
+    return Status::error(
+        "the histogram has " + std::to_string(stats.histogram.size()) +
+        " bins, the options say " + std::to_string(options.bins) +
+        " (PyTorch fails an assertion)");
   auto [newMin, newMax] = nonLinearParamSearch(options, stats);
   return calculateQParams(options.uniform, {newMin}, {newMax});
 }

@@ -28,8 +28,8 @@ namespace {
   if ((std::isnan(expected) && std::isnan(actual)) ||
       std::memcmp(&expected, &actual, sizeof(double)) == 0)
     return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "expected " << std::hexfloat
-                                       << expected << " got " << actual;
+  return ::testing::AssertionFailure()
+         << "expected " << std::hexfloat << expected << " got " << actual;
 }
 
 HistogramOptions histogramOptionsOf(const GoldenCase &c) {
@@ -49,7 +49,8 @@ TEST(TorchSum, MatchesPyTorchCascadeSum) {
   for (const GoldenCase &c : readGoldenFile("histogram_sum.txt")) {
     SCOPED_TRACE(c.name);
     std::vector<float> data = c.floats("data");
-    EXPECT_TRUE(sameFloat(c.getFloat("sum"), torchSum(data.data(), data.size())));
+    EXPECT_TRUE(
+        sameFloat(c.getFloat("sum"), torchSum(data.data(), data.size())));
   }
 }
 
@@ -79,9 +80,9 @@ void checkSearch(const GoldenCase &c, const HistogramOptions &options,
     std::vector<double> errors = c.doubles("trace_error");
     ASSERT_EQ(starts.size(), errors.size());
     for (size_t step = 0; step < starts.size(); ++step)
-      EXPECT_TRUE(sameDouble(errors[step],
-                             histogramQuantizationError(
-                                 options, stats, starts[step], ends[step])))
+      EXPECT_TRUE(sameDouble(
+          errors[step],
+          histogramQuantizationError(options, stats, starts[step], ends[step])))
           << "search step " << step << " bins [" << starts[step] << ", "
           << ends[step] << "]";
     auto [newMin, newMax] = nonLinearParamSearch(options, stats);
@@ -166,7 +167,8 @@ TruncationRun observeOnce(HistogramOptions options, bool exact,
                           const std::vector<float> &data) {
   options.exactHistcRange = exact;
   TruncationRun run;
-  EXPECT_TRUE(updateHistogram(run.stats, options, data.data(), data.size()).ok());
+  EXPECT_TRUE(
+      updateHistogram(run.stats, options, data.data(), data.size()).ok());
   StatusOr<QParams> qparams = calculateHistogramQParams(options, run.stats);
   EXPECT_TRUE(qparams.ok());
   run.qparams = *qparams;
@@ -197,7 +199,8 @@ TEST(HistogramObserver, ExactHistcRangeChangesTheSearch) {
   const GoldenCase &truncated = findCase(cases, "trunc_shifted_heavy_tail");
   const GoldenCase &full = findCase(cases, "exact_trunc_shifted_heavy_tail");
   std::vector<float> data = truncated.floats("batch_0");
-  TruncationRun pytorch = observeOnce(histogramOptionsOf(truncated), false, data);
+  TruncationRun pytorch =
+      observeOnce(histogramOptionsOf(truncated), false, data);
   TruncationRun exact = observeOnce(histogramOptionsOf(truncated), true, data);
   EXPECT_EQ(histogramMass(pytorch.stats), static_cast<float>(data.size() - 3));
   EXPECT_TRUE(sameFloats(truncated.floats("scale"), pytorch.qparams.scale));
@@ -253,7 +256,8 @@ TEST(HistogramObserver, RejectsStatsWithOtherBinCount) {
   std::vector<float> first = {0.0f, 3.0f}, second = {-1.0f, 5.0f};
   ASSERT_TRUE(updateHistogram(stats, options, first.data(), first.size()).ok());
   options.bins = 32;
-  EXPECT_FALSE(updateHistogram(stats, options, second.data(), second.size()).ok());
+  EXPECT_FALSE(
+      updateHistogram(stats, options, second.data(), second.size()).ok());
   EXPECT_FALSE(calculateHistogramQParams(options, stats).ok());
 }
 

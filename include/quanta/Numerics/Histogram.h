@@ -1,4 +1,4 @@
-//===- Histogram.h - PyTorch's HistogramObserver, bit for bit ----*- C++ -*-===//
+//===- Histogram.h - PyTorch's HistogramObserver, bit for bit ---*- C++ -*-===//
 //
 // torch.ao.quantization.HistogramObserver of PyTorch 1.13 (CPU, AVX2 build):
 // the running histogram of forward(), the L2-error search of
@@ -73,8 +73,8 @@ Status updateHistogram(HistogramStats &stats, const HistogramOptions &options,
 /// of clipping to bins [startBin, endBin], as the Python float PyTorch
 /// returns. `stats` must be initialized with options.bins bins.
 double histogramQuantizationError(const HistogramOptions &options,
-                                  const HistogramStats &stats,
-                                  int64_t startBin, int64_t endBin);
+                                  const HistogramStats &stats, int64_t startBin,
+                                  int64_t endBin);
 
 /// _non_linear_param_search: the clipped (new_min, new_max). `stats` must be
 /// initialized with options.bins bins.

@@ -1,4 +1,4 @@
-//===- TorchReductions.h - PyTorch's CPU float32 summation order -*- C++ -*-===//
+//===- TorchReductions.h - PyTorch's CPU float32 sum order ------*- C++ -*-===//
 //
 // Float32 sums are not associative, so reproducing PyTorch bit for bit means
 // adding in the order of its CPU kernels (PyTorch 1.13,

@@ -8,6 +8,7 @@
 #include "llvm/Support/Format.h"
 
 #include <cstdlib>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::quanta;
@@ -43,19 +44,59 @@ FailureOr<bool> quanta::detail::parseBoolParam(AsmParser &parser) {
                           "expected 'true' or 'false'");
 }
 
+/// A float literal, or nan/inf/-inf (the printer writes non-finite values
+/// that way, since the MLIR lexer has no literal for them).
+static ParseResult parseDouble(AsmParser &parser, double &result) {
+  if (succeeded(parser.parseOptionalKeyword("nan"))) {
+    result = std::numeric_limits<double>::quiet_NaN();
+    return success();
+  }
+  bool negative = succeeded(parser.parseOptionalMinus());
+  if (succeeded(parser.parseOptionalKeyword("inf")))
+    result = std::numeric_limits<double>::infinity();
+  else if (parser.parseFloat(result))
+    return failure();
+  if (negative)
+    result = -result;
+  return success();
+}
+
 FailureOr<llvm::APFloat> quanta::detail::parseF64Param(AsmParser &parser) {
   double value;
-  if (parser.parseFloat(value))
+  if (parseDouble(parser, value))
     return failure();
   return llvm::APFloat(value);
 }
 
 FailureOr<llvm::APFloat> quanta::detail::parseF32Param(AsmParser &parser) {
-  FailureOr<llvm::APFloat> value = parseF64Param(parser);
-  if (failed(value))
+  double value;
+  if (parseDouble(parser, value))
     return failure();
   // Narrow like torch.tensor([python_float], dtype=torch.float32).
-  return llvm::APFloat(static_cast<float>(value->convertToDouble()));
+  return llvm::APFloat(static_cast<float>(value));
+}
+
+FailureOr<DenseF32ArrayAttr>
+quanta::detail::parseF32ArrayParam(AsmParser &parser) {
+  SmallVector<float> values;
+  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
+        double value;
+        if (parseDouble(parser, value))
+          return failure();
+        values.push_back(static_cast<float>(value));
+        return success();
+      }))
+    return failure();
+  return DenseF32ArrayAttr::get(parser.getContext(), values);
+}
+
+void quanta::detail::printF32ArrayParam(AsmPrinter &printer,
+                                        DenseF32ArrayAttr values) {
+  printer << "[";
+  llvm::interleaveComma(values.asArrayRef(), printer, [&](float value) {
+    printFloatParam(printer, llvm::APFloat(value));
+  });
+  printer << "]";
 }
 
 FailureOr<std::optional<DType>>
@@ -70,7 +111,16 @@ quanta::detail::parseOptionalDTypeParam(AsmParser &parser) {
   return std::optional<DType>(*dtype);
 }
 
-void quanta::detail::printFloatParam(AsmPrinter &printer, const llvm::APFloat &value) {
+void quanta::detail::printFloatParam(AsmPrinter &printer,
+                                     const llvm::APFloat &value) {
+  if (value.isNaN()) {
+    printer << "nan";
+    return;
+  }
+  if (value.isInfinity()) {
+    printer << (value.isNegative() ? "-inf" : "inf");
+    return;
+  }
   bool isSingle = &value.getSemantics() == &llvm::APFloat::IEEEsingle();
   double asDouble = isSingle ? static_cast<double>(value.convertToFloat())
                              : value.convertToDouble();
@@ -92,8 +142,7 @@ void quanta::detail::printFloatParam(AsmPrinter &printer, const llvm::APFloat &v
   // The MLIR lexer reads "1" and "1e-07" as integers: a float literal needs
   // a dot in its mantissa.
   StringRef digits = text.str();
-  if (!digits.contains('.') && !digits.contains("inf") &&
-      !digits.contains("nan")) {
+  if (!digits.contains('.')) {
     size_t exponent = digits.find('e');
     text.insert(exponent == StringRef::npos ? text.end()
                                             : text.begin() + exponent,

@@ -54,16 +54,19 @@ func.func @observers(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 
 // CHECK-LABEL: func @statistics
 func.func @statistics(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
-  // CHECK: quanta.observe %{{.*}} {name = "act", observer = #quanta.min_max<>, stats = #quanta.min_max_stats<min = [-1.500000e+00], max = [2.250000e+00], num_batches = 3>}
+  // CHECK: quanta.observe %{{.*}} {name = "act", observer = #quanta.min_max<>, stats = #quanta.min_max_stats<min = [-1.5], max = [2.25], num_batches = 3>}
   %0 = quanta.observe %x {name = "act", observer = #quanta.min_max<>, stats = #quanta.min_max_stats<min = [-1.5], max = [2.25], num_batches = 3>} : tensor<2x3xf32>
-  // CHECK: #quanta.min_max_stats<min = [-1.000000e+00, 0.000000e+00], max = [1.000000e+00, 5.000000e-01]>
+  // CHECK: #quanta.min_max_stats<min = [-1.0, 0.0], max = [1.0, 0.5]>
   %1 = quanta.observe %0 {observer = #quanta.per_channel_min_max<>, stats = #quanta.min_max_stats<min = [-1.0, 0.0], max = [1.0, 0.5]>} : tensor<2x3xf32>
   // Uninitialized per-channel statistics (PyTorch's empty buffers).
   // CHECK: #quanta.min_max_stats<min = [], max = []>
   %2 = quanta.observe %1 {observer = #quanta.per_channel_min_max<>, stats = #quanta.min_max_stats<min = [], max = []>} : tensor<2x3xf32>
-  // CHECK: #quanta.histogram_stats<min = -1.0, max = 3.0, histogram = [1.000000e+00, 0.000000e+00, 2.000000e+00, 3.000000e+00], num_batches = 1>
+  // CHECK: #quanta.histogram_stats<min = -1.0, max = 3.0, histogram = [1.0, 0.0, 2.0, 3.0], num_batches = 1>
   %3 = quanta.observe %2 {observer = #quanta.histogram<bins = 4>, stats = #quanta.histogram_stats<min = -1.0, max = 3.0, histogram = [1.0, 0.0, 2.0, 3.0], num_batches = 1>} : tensor<2x3xf32>
-  return %3 : tensor<2x3xf32>
+  // Statistics round-trip exactly, non-finite values included.
+  // CHECK: #quanta.min_max_stats<min = [0.1, -inf], max = [0.30000001, nan]>
+  %4 = quanta.observe %3 {observer = #quanta.per_channel_min_max<>, stats = #quanta.min_max_stats<min = [0.1, -inf], max = [0.300000012, nan]>} : tensor<2x3xf32>
+  return %4 : tensor<2x3xf32>
 }
 
 // CHECK-LABEL: func @fake_quant

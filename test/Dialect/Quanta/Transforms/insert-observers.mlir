@@ -15,7 +15,7 @@
 // CHECK-SAME: (%[[X:.*]]: tensor<2x4xf32>)
 // CHECK: %[[XO:.*]] = quanta.observe %[[X]] {name = "arg0", observer = #quanta.histogram<reduce_range = true>}
 // CHECK: %[[W:.*]] = arith.constant dense<{{.*}}> : tensor<4x3xf32>
-// CHECK: %[[WO:.*]] = quanta.observe %[[W]] {name = "fc1.weight", observer = #quanta.per_channel_min_max<ch_axis = 1, dtype = qint8, qscheme = per_channel_symmetric>, stats = #quanta.min_max_stats<min = [-4.000000e+00, -2.000000e+00, 0.000000e+00], max = [1.000000e+00, 3.000000e+00, 5.000000e-01], num_batches = 1>}
+// CHECK: %[[WO:.*]] = quanta.observe %[[W]] {name = "fc1.weight", observer = #quanta.per_channel_min_max<ch_axis = 1, dtype = qint8, qscheme = per_channel_symmetric>, stats = #quanta.min_max_stats<min = [-4.0, -2.0, 0.0], max = [1.0, 3.0, 0.5], num_batches = 1>}
 // CHECK: %[[MM:.*]] = linalg.matmul ins(%[[XO]], %[[WO]] :
 // CHECK-NOT: quanta.observe
 // CHECK: arith.addf
@@ -27,11 +27,11 @@
 
 // QNNPACK-LABEL: func @linear_bias_relu
 // QNNPACK: quanta.observe %{{.*}} {name = "arg0", observer = #quanta.histogram<>}
-// QNNPACK: quanta.observe %{{.*}} {name = "fc1.weight", observer = #quanta.min_max<dtype = qint8, qscheme = per_tensor_symmetric>, stats = #quanta.min_max_stats<min = [-4.000000e+00], max = [3.000000e+00], num_batches = 1>}
+// QNNPACK: quanta.observe %{{.*}} {name = "fc1.weight", observer = #quanta.min_max<dtype = qint8, qscheme = per_tensor_symmetric>, stats = #quanta.min_max_stats<min = [-4.0], max = [3.0], num_batches = 1>}
 
 // QAT-LABEL: func @linear_bias_relu
 // QAT: quanta.fake_quant %{{.*}} {fake_quantize = #quanta.fake_quantize<observer = #quanta.moving_average_min_max<reduce_range = true>, quant_min = 0, quant_max = 255, fused = true>, name = "arg0", observer_enabled = true}
-// QAT: quanta.fake_quant %{{.*}} {axis = 1 : i64, fake_quantize = #quanta.fake_quantize<observer = #quanta.moving_average_per_channel_min_max<ch_axis = 1, dtype = qint8, qscheme = per_channel_symmetric>, quant_min = -128, quant_max = 127, fused = true>, name = "fc1.weight", observer_enabled = true, stats = #quanta.min_max_stats<min = [-4.000000e+00, -2.000000e+00, 0.000000e+00], max = [1.000000e+00, 3.000000e+00, 5.000000e-01], num_batches = 1>}
+// QAT: quanta.fake_quant %{{.*}} {axis = 1 : i64, fake_quantize = #quanta.fake_quantize<observer = #quanta.moving_average_per_channel_min_max<ch_axis = 1, dtype = qint8, qscheme = per_channel_symmetric>, quant_min = -128, quant_max = 127, fused = true>, name = "fc1.weight", observer_enabled = true, stats = #quanta.min_max_stats<min = [-4.0, -2.0, 0.0], max = [1.0, 3.0, 0.5], num_batches = 1>}
 
 // NOFOLD-LABEL: func @linear_bias_relu
 // NOFOLD: quanta.observe %{{.*}} {name = "fc1.weight", observer = #quanta.per_channel_min_max<ch_axis = 1, dtype = qint8, qscheme = per_channel_symmetric>} : tensor<4x3xf32>
@@ -88,7 +88,7 @@ func.func @shared_input_add_relu_and_activation_matmul(%a: tensor<4x4xf32>, %b: 
 // share their input's observer; tanh gets PyTorch's fixed [-1, 1] qparams.
 
 // CHECK-LABEL: func @conv_layouts_and_shared_ops
-// CHECK: quanta.observe %{{.*}} {name = "hwcf.weight", observer = #quanta.per_channel_min_max<ch_axis = 3, dtype = qint8, qscheme = per_channel_symmetric>, stats = #quanta.min_max_stats<min = [1.000000e+00, -1.000000e+00], max = [1.000000e+00, -1.000000e+00], num_batches = 1>}
+// CHECK: quanta.observe %{{.*}} {name = "hwcf.weight", observer = #quanta.per_channel_min_max<ch_axis = 3, dtype = qint8, qscheme = per_channel_symmetric>, stats = #quanta.min_max_stats<min = [1.0, -1.0], max = [1.0, -1.0], num_batches = 1>}
 // CHECK: %[[CONV:.*]] = linalg.conv_2d_nhwc_hwcf
 // CHECK: quanta.observe %[[CONV]] {name = "hwcf.output", observer = #quanta.histogram<reduce_range = true>}
 // CHECK: quanta.observe %{{.*}} {name = "dw.weight", observer = #quanta.per_channel_min_max<ch_axis = 2, dtype = qint8, qscheme = per_channel_symmetric>

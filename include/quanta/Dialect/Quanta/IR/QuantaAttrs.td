@@ -230,8 +230,8 @@ def Quanta_MinMaxStatsAttr : Quanta_Attr<"MinMaxStats", "min_max_stats"> {
     batches seen (order-dependent observers, such as moving averages, cannot
     be merged across shards; it is recorded for diagnostics).
   }];
-  let parameters = (ins "::mlir::DenseF32ArrayAttr":$min,
-                        "::mlir::DenseF32ArrayAttr":$max,
+  let parameters = (ins Quanta_F32ArrayParam:$min,
+                        Quanta_F32ArrayParam:$max,
                         Quanta_I64Param<"0">:$num_batches);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
@@ -242,7 +242,7 @@ def Quanta_HistogramStatsAttr : Quanta_Attr<"HistogramStats",
   let summary = "The histogram a HistogramObserver holds, with its range";
   let parameters = (ins Quanta_RequiredF32Param:$min,
                         Quanta_RequiredF32Param:$max,
-                        "::mlir::DenseF32ArrayAttr":$histogram,
+                        Quanta_F32ArrayParam:$histogram,
                         Quanta_I64Param<"0">:$num_batches);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;

@@ -126,4 +126,11 @@ class Quanta_F64Param<string default>
   let defaultValue = default;
 }
 
+// Statistics must round-trip through textual IR exactly.
+def Quanta_F32ArrayParam : AttrParameter<"::mlir::DenseF32ArrayAttr",
+                                         "float32 values, printed exactly"> {
+  let parser = "::mlir::quanta::detail::parseF32ArrayParam($_parser)";
+  let printer = "::mlir::quanta::detail::printF32ArrayParam($_printer, $_self)";
+}
+
 #endif // QUANTA_DIALECT_QUANTA_IR_QUANTABASE_TD

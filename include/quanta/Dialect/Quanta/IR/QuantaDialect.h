@@ -32,8 +32,14 @@ FailureOr<bool> parseBoolParam(AsmParser &parser);
 FailureOr<llvm::APFloat> parseF32Param(AsmParser &parser);
 FailureOr<llvm::APFloat> parseF64Param(AsmParser &parser);
 FailureOr<std::optional<DType>> parseOptionalDTypeParam(AsmParser &parser);
-/// Prints the shortest decimal that parses back to the same value.
+/// Prints the shortest decimal that parses back to the same value (nan,
+/// inf and -inf for non-finite values).
 void printFloatParam(AsmPrinter &printer, const llvm::APFloat &value);
+/// `[1.5, -0.25, ...]` with every float32 printed exactly: statistics must
+/// survive a round trip through textual IR bit for bit, which upstream's
+/// dense array printing (7 significant digits) does not guarantee.
+FailureOr<DenseF32ArrayAttr> parseF32ArrayParam(AsmParser &parser);
+void printF32ArrayParam(AsmPrinter &printer, DenseF32ArrayAttr values);
 } // namespace mlir::quanta::detail
 
 #include "quanta/Dialect/Quanta/IR/QuantaInterfaces.h.inc"
