@@ -118,16 +118,11 @@ forEachChannelElement(const float *input, float *output,
                          str(axis));
   if (Status status = checkQuantRange(quantMin, quantMax); !status)
     return status;
-  int64_t outer = 1, inner = 1;
-  for (int64_t dim = 0; dim < axis; ++dim)
-    outer *= shape[dim];
-  for (int64_t dim = axis + 1; dim < rank; ++dim)
-    inner *= shape[dim];
-  const int64_t channels = shape[axis];
-  for (int64_t o = 0; o < outer; ++o) {
-    for (int64_t c = 0; c < channels; ++c) {
-      const int64_t offset = (o * channels + c) * inner;
-      for (int64_t i = 0; i < inner; ++i)
+  const detail::ChannelLayout layout(shape, axis);
+  for (int64_t o = 0; o < layout.outer; ++o) {
+    for (int64_t c = 0; c < layout.channels; ++c) {
+      const int64_t offset = layout.offset(o, c);
+      for (int64_t i = 0; i < layout.inner; ++i)
         output[offset + i] = quantize(input[offset + i], c);
     }
   }

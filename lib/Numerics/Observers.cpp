@@ -65,21 +65,17 @@ computePerChannelMinMax(const float *data, const std::vector<int64_t> &shape,
   if (numElements(shape) == 0)
     return Status::error("an empty tensor has no per-channel min/max");
   const int64_t axis = chAxis < 0 ? chAxis + rank : chAxis;
-  int64_t outer = 1, inner = 1;
-  for (int64_t dim = 0; dim < axis; ++dim)
-    outer *= shape[dim];
-  for (int64_t dim = axis + 1; dim < rank; ++dim)
-    inner *= shape[dim];
-  const int64_t channels = shape[axis];
+  const detail::ChannelLayout layout(shape, axis);
+  const int64_t channels = layout.channels;
 
   PerChannelMinMaxStats stats;
   stats.min.assign(channels, detail::kInf);
   stats.max.assign(channels, -detail::kInf);
   std::vector<bool> sawNaN(channels, false);
-  for (int64_t o = 0; o < outer; ++o) {
+  for (int64_t o = 0; o < layout.outer; ++o) {
     for (int64_t c = 0; c < channels; ++c) {
       bool nan = false;
-      accumulateMinMax(data + (o * channels + c) * inner, inner, stats.min[c],
+      accumulateMinMax(data + layout.offset(o, c), layout.inner, stats.min[c],
                        stats.max[c], nan);
       if (nan)
         sawNaN[c] = true;

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <vector>
 
 namespace mlir::quanta::numerics::detail {
 
@@ -51,6 +52,29 @@ inline int64_t floorDiv(int64_t a, int64_t b) {
   int64_t quotient = a / b;
   return (a % b != 0 && a < 0) ? quotient - 1 : quotient;
 }
+
+/// A contiguous tensor seen as [outer, channels, inner] around a channel
+/// axis, as PyTorch's per-channel kernels walk it.
+struct ChannelLayout {
+  int64_t outer = 1;
+  int64_t channels = 1;
+  int64_t inner = 1;
+
+  /// `axis` must already be in [0, shape.size()).
+  ChannelLayout(const std::vector<int64_t> &shape, int64_t axis)
+      : channels(shape[axis]) {
+    for (int64_t dim = 0; dim < axis; ++dim)
+      outer *= shape[dim];
+    for (int64_t dim = axis + 1; dim < static_cast<int64_t>(shape.size());
+         ++dim)
+      inner *= shape[dim];
+  }
+
+  /// The offset of the first element of channel `c` in outer slice `o`.
+  int64_t offset(int64_t o, int64_t c) const {
+    return (o * channels + c) * inner;
+  }
+};
 
 } // namespace mlir::quanta::numerics::detail
 

@@ -37,8 +37,8 @@ struct GoldenCase {
   const std::vector<std::string> &raw(const std::string &key) const {
     auto it = fields.find(key);
     if (it == fields.end())
-      throw std::runtime_error("golden case '" + name + "' has no key '" +
-                               key + "'");
+      throw std::runtime_error("golden case '" + name + "' has no key '" + key +
+                               "'");
     return it->second;
   }
 

@@ -47,12 +47,13 @@ buildUniformOptions(EmitErrorFn emitError, StringRef className, DType dtype,
   return options;
 }
 
-static LogicalResult
-verifyUniformObserver(EmitErrorFn emitError, numerics::ObserverKind kind,
-                      StringRef className, DType dtype, QScheme qscheme,
-                      bool reduceRange, std::optional<int64_t> quantMin,
-                      std::optional<int64_t> quantMax,
-                      const llvm::APFloat &eps) {
+static LogicalResult verifyUniformObserver(EmitErrorFn emitError,
+                                           numerics::ObserverKind kind,
+                                           StringRef className, DType dtype,
+                                           QScheme qscheme, bool reduceRange,
+                                           std::optional<int64_t> quantMin,
+                                           std::optional<int64_t> quantMax,
+                                           const llvm::APFloat &eps) {
   FailureOr<numerics::UniformObserverOptions> options =
       buildUniformOptions(emitError, className, dtype, qscheme, reduceRange,
                           quantMin, quantMax, eps);
@@ -67,8 +68,7 @@ static LogicalResult verifyAveragingConstant(EmitErrorFn emitError,
                                              const llvm::APFloat &constant) {
   double value = constant.convertToDouble();
   if (!(value > 0.0 && value <= 1.0))
-    return emitError() << "averaging_constant must be in (0, 1], got "
-                       << value
+    return emitError() << "averaging_constant must be in (0, 1], got " << value
                        << " (Quanta rule: PyTorch accepts any value, but the "
                           "moving average then never updates or diverges)";
   return success();
@@ -120,20 +120,20 @@ LogicalResult MovingAverageMinMaxObserverAttr::verify(
     std::optional<int64_t> quantMax, llvm::APFloat eps) {
   if (failed(verifyAveragingConstant(emitError, averagingConstant)))
     return failure();
-  return verifyUniformObserver(
-      emitError, numerics::ObserverKind::MovingAverageMinMax,
-      "MovingAverageMinMaxObserver", dtype, qscheme, reduceRange, quantMin,
-      quantMax, eps);
+  return verifyUniformObserver(emitError,
+                               numerics::ObserverKind::MovingAverageMinMax,
+                               "MovingAverageMinMaxObserver", dtype, qscheme,
+                               reduceRange, quantMin, quantMax, eps);
 }
 
 LogicalResult PerChannelMinMaxObserverAttr::verify(
     EmitErrorFn emitError, int64_t, DType dtype, QScheme qscheme,
     bool reduceRange, std::optional<int64_t> quantMin,
     std::optional<int64_t> quantMax, llvm::APFloat eps, bool) {
-  return verifyUniformObserver(
-      emitError, numerics::ObserverKind::PerChannelMinMax,
-      "PerChannelMinMaxObserver", dtype, qscheme, reduceRange, quantMin,
-      quantMax, eps);
+  return verifyUniformObserver(emitError,
+                               numerics::ObserverKind::PerChannelMinMax,
+                               "PerChannelMinMaxObserver", dtype, qscheme,
+                               reduceRange, quantMin, quantMax, eps);
 }
 
 LogicalResult MovingAveragePerChannelMinMaxObserverAttr::verify(
@@ -277,6 +277,37 @@ int64_t OneFlowMinMaxObserverAttr::getChannelAxis() const { return 0; }
 // FakeQuantize and QConfig
 //===----------------------------------------------------------------------===//
 
+/// The kind of a uniform (min/max or histogram) observer attribute.
+static std::optional<numerics::ObserverKind>
+getUniformObserverKind(Attribute observer) {
+  return llvm::TypeSwitch<Attribute, std::optional<numerics::ObserverKind>>(
+             observer)
+      .Case([](MinMaxObserverAttr) { return numerics::ObserverKind::MinMax; })
+      .Case([](MovingAverageMinMaxObserverAttr) {
+        return numerics::ObserverKind::MovingAverageMinMax;
+      })
+      .Case([](PerChannelMinMaxObserverAttr) {
+        return numerics::ObserverKind::PerChannelMinMax;
+      })
+      .Case([](MovingAveragePerChannelMinMaxObserverAttr) {
+        return numerics::ObserverKind::MovingAveragePerChannelMinMax;
+      })
+      .Case([](HistogramObserverAttr) {
+        return numerics::ObserverKind::Histogram;
+      })
+      .Default([](Attribute) { return std::nullopt; });
+}
+
+/// The options of a uniform observer attribute (see getUniformObserverKind).
+static numerics::UniformObserverOptions
+getUniformOptionsOf(Attribute observer) {
+  return llvm::TypeSwitch<Attribute, numerics::UniformObserverOptions>(observer)
+      .Case<MinMaxObserverAttr, MovingAverageMinMaxObserverAttr,
+            PerChannelMinMaxObserverAttr,
+            MovingAveragePerChannelMinMaxObserverAttr, HistogramObserverAttr>(
+          [](auto attr) { return attr.getUniformOptions(); });
+}
+
 /// Observers whose calculate_qparams PyTorch implements (the others raise
 /// "calculate_qparams should not be called for ...").
 static bool computesQParams(ObserverAttrInterface observer) {
@@ -292,8 +323,7 @@ static std::optional<DType> getObserverDType(ObserverAttrInterface observer) {
       .Case<MinMaxObserverAttr, MovingAverageMinMaxObserverAttr,
             PerChannelMinMaxObserverAttr,
             MovingAveragePerChannelMinMaxObserverAttr, HistogramObserverAttr,
-            FixedQParamsObserverAttr>(
-          [](auto attr) { return attr.getDtype(); })
+            FixedQParamsObserverAttr>([](auto attr) { return attr.getDtype(); })
       .Default([](Attribute) { return std::nullopt; });
 }
 
@@ -302,7 +332,8 @@ LogicalResult FakeQuantizeAttr::verify(EmitErrorFn emitError,
                                        std::optional<int64_t> quantMin,
                                        std::optional<int64_t> quantMax,
                                        bool fused) {
-  StringRef className = fused ? "FusedMovingAvgObsFakeQuantize" : "FakeQuantize";
+  StringRef className =
+      fused ? "FusedMovingAvgObsFakeQuantize" : "FakeQuantize";
   if (quantMin.has_value() != quantMax.has_value())
     return emitError() << className
                        << " takes quant_min and quant_max together (PyTorch "
@@ -346,6 +377,23 @@ LogicalResult FakeQuantizeAttr::verify(EmitErrorFn emitError,
     return emitError() << "quant_max (" << *quantMax << ") out of bound for "
                        << stringifyDType(dtype) << " (max "
                        << dtypeRange.quantMax << ")";
+  // FakeQuantize.__init__ forwards the range to the observer's constructor,
+  // whose own rules then apply (e.g. the range must include zero).
+  if (std::optional<numerics::ObserverKind> kind =
+          observer ? getUniformObserverKind(observer)
+                   : numerics::ObserverKind::MovingAverageMinMax) {
+    numerics::UniformObserverOptions forwarded =
+        observer ? getUniformOptionsOf(observer)
+                 : numerics::UniformObserverOptions();
+    forwarded.quantMin = quantMin;
+    forwarded.quantMax = quantMax;
+    if (numerics::Status status =
+            numerics::validateObserverOptions(*kind, forwarded);
+        !status)
+      return emitError() << "the range " << className
+                         << " forwards to its observer is invalid: "
+                         << status.getMessage();
+  }
   return success();
 }
 
@@ -358,13 +406,7 @@ numerics::QRange FakeQuantizeAttr::getQRange() const {
   // PyTorch's default is MovingAverageMinMaxObserver().
   numerics::UniformObserverOptions options;
   if (observer)
-    options = llvm::TypeSwitch<Attribute, numerics::UniformObserverOptions>(
-                  observer)
-                  .Case<MinMaxObserverAttr, MovingAverageMinMaxObserverAttr,
-                        PerChannelMinMaxObserverAttr,
-                        MovingAveragePerChannelMinMaxObserverAttr,
-                        HistogramObserverAttr>(
-                      [](auto attr) { return attr.getUniformOptions(); });
+    options = getUniformOptionsOf(observer);
   // FakeQuantize.__init__ passes its range to the observer's constructor,
   // which may still halve it for reduce_range.
   if (getQuantMin()) {
@@ -403,8 +445,8 @@ LogicalResult MinMaxStatsAttr::verify(EmitErrorFn emitError,
   return success();
 }
 
-LogicalResult HistogramStatsAttr::verify(EmitErrorFn emitError,
-                                         llvm::APFloat, llvm::APFloat,
+LogicalResult HistogramStatsAttr::verify(EmitErrorFn emitError, llvm::APFloat,
+                                         llvm::APFloat,
                                          DenseF32ArrayAttr histogram,
                                          int64_t numBatches) {
   if (histogram.empty())

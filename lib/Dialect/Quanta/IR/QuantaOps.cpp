@@ -38,9 +38,9 @@ static LogicalResult verifyChannelCount(Operation *op, StringRef what,
   int64_t channels = type.getDimSize(*axis);
   if (!ShapedType::isDynamic(channels) &&
       static_cast<int64_t>(count) != channels)
-    return op->emitOpError() << what << " must hold one value per channel ("
-                             << channels << " along axis " << *axis
-                             << "), got " << count;
+    return op->emitOpError()
+           << what << " must hold one value per channel (" << channels
+           << " along axis " << *axis << "), got " << count;
   return success();
 }
 
@@ -58,6 +58,14 @@ LogicalResult ObserveOp::verify() {
     if (failed(normalized))
       return failure();
     axis = *normalized;
+    // PyTorch's per-channel observers flatten the dimensions after the
+    // channel axis (flatten(start_dim=1)), which raises for rank 1.
+    if (!isa<OneFlowMinMaxObserverAttr>(observer) && type.getRank() < 2)
+      return emitOpError() << observer.getPyTorchClassName()
+                           << " needs a tensor of rank >= 2 (PyTorch "
+                              "flattens the dimensions after the channel "
+                              "axis and raises IndexError), got "
+                           << type;
   }
 
   Attribute stats = getStatsAttr();

@@ -28,10 +28,9 @@ using namespace mlir::quanta;
 
 /// A qconfig given by name or as attribute text; a null QConfigAttr means
 /// "none" (leave the op in float).
-static FailureOr<QConfigAttr> resolveQConfig(MLIRContext *context,
-                                             StringRef text,
-                                             function_ref<InFlightDiagnostic()>
-                                                 emitError) {
+static FailureOr<QConfigAttr>
+resolveQConfig(MLIRContext *context, StringRef text,
+               function_ref<InFlightDiagnostic()> emitError) {
   text = text.trim();
   if (text == "none")
     return QConfigAttr();
@@ -39,7 +38,8 @@ static FailureOr<QConfigAttr> resolveQConfig(MLIRContext *context,
     return preset;
   if (text.starts_with("#")) {
     context->getOrLoadDialect<QuantaDialect>();
-    if (auto attr = dyn_cast_or_null<QConfigAttr>(parseAttribute(text, context)))
+    if (auto attr =
+            dyn_cast_or_null<QConfigAttr>(parseAttribute(text, context)))
       return attr;
     return emitError() << "'" << text << "' is not a #quanta.qconfig";
   }
@@ -155,7 +155,8 @@ private:
 
 LogicalResult InsertObserversPass::initialize(MLIRContext *context) {
   auto emitError = [&]() {
-    return mlir::emitError(UnknownLoc::get(context), "quanta-insert-observers: ");
+    return mlir::emitError(UnknownLoc::get(context),
+                           "quanta-insert-observers: ");
   };
   FailureOr<QConfigAttr> resolved = resolveQConfig(context, qconfig, emitError);
   if (failed(resolved))
@@ -248,16 +249,14 @@ Operation *InsertObserversPass::findFusedChainEnd(Operation *op,
   };
   Operation *end = op;
   if (allowBias)
-    if (Operation *reshape = skipReshapes(end),
-        *user = singleUser(reshape);
+    if (Operation *reshape = skipReshapes(end), *user = singleUser(reshape);
         user) {
       OpClassification classification = classifyOp(user);
-      bool isBiasAdd =
-          classification.elementwise == ElementwiseKind::Add &&
-          llvm::any_of(user->getOperands(), [&](Value operand) {
-            return operand != reshape->getResult(0) &&
-                   isConstantDerived(operand);
-          });
+      bool isBiasAdd = classification.elementwise == ElementwiseKind::Add &&
+                       llvm::any_of(user->getOperands(), [&](Value operand) {
+                         return operand != reshape->getResult(0) &&
+                                isConstantDerived(operand);
+                       });
       if (isBiasAdd) {
         fusedOps.insert(reshape);
         fusedOps.insert(user);
@@ -310,8 +309,8 @@ InsertObserversPass::observe(Value value, Attribute observer,
   } else {
     statisticsObserver = cast<ObserverAttrInterface>(observer);
     observerOp = ObserveOp::create(builder, loc, value.getType(), value,
-                                           statisticsObserver, nameAttr,
-                                           /*stats=*/Attribute());
+                                   statisticsObserver, nameAttr,
+                                   /*stats=*/Attribute());
   }
   if (failed(mlir::verify(observerOp))) {
     forOp->emitRemark("while observing operand of this op");
@@ -389,9 +388,8 @@ void InsertObserversPass::runOnOperation() {
         return signalPassFailure();
     }
     if (classification.weightOperand) {
-      FailureOr<Attribute> weightObserver =
-          withChannelAxis(op, qconfigAttr->getWeight(),
-                          classification.weightChannelAxis);
+      FailureOr<Attribute> weightObserver = withChannelAxis(
+          op, qconfigAttr->getWeight(), classification.weightChannelAxis);
       if (failed(weightObserver))
         return signalPassFailure();
       Value weight = op->getOperand(*classification.weightOperand);

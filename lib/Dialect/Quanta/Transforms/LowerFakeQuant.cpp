@@ -46,8 +46,8 @@ struct FakeQuantConstants {
 class FakeQuantLowering {
 public:
   FakeQuantLowering(FakeQuantOp op, OpBuilder &builder)
-      : op(op), builder(builder), loc(op.getLoc()),
-        f32(builder.getF32Type()), f64(builder.getF64Type()) {}
+      : op(op), builder(builder), loc(op.getLoc()), f32(builder.getF32Type()),
+        f64(builder.getF64Type()) {}
 
   LogicalResult run();
 
@@ -105,8 +105,8 @@ Value FakeQuantLowering::buildBody(OpBuilder &b, Value x, ValueRange params) {
   Value clamped = arith::MinNumFOp::create(
       b, loc, arith::MaxNumFOp::create(b, loc, value, constant(quantMin)),
       constant(quantMax));
-  clamped = arith::SelectOp::create(b, loc, inRange, clamped,
-                                    constant(quantMin));
+  clamped =
+      arith::SelectOp::create(b, loc, inRange, clamped, constant(quantMin));
   Value wideZeroPoint = useF64 ? params[3] : zeroPoint;
   Value wideScale = useF64 ? params[4] : scale;
   Value result = arith::MulFOp::create(
@@ -139,12 +139,13 @@ LogicalResult FakeQuantLowering::run() {
       floatZeroPoint
           ? llvm::map_to_vector(op.getFloatZeroPointAttr().asArrayRef(),
                                 [](float v) { return static_cast<double>(v); })
-          : llvm::map_to_vector(op.getZeroPointAttr().asArrayRef(),
-                                [](int64_t v) { return static_cast<double>(v); });
+          : llvm::map_to_vector(
+                op.getZeroPointAttr().asArrayRef(),
+                [](int64_t v) { return static_cast<double>(v); });
   constexpr double exactInF32 = double(int64_t(1) << 24);
   // A float zero point makes q - zero_point inexact in float32.
-  useF64 = floatZeroPoint || std::abs(static_cast<double>(quantMin)) >
-                                 exactInF32 ||
+  useF64 = floatZeroPoint ||
+           std::abs(static_cast<double>(quantMin)) > exactInF32 ||
            std::abs(static_cast<double>(quantMax)) > exactInF32;
   FakeQuantConstants constants;
   for (auto [scale, zeroPoint] :
@@ -171,14 +172,14 @@ LogicalResult FakeQuantLowering::run() {
   auto addParam = [&](auto values, FloatType elementType) {
     using T = typename decltype(values)::value_type;
     if (!axis) {
-      scalarParams.push_back(arith::ConstantOp::create(builder, 
-          loc, builder.getFloatAttr(elementType, values.front())));
+      scalarParams.push_back(arith::ConstantOp::create(
+          builder, loc, builder.getFloatAttr(elementType, values.front())));
       return;
     }
     auto paramType = RankedTensorType::get(
         {static_cast<int64_t>(values.size())}, elementType);
-    inputs.push_back(arith::ConstantOp::create(builder, 
-        loc, DenseElementsAttr::get(paramType, ArrayRef<T>(values))));
+    inputs.push_back(arith::ConstantOp::create(
+        builder, loc, DenseElementsAttr::get(paramType, ArrayRef<T>(values))));
     maps.push_back(AffineMap::get(rank, 0, builder.getAffineDimExpr(*axis)));
   };
   addParam(constants.inverseScale, f32);
@@ -190,13 +191,12 @@ LogicalResult FakeQuantLowering::run() {
   }
   maps.push_back(builder.getMultiDimIdentityMap(rank));
 
-  SmallVector<OpFoldResult> sizes =
-      tensor::getMixedSizes(builder, loc, input);
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(builder, loc, input);
   Value init = tensor::EmptyOp::create(builder, loc, sizes, f32);
   SmallVector<utils::IteratorType> iterators(rank,
                                              utils::IteratorType::parallel);
-  auto generic = linalg::GenericOp::create(builder, 
-      loc, type, inputs, ValueRange{init}, maps, iterators,
+  auto generic = linalg::GenericOp::create(
+      builder, loc, type, inputs, ValueRange{init}, maps, iterators,
       [&](OpBuilder &b, Location, ValueRange args) {
         SmallVector<Value> params =
             axis ? SmallVector<Value>(args.slice(1, inputs.size() - 1))

@@ -32,8 +32,8 @@ FailureOr<Attribute> quanta::observeConstant(Location loc,
                                              DenseElementsAttr data) {
   MLIRContext *context = loc.getContext();
   // Observers convert their input to float32 first (x.to(min_val.dtype)).
-  SmallVector<float> values = llvm::map_to_vector(
-      data.getValues<APFloat>(), [](const APFloat &value) {
+  SmallVector<float> values =
+      llvm::map_to_vector(data.getValues<APFloat>(), [](const APFloat &value) {
         APFloat single = value;
         bool losesInfo;
         single.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven,
@@ -103,8 +103,8 @@ quanta::computeQParams(Location loc, ObserverAttrInterface observer,
   if (!stats)
     return emitError(loc) << observer.getPyTorchClassName()
                           << " has no statistics yet: calibrate first";
-  auto minMaxVectors = [&]()
-      -> FailureOr<std::pair<std::vector<float>, std::vector<float>>> {
+  auto minMaxVectors =
+      [&]() -> FailureOr<std::pair<std::vector<float>, std::vector<float>>> {
     auto minMax = dyn_cast<MinMaxStatsAttr>(stats);
     if (!minMax)
       return emitError(loc) << "expected #quanta.min_max_stats, got " << stats;
@@ -120,9 +120,9 @@ quanta::computeQParams(Location loc, ObserverAttrInterface observer,
             auto minMax = minMaxVectors();
             if (failed(minMax))
               return failure();
-            return check(loc, numerics::calculateQParams(
-                                  attr.getUniformOptions(), minMax->first,
-                                  minMax->second));
+            return check(
+                loc, numerics::calculateQParams(attr.getUniformOptions(),
+                                                minMax->first, minMax->second));
           })
       .Case<HistogramObserverAttr>(
           [&](HistogramObserverAttr attr) -> FailureOr<numerics::QParams> {
@@ -155,8 +155,7 @@ quanta::computeQParams(Location loc, ObserverAttrInterface observer,
             return qparams;
           })
       .Default([&](Attribute) -> FailureOr<numerics::QParams> {
-        return emitError(loc)
-               << "calculate_qparams should not be called for "
-               << observer.getPyTorchClassName();
+        return emitError(loc) << "calculate_qparams should not be called for "
+                              << observer.getPyTorchClassName();
       });
 }

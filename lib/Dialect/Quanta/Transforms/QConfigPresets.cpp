@@ -64,11 +64,11 @@ static const Preset observerPresets[] = {
 
 // fake_quantize.py, referenced by the QAT qconfigs below.
 #define DEFAULT_FAKE_QUANT                                                     \
-  "#quanta.fake_quantize<observer = #quanta.moving_average_min_max<"          \
+  "#quanta.fake_quantize<observer = #quanta.moving_average_min_max<"           \
   "dtype = quint8, qscheme = per_tensor_affine, reduce_range = true>, "        \
   "quant_min = 0, quant_max = 255>"
 #define DEFAULT_WEIGHT_FAKE_QUANT                                              \
-  "#quanta.fake_quantize<observer = #quanta.moving_average_min_max<"          \
+  "#quanta.fake_quantize<observer = #quanta.moving_average_min_max<"           \
   "dtype = qint8, qscheme = per_tensor_symmetric>, quant_min = -128, "         \
   "quant_max = 127>"
 #define DEFAULT_PER_CHANNEL_WEIGHT_FAKE_QUANT                                  \
@@ -76,11 +76,11 @@ static const Preset observerPresets[] = {
   "#quanta.moving_average_per_channel_min_max<ch_axis = 0, dtype = qint8, "    \
   "qscheme = per_channel_symmetric>, quant_min = -128, quant_max = 127>"
 #define FUSED_ACT_FAKE_QUANT(REDUCE_RANGE)                                     \
-  "#quanta.fake_quantize<observer = #quanta.moving_average_min_max<"          \
+  "#quanta.fake_quantize<observer = #quanta.moving_average_min_max<"           \
   "reduce_range = " REDUCE_RANGE ">, quant_min = 0, quant_max = 255, "         \
   "fused = true>"
 #define DEFAULT_FUSED_WT_FAKE_QUANT                                            \
-  "#quanta.fake_quantize<observer = #quanta.moving_average_min_max<"          \
+  "#quanta.fake_quantize<observer = #quanta.moving_average_min_max<"           \
   "dtype = qint8, qscheme = per_tensor_symmetric>, quant_min = -128, "         \
   "quant_max = 127, fused = true>"
 #define DEFAULT_FUSED_PER_CHANNEL_WT_FAKE_QUANT                                \
@@ -133,8 +133,8 @@ static const Preset qconfigPresets[] = {
     {"float16_static", QCONFIG("#quanta.placeholder<dtype = float16>",
                                "#quanta.placeholder<dtype = float16>")},
     {"default_qat", QCONFIG(DEFAULT_FAKE_QUANT, DEFAULT_WEIGHT_FAKE_QUANT)},
-    {"default_qat_v2", QCONFIG(FUSED_ACT_FAKE_QUANT("false"),
-                               DEFAULT_FUSED_WT_FAKE_QUANT)},
+    {"default_qat_v2",
+     QCONFIG(FUSED_ACT_FAKE_QUANT("false"), DEFAULT_FUSED_WT_FAKE_QUANT)},
     {"default_dynamic_qat",
      QCONFIG("#quanta.fake_quantize<observer = "
              "#quanta.moving_average_min_max<averaging_constant = 1.0>, "

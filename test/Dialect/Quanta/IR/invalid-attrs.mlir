@@ -229,6 +229,19 @@ func.func private @f() attributes {o = #quanta.fake_quantize<quant_min = 0, quan
 
 // -----
 
+// FakeQuantize forwards its range to the observer, whose rules apply.
+// expected-error @+1 {{the range FakeQuantize forwards to its observer is invalid: quant_min (1) must be <= 0 <= quant_max (255)}}
+func.func private @f() attributes {o = #quanta.fake_quantize<quant_min = 1, quant_max = 255>}
+
+// -----
+
+// Within torch.iinfo(qint32), but a customized qint32 range holds at most
+// 2**31 values.
+// expected-error @+1 {{the range FusedMovingAvgObsFakeQuantize forwards to its observer is invalid: quantized range [-2147483648, 2147483647] has 4294967296 values}}
+func.func private @f() attributes {o = #quanta.fake_quantize<observer = #quanta.moving_average_min_max<dtype = qint32>, quant_min = -2147483648, quant_max = 2147483647, fused = true>}
+
+// -----
+
 // expected-error @+1 {{qconfig activation must be an observer or a fake_quantize attribute, got 1 : i64}}
 func.func private @f() attributes {o = #quanta.qconfig<activation = 1, weight = #quanta.min_max<>>}
 

@@ -19,6 +19,14 @@ func.func @f(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
 
 // -----
 
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{PerChannelMinMaxObserver needs a tensor of rank >= 2 (PyTorch flattens the dimensions after the channel axis and raises IndexError), got 'tensor<4xf32>'}}
+  %0 = quanta.observe %x {observer = #quanta.per_channel_min_max<>} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
 func.func @f(%x: tensor<f32>) -> tensor<f32> {
   // expected-error @+1 {{per-channel observation needs a tensor of rank >= 1}}
   %0 = quanta.observe %x {observer = #quanta.oneflow_min_max<per_layer_quantization = false>} : tensor<f32>

@@ -30,9 +30,8 @@ FailureOr<Attribute> observeConstant(Location loc,
 /// observers whose qparams need no statistics, e.g. FixedQParamsObserver).
 /// For OneFlow's observer the zero point is a float (OneFlow returns float
 /// zero points) and is reported in `floatZeroPoint`.
-FailureOr<numerics::QParams> computeQParams(Location loc,
-                                            ObserverAttrInterface observer,
-                                            Attribute stats);
+FailureOr<numerics::QParams>
+computeQParams(Location loc, ObserverAttrInterface observer, Attribute stats);
 
 } // namespace mlir::quanta
 

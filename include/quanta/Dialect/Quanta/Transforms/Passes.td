@@ -11,15 +11,20 @@ def InsertObservers : Pass<"quanta-insert-observers", "func::FuncOp"> {
     Attaches `quanta.observe` ops to a linalg-on-tensors function the way
     PyTorch's FX `prepare_fx` does for static post-training quantization:
 
-    * Quantizable ops (linalg.matmul, batch_matmul, conv_2d_nhwc_hwcf,
-      conv_2d_nchw_fchw, depthwise_conv_2d_nhwc_hwc(m), elementwise add and
-      mul) get their float activation inputs observed with the qconfig's
-      activation observer, their weights (the constant or argument second
-      operand of matmul/conv) with the weight observer, and their output with
-      the activation observer.
-    * Fusion as PyTorch fuses: conv/matmul followed by a bias add and/or a
-      relu/clamp, and add/mul followed by relu, are observed once, after the
-      last op of the chain.
+    * Weighted ops (linalg.matmul, batch_matmul, conv_2d_nhwc_hwcf,
+      conv_2d_nhwc_fhwc, conv_2d_nchw_fchw, depthwise_conv_2d_nhwc_hwc and
+      depthwise_conv_2d_nhwc_hwcm) get their activation input observed with
+      the qconfig's activation observer, their weight with the weight
+      observer, and their output with the activation observer. A
+      convolution filter is always a weight; a matmul operand is a weight
+      when it is computed from constants only, otherwise (attention-style
+      activation x activation) both operands are activations.
+    * Elementwise add and mul get both inputs and their output observed.
+    * Fusion as PyTorch fuses: a weighted op followed by a bias add (an add
+      of a constant, possibly after a reshape) and/or a relu, and add/mul
+      followed by a relu, are observed once, after the last op of the
+      chain. relu is max(x, 0), select(x > 0, x, 0) or clamp(x, 0, +inf)
+      (how tosa.clamp spells it); other clamps (relu6) share qparams.
     * Shape-only and range-preserving ops (reshape, expand/collapse_shape,
       transpose, pad, extract_slice, max/average pooling, standalone relu and
       clamp) share their input's observer: their output gets a
