@@ -12,10 +12,21 @@ config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.quanta_obj_root, "test")
-config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "CMakeLists.txt", "Inputs"]
+config.excludes = [
+    "lit.cfg.py",
+    "lit.site.cfg.py",
+    "lit.local.cfg",
+    "CMakeLists.txt",
+    "Inputs",
+]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%quanta_src_root", config.quanta_src_root))
+# Debian's interpreter (the one the build found), with the built package.
+config.substitutions.append(("%python", config.python_executable))
+config.environment["PYTHONPATH"] = os.path.join(
+    config.quanta_obj_root, "python_packages"
+)
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()

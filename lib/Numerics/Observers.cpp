@@ -1,7 +1,9 @@
 //===- Observers.cpp - Running statistics of PyTorch's observers ----------===//
 //
-// PyTorch 1.13 forward() methods; 1.12's `memoryless` flag is not modelled
-// (in 1.13 it became averaging_constant=1 of the moving-average observers).
+// PyTorch 1.13 forward() methods. 1.12's `memoryless` (seed 001; in 1.13 it
+// became averaging_constant=1 of the moving-average observers) resets the
+// statistics before every batch: callers start from fresh stats, which is
+// exactly what these functions do on an uninitialized state.
 //
 //===----------------------------------------------------------------------===//
 

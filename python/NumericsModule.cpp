@@ -1,0 +1,282 @@
+//===- NumericsModule.cpp - Python binding of the numeric library ---------===//
+//
+// Exposes QuantaNumerics (PyTorch-exact qparams, observers, fake quant) to
+// Python, so scripts, benchmarks and the future Python front end call the
+// very code the compiler passes call. Tensors are passed through the buffer
+// protocol (numpy arrays, array.array('f'), memoryviews): float32,
+// C-contiguous. Errors from the library become ValueError.
+//
+//===----------------------------------------------------------------------===//
+
+#include "quanta/Numerics/FakeQuant.h"
+#include "quanta/Numerics/Histogram.h"
+#include "quanta/Numerics/Observers.h"
+#include "quanta/Numerics/QParams.h"
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <limits>
+#include <string>
+#include <variant>
+
+namespace py = pybind11;
+namespace numerics = mlir::quanta::numerics;
+using namespace numerics;
+
+namespace {
+
+void check(const Status &status) {
+  if (!status.ok())
+    throw py::value_error(status.getMessage());
+}
+
+template <typename T> T check(StatusOr<T> result) {
+  check(result.ok() ? Status::success() : result.getStatus());
+  return std::move(*result);
+}
+
+/// A float32, C-contiguous view of a Python buffer with its shape.
+struct FloatTensor {
+  py::buffer_info info;
+  const float *data() const { return static_cast<const float *>(info.ptr); }
+  size_t size() const { return static_cast<size_t>(info.size); }
+  std::vector<int64_t> shape() const {
+    return std::vector<int64_t>(info.shape.begin(), info.shape.end());
+  }
+};
+
+FloatTensor asFloatTensor(const py::buffer &buffer) {
+  py::buffer_info info = buffer.request();
+  if (info.format != py::format_descriptor<float>::format() ||
+      info.itemsize != sizeof(float))
+    throw py::type_error("expected a float32 buffer, got format '" +
+                         info.format + "'");
+  ssize_t expectedStride = sizeof(float);
+  for (ssize_t dim = info.ndim - 1; dim >= 0; --dim) {
+    if (info.shape[dim] > 1 && info.strides[dim] != expectedStride)
+      throw py::type_error("expected a C-contiguous buffer");
+    expectedStride *= info.shape[dim];
+  }
+  return FloatTensor{std::move(info)};
+}
+
+template <typename T>
+T parseEnum(std::optional<T> value, const char *what, const std::string &name) {
+  if (!value)
+    throw py::value_error(std::string("unknown ") + what + " '" + name + "'");
+  return *value;
+}
+
+ObserverKind parseKind(const std::string &name) {
+  for (ObserverKind kind :
+       {ObserverKind::MinMax, ObserverKind::MovingAverageMinMax,
+        ObserverKind::PerChannelMinMax,
+        ObserverKind::MovingAveragePerChannelMinMax, ObserverKind::Histogram})
+    if (toString(kind) == name)
+      return kind;
+  throw py::value_error("unknown observer '" + name + "'");
+}
+
+UniformObserverOptions makeOptions(const std::string &dtype,
+                                   const std::string &qscheme, bool reduceRange,
+                                   std::optional<int64_t> quantMin,
+                                   std::optional<int64_t> quantMax, float eps) {
+  UniformObserverOptions options;
+  options.dtype = parseEnum(parseDType(dtype), "dtype", dtype);
+  options.qscheme = parseEnum(parseQScheme(qscheme), "qscheme", qscheme);
+  options.reduceRange = reduceRange;
+  options.quantMin = quantMin;
+  options.quantMax = quantMax;
+  options.eps = eps;
+  return options;
+}
+
+/// (scale, zero_point) as PyTorch returns them; zero points are floats for
+/// per_channel_affine_float_qparams.
+py::tuple toPython(const QParams &qparams) {
+  if (!qparams.floatZeroPoint.empty())
+    return py::make_tuple(qparams.scale, qparams.floatZeroPoint);
+  return py::make_tuple(qparams.scale, qparams.zeroPoint);
+}
+
+/// One of PyTorch's uniform observers with its running state.
+class Observer {
+public:
+  Observer(const std::string &kind, const UniformObserverOptions &options,
+           double averagingConstant, int64_t chAxis, int64_t bins,
+           int64_t upsampleRate, bool exactHistcRange)
+      : kind(parseKind(kind)), averagingConstant(averagingConstant),
+        chAxis(chAxis) {
+    histogram.bins = bins;
+    histogram.upsampleRate = upsampleRate;
+    histogram.uniform = options;
+    histogram.exactHistcRange = exactHistcRange;
+    if (this->kind == ObserverKind::Histogram) {
+      check(validateHistogramOptions(histogram));
+      state = HistogramStats();
+    } else {
+      check(validateObserverOptions(this->kind, options));
+      if (isPerChannel(options.qscheme))
+        state = PerChannelMinMaxStats();
+      else
+        state = MinMaxStats();
+    }
+  }
+
+  /// PyTorch's forward(): updates the statistics.
+  void forward(const py::buffer &buffer) {
+    FloatTensor x = asFloatTensor(buffer);
+    if (x.size() == 0)
+      return; // forward() ignores empty tensors.
+    py::gil_scoped_release release;
+    switch (kind) {
+    case ObserverKind::MinMax:
+      updateMinMax(std::get<MinMaxStats>(state), x.data(), x.size());
+      return;
+    case ObserverKind::MovingAverageMinMax:
+      updateMovingAverageMinMax(std::get<MinMaxStats>(state), x.data(),
+                                x.size(), averagingConstant);
+      return;
+    case ObserverKind::PerChannelMinMax:
+      check(updatePerChannelMinMax(std::get<PerChannelMinMaxStats>(state),
+                                   x.data(), x.shape(), chAxis));
+      return;
+    case ObserverKind::MovingAveragePerChannelMinMax:
+      check(updateMovingAveragePerChannelMinMax(
+          std::get<PerChannelMinMaxStats>(state), x.data(), x.shape(), chAxis,
+          averagingConstant));
+      return;
+    case ObserverKind::Histogram:
+      check(updateHistogram(std::get<HistogramStats>(state), histogram,
+                            x.data(), x.size()));
+      return;
+    }
+  }
+
+  py::tuple calculateQParams() const {
+    if (auto *stats = std::get_if<HistogramStats>(&state))
+      return toPython(check(calculateHistogramQParams(histogram, *stats)));
+    if (auto *stats = std::get_if<PerChannelMinMaxStats>(&state))
+      return toPython(
+          check(numerics::calculateQParams(histogram.uniform, *stats)));
+    return toPython(check(numerics::calculateQParams(
+        histogram.uniform, std::get<MinMaxStats>(state))));
+  }
+
+  py::tuple minMax() const {
+    if (auto *stats = std::get_if<HistogramStats>(&state))
+      return py::make_tuple(stats->min, stats->max);
+    if (auto *stats = std::get_if<PerChannelMinMaxStats>(&state))
+      return py::make_tuple(stats->min, stats->max);
+    const auto &stats = std::get<MinMaxStats>(state);
+    return py::make_tuple(stats.min, stats.max);
+  }
+
+  std::vector<float> getHistogram() const {
+    if (auto *stats = std::get_if<HistogramStats>(&state))
+      return stats->histogram;
+    throw py::attribute_error("only HistogramObserver has a histogram");
+  }
+
+private:
+  ObserverKind kind;
+  double averagingConstant;
+  int64_t chAxis;
+  HistogramOptions histogram;
+  std::variant<MinMaxStats, PerChannelMinMaxStats, HistogramStats> state;
+};
+
+} // namespace
+
+PYBIND11_MODULE(_quanta_numerics, m) {
+  m.doc() = "PyTorch-1.13-exact quantization numerics of Quanta";
+  constexpr float defaultEps = std::numeric_limits<float>::epsilon();
+
+  m.def(
+      "validate_observer",
+      [](const std::string &kind, const std::string &dtype,
+         const std::string &qscheme, bool reduceRange,
+         std::optional<int64_t> quantMin, std::optional<int64_t> quantMax,
+         float eps) {
+        check(validateObserverOptions(
+            parseKind(kind),
+            makeOptions(dtype, qscheme, reduceRange, quantMin, quantMax, eps)));
+      },
+      py::arg("kind"), py::arg("dtype") = "quint8",
+      py::arg("qscheme") = "per_tensor_affine", py::arg("reduce_range") = false,
+      py::arg("quant_min") = py::none(), py::arg("quant_max") = py::none(),
+      py::arg("eps") = defaultEps,
+      "Raises ValueError where PyTorch's observer constructor would fail "
+      "(and for Quanta's extra rules).");
+
+  m.def(
+      "qrange",
+      [](const std::string &dtype, bool reduceRange,
+         std::optional<int64_t> quantMin, std::optional<int64_t> quantMax) {
+        QRange range =
+            computeQRange(makeOptions(dtype, "per_tensor_affine", reduceRange,
+                                      quantMin, quantMax, defaultEps));
+        return py::make_tuple(range.quantMin, range.quantMax);
+      },
+      py::arg("dtype") = "quint8", py::arg("reduce_range") = false,
+      py::arg("quant_min") = py::none(), py::arg("quant_max") = py::none(),
+      "PyTorch's calculate_qmin_qmax.");
+
+  m.def(
+      "calculate_qparams",
+      [](const std::vector<float> &minVals, const std::vector<float> &maxVals,
+         const std::string &dtype, const std::string &qscheme, bool reduceRange,
+         std::optional<int64_t> quantMin, std::optional<int64_t> quantMax,
+         float eps) {
+        return toPython(check(numerics::calculateQParams(
+            makeOptions(dtype, qscheme, reduceRange, quantMin, quantMax, eps),
+            minVals, maxVals)));
+      },
+      py::arg("min_vals"), py::arg("max_vals"), py::arg("dtype") = "quint8",
+      py::arg("qscheme") = "per_tensor_affine", py::arg("reduce_range") = false,
+      py::arg("quant_min") = py::none(), py::arg("quant_max") = py::none(),
+      py::arg("eps") = defaultEps,
+      "UniformQuantizationObserverBase._calculate_qparams: (scales, "
+      "zero_points) for one min/max per tensor or per channel.");
+
+  m.def(
+      "fake_quantize_per_tensor_affine",
+      [](const py::buffer &input, float scale, int64_t zeroPoint,
+         int64_t quantMin, int64_t quantMax) {
+        FloatTensor x = asFloatTensor(input);
+        std::vector<float> output(x.size());
+        check(fakeQuantizePerTensorAffine(x.data(), output.data(), x.size(),
+                                          scale, zeroPoint, quantMin,
+                                          quantMax));
+        return output;
+      },
+      py::arg("input"), py::arg("scale"), py::arg("zero_point"),
+      py::arg("quant_min"), py::arg("quant_max"),
+      "torch.fake_quantize_per_tensor_affine, flattened.");
+
+  py::class_<Observer>(m, "Observer")
+      .def(py::init([](const std::string &kind, const std::string &dtype,
+                       const std::string &qscheme, bool reduceRange,
+                       std::optional<int64_t> quantMin,
+                       std::optional<int64_t> quantMax, float eps,
+                       double averagingConstant, int64_t chAxis, int64_t bins,
+                       int64_t upsampleRate, bool exactHistcRange) {
+             return Observer(kind,
+                             makeOptions(dtype, qscheme, reduceRange, quantMin,
+                                         quantMax, eps),
+                             averagingConstant, chAxis, bins, upsampleRate,
+                             exactHistcRange);
+           }),
+           py::arg("kind"), py::arg("dtype") = "quint8",
+           py::arg("qscheme") = "per_tensor_affine",
+           py::arg("reduce_range") = false, py::arg("quant_min") = py::none(),
+           py::arg("quant_max") = py::none(), py::arg("eps") = defaultEps,
+           py::arg("averaging_constant") = 0.01, py::arg("ch_axis") = 0,
+           py::arg("bins") = 2048, py::arg("upsample_rate") = 128,
+           py::arg("exact_histc_range") = false)
+      .def("forward", &Observer::forward, py::arg("x"))
+      .def("calculate_qparams", &Observer::calculateQParams)
+      .def_property_readonly("min_max", &Observer::minMax)
+      .def_property_readonly("histogram", &Observer::getHistogram);
+}
