@@ -314,6 +314,7 @@ InsertObserversPass::observe(Value value, Attribute observer,
   }
   if (failed(mlir::verify(observerOp))) {
     forOp->emitRemark("while observing operand of this op");
+    observerOp->erase();
     return failure();
   }
 
