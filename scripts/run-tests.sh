@@ -8,7 +8,7 @@ trap 'rm -rf "$log_dir"' EXIT
 
 ninja -C "$build_dir" check-quanta-lit 2>&1 | tee "$log_dir/lit.log"
 lit_status=${PIPESTATUS[0]}
-"$build_dir/bin/QuantaNumericsTests" --gtest_brief=1 2>&1 | tee "$log_dir/gtest.log"
+"$build_dir/bin/QuantaUnitTests" --gtest_brief=1 2>&1 | tee "$log_dir/gtest.log"
 gtest_status=${PIPESTATUS[0]}
 
 count() { # $1: log, $2: regex with one number group

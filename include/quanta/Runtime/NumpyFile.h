@@ -1,0 +1,62 @@
+//===- NumpyFile.h - Strict reader of .npy and .npz files --------*- C++
+//-*-===//
+//
+// Calibration data arrives as NumPy files. This reader accepts exactly the
+// format numpy.save / numpy.savez / numpy.savez_compressed write (format
+// versions 1.0, 2.0 and 3.0) and reports everything else with the file name
+// and what was expected: bad magic, unknown version, malformed header,
+// Fortran order, big-endian or unknown dtypes, truncated data. No LLVM or
+// MLIR dependency.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QUANTA_RUNTIME_NUMPYFILE_H
+#define QUANTA_RUNTIME_NUMPYFILE_H
+
+#include "quanta/Numerics/Status.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mlir::quanta::runtime {
+
+using numerics::Status;
+using numerics::StatusOr;
+
+/// One array: its dtype as NumPy spells it ('<f4', '|u1', ...), its
+/// C-order shape and its little-endian bytes.
+struct NumpyArray {
+  /// The file (and, inside an .npz, the member) it was read from.
+  std::string source;
+  std::string dtype;
+  std::vector<int64_t> shape;
+  std::vector<char> bytes;
+
+  int64_t numElements() const;
+  std::string shapeString() const;
+  /// The dtype in NumPy's user-facing words ("float32", "int8", ...).
+  std::string dtypeName() const;
+  const float *asFloat32() const {
+    return reinterpret_cast<const float *>(bytes.data());
+  }
+};
+
+/// Parses the contents of a .npy file; `source` names it in errors.
+StatusOr<NumpyArray> parseNpy(const std::string &contents,
+                              const std::string &source);
+
+/// Reads a .npy file.
+StatusOr<NumpyArray> readNpy(const std::string &path);
+
+/// Reads every array of an .npz archive (stored or deflated members), in
+/// archive order; the source of each is "<path>:<member name>".
+StatusOr<std::vector<NumpyArray>> readNpz(const std::string &path);
+
+/// Writes a float32 C-order .npy file (format 1.0).
+Status writeNpyFloat32(const std::string &path,
+                       const std::vector<int64_t> &shape, const float *data);
+
+} // namespace mlir::quanta::runtime
+
+#endif // QUANTA_RUNTIME_NUMPYFILE_H

@@ -1,0 +1,117 @@
+//===- NumpyFileTest.cpp - .npy/.npz reader against numpy's files ---------===//
+//
+// The fixtures in data/ were written by the real numpy
+// (scripts/goldens/gen_numpy_fixtures.py).
+//
+//===----------------------------------------------------------------------===//
+
+#include "quanta/Runtime/NumpyFile.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace mlir::quanta::runtime;
+
+namespace {
+
+std::string fixture(const std::string &name) {
+  return std::string(QUANTA_RUNTIME_DATA_DIR) + "/" + name;
+}
+
+void expectValues(const NumpyArray &array) {
+  ASSERT_EQ(array.dtype, "<f4");
+  ASSERT_EQ(array.shape, (std::vector<int64_t>{2, 3}));
+  for (int i = 0; i < 6; ++i)
+    EXPECT_EQ(array.asFloat32()[i], static_cast<float>(i) - 2.5f);
+}
+
+std::string errorOf(const StatusOr<NumpyArray> &result) {
+  EXPECT_FALSE(result.ok());
+  return result.ok() ? "" : result.getStatus().getMessage();
+}
+
+TEST(NumpyFile, ReadsEveryFormatVersion) {
+  for (const char *name : {"f32_v1.npy", "f32_v2.npy", "f32_v3.npy"}) {
+    StatusOr<NumpyArray> array = readNpy(fixture(name));
+    ASSERT_TRUE(array.ok()) << array.getStatus().getMessage();
+    expectValues(*array);
+  }
+}
+
+TEST(NumpyFile, ScalarsEmptyArraysAndOtherDTypes) {
+  StatusOr<NumpyArray> scalar = readNpy(fixture("f32_scalar.npy"));
+  ASSERT_TRUE(scalar.ok());
+  EXPECT_TRUE(scalar->shape.empty());
+  EXPECT_EQ(scalar->asFloat32()[0], 7.5f);
+  EXPECT_EQ(scalar->shapeString(), "()");
+
+  StatusOr<NumpyArray> empty = readNpy(fixture("f32_empty.npy"));
+  ASSERT_TRUE(empty.ok());
+  EXPECT_EQ(empty->numElements(), 0);
+  EXPECT_EQ(empty->shapeString(), "(0, 4)");
+
+  StatusOr<NumpyArray> f64 = readNpy(fixture("f64.npy"));
+  ASSERT_TRUE(f64.ok());
+  EXPECT_EQ(f64->dtypeName(), "float64");
+  StatusOr<NumpyArray> u8 = readNpy(fixture("u8.npy"));
+  ASSERT_TRUE(u8.ok());
+  EXPECT_EQ(u8->dtypeName(), "uint8");
+  EXPECT_EQ(u8->shapeString(), "(5,)");
+}
+
+TEST(NumpyFile, RejectsWhatItCannotRead) {
+  EXPECT_NE(errorOf(readNpy(fixture("fortran.npy"))).find("Fortran order"),
+            std::string::npos);
+  EXPECT_NE(errorOf(readNpy(fixture("big_endian.npy"))).find("big-endian"),
+            std::string::npos);
+  EXPECT_NE(errorOf(readNpy(fixture("truncated.npy")))
+                .find("holds 20 data bytes but shape (2, 3) of float32 "
+                      "needs 24"),
+            std::string::npos);
+  EXPECT_NE(errorOf(readNpy(fixture("bad_magic.npy"))).find("magic"),
+            std::string::npos);
+  EXPECT_NE(errorOf(readNpy(fixture("bad_version.npy")))
+                .find("unsupported .npy format version 4.0"),
+            std::string::npos);
+  std::string missing = errorOf(readNpy(fixture("no_such_file.npy")));
+  EXPECT_NE(missing.find("no_such_file.npy: cannot open"), std::string::npos);
+  EXPECT_NE(errorOf(parseNpy("{'descr': '<f4'}", "text")).find("text: "),
+            std::string::npos);
+}
+
+TEST(NumpyFile, ReadsStoredAndCompressedArchives) {
+  auto stored = readNpz(fixture("stored.npz"));
+  ASSERT_TRUE(stored.ok()) << stored.getStatus().getMessage();
+  ASSERT_EQ(stored->size(), 2u);
+  expectValues((*stored)[0]);
+  EXPECT_EQ((*stored)[0].source, fixture("stored.npz") + ":x.npy");
+  EXPECT_EQ((*stored)[1].shape, (std::vector<int64_t>{3}));
+
+  auto compressed = readNpz(fixture("compressed.npz"));
+  ASSERT_TRUE(compressed.ok()) << compressed.getStatus().getMessage();
+  ASSERT_EQ(compressed->size(), 2u);
+  expectValues((*compressed)[0]);
+  EXPECT_EQ((*compressed)[1].asFloat32()[5], 5.0f);
+
+  auto notZip = readNpz(fixture("f32_v1.npy"));
+  ASSERT_FALSE(notZip.ok());
+  EXPECT_NE(notZip.getStatus().getMessage().find("not an .npz archive"),
+            std::string::npos);
+}
+
+TEST(NumpyFile, WritesWhatItReads) {
+  const std::string path = ::testing::TempDir() + "/quanta_roundtrip.npy";
+  const float values[] = {1.5f, -0.0f, 3.25f, 1e-30f};
+  ASSERT_TRUE(writeNpyFloat32(path, {2, 2}, values).ok());
+  StatusOr<NumpyArray> array = readNpy(path);
+  ASSERT_TRUE(array.ok()) << array.getStatus().getMessage();
+  EXPECT_EQ(array->shapeString(), "(2, 2)");
+  EXPECT_EQ(std::memcmp(array->asFloat32(), values, sizeof(values)), 0);
+  std::remove(path.c_str());
+}
+
+} // namespace
