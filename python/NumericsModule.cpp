@@ -12,16 +12,17 @@
 #include "quanta/Numerics/Histogram.h"
 #include "quanta/Numerics/Observers.h"
 #include "quanta/Numerics/QParams.h"
+#include "quanta/Runtime/ObserverState.h"
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <limits>
 #include <string>
-#include <variant>
 
 namespace py = pybind11;
 namespace numerics = mlir::quanta::numerics;
+namespace runtime = mlir::quanta::runtime;
 using namespace numerics;
 
 namespace {
@@ -103,88 +104,39 @@ py::tuple toPython(const QParams &qparams) {
 /// One of PyTorch's uniform observers with its running state.
 class Observer {
 public:
-  Observer(const std::string &kind, const UniformObserverOptions &options,
-           double averagingConstant, int64_t chAxis, int64_t bins,
-           int64_t upsampleRate, bool exactHistcRange)
-      : kind(parseKind(kind)), averagingConstant(averagingConstant),
-        chAxis(chAxis) {
-    histogram.bins = bins;
-    histogram.upsampleRate = upsampleRate;
-    histogram.uniform = options;
-    histogram.exactHistcRange = exactHistcRange;
-    if (this->kind == ObserverKind::Histogram) {
-      check(validateHistogramOptions(histogram));
-      state = HistogramStats();
-    } else {
-      check(validateObserverOptions(this->kind, options));
-      if (isPerChannel(options.qscheme))
-        state = PerChannelMinMaxStats();
-      else
-        state = MinMaxStats();
-    }
-  }
+  explicit Observer(const runtime::ObserverConfig &config)
+      : state(check(runtime::ObserverState::create(config))) {}
 
   /// PyTorch's forward(): updates the statistics.
   void forward(const py::buffer &buffer) {
     FloatTensor x = asFloatTensor(buffer);
-    if (x.size() == 0)
-      return; // forward() ignores empty tensors.
-    py::gil_scoped_release release;
-    switch (kind) {
-    case ObserverKind::MinMax:
-      updateMinMax(std::get<MinMaxStats>(state), x.data(), x.size());
-      return;
-    case ObserverKind::MovingAverageMinMax:
-      updateMovingAverageMinMax(std::get<MinMaxStats>(state), x.data(),
-                                x.size(), averagingConstant);
-      return;
-    case ObserverKind::PerChannelMinMax:
-      check(updatePerChannelMinMax(std::get<PerChannelMinMaxStats>(state),
-                                   x.data(), x.shape(), chAxis));
-      return;
-    case ObserverKind::MovingAveragePerChannelMinMax:
-      check(updateMovingAveragePerChannelMinMax(
-          std::get<PerChannelMinMaxStats>(state), x.data(), x.shape(), chAxis,
-          averagingConstant));
-      return;
-    case ObserverKind::Histogram:
-      check(updateHistogram(std::get<HistogramStats>(state), histogram,
-                            x.data(), x.size()));
-      return;
+    std::vector<int64_t> shape = x.shape();
+    Status status = Status::success();
+    {
+      py::gil_scoped_release release;
+      status = state.observe(x.data(), shape);
     }
+    check(status);
   }
 
   py::tuple calculateQParams() const {
-    if (auto *stats = std::get_if<HistogramStats>(&state))
-      return toPython(check(calculateHistogramQParams(histogram, *stats)));
-    if (auto *stats = std::get_if<PerChannelMinMaxStats>(&state))
-      return toPython(
-          check(numerics::calculateQParams(histogram.uniform, *stats)));
-    return toPython(check(numerics::calculateQParams(
-        histogram.uniform, std::get<MinMaxStats>(state))));
+    return toPython(check(state.calculateQParams()));
   }
 
   py::tuple minMax() const {
-    if (auto *stats = std::get_if<HistogramStats>(&state))
-      return py::make_tuple(stats->min, stats->max);
-    if (auto *stats = std::get_if<PerChannelMinMaxStats>(&state))
-      return py::make_tuple(stats->min, stats->max);
-    const auto &stats = std::get<MinMaxStats>(state);
-    return py::make_tuple(stats.min, stats.max);
+    return std::visit(
+        [](const auto &stats) { return py::make_tuple(stats.min, stats.max); },
+        state.getStatistics());
   }
 
   std::vector<float> getHistogram() const {
-    if (auto *stats = std::get_if<HistogramStats>(&state))
+    if (auto *stats = std::get_if<HistogramStats>(&state.getStatistics()))
       return stats->histogram;
     throw py::attribute_error("only HistogramObserver has a histogram");
   }
 
 private:
-  ObserverKind kind;
-  double averagingConstant;
-  int64_t chAxis;
-  HistogramOptions histogram;
-  std::variant<MinMaxStats, PerChannelMinMaxStats, HistogramStats> state;
+  runtime::ObserverState state;
 };
 
 } // namespace
@@ -262,11 +214,16 @@ PYBIND11_MODULE(_quanta_numerics, m) {
                        std::optional<int64_t> quantMax, float eps,
                        double averagingConstant, int64_t chAxis, int64_t bins,
                        int64_t upsampleRate, bool exactHistcRange) {
-             return Observer(kind,
-                             makeOptions(dtype, qscheme, reduceRange, quantMin,
-                                         quantMax, eps),
-                             averagingConstant, chAxis, bins, upsampleRate,
-                             exactHistcRange);
+             runtime::ObserverConfig config;
+             config.kind = parseKind(kind);
+             config.histogram.uniform = makeOptions(dtype, qscheme, reduceRange,
+                                                    quantMin, quantMax, eps);
+             config.histogram.bins = bins;
+             config.histogram.upsampleRate = upsampleRate;
+             config.histogram.exactHistcRange = exactHistcRange;
+             config.averagingConstant = averagingConstant;
+             config.chAxis = chAxis;
+             return Observer(config);
            }),
            py::arg("kind"), py::arg("dtype") = "quint8",
            py::arg("qscheme") = "per_tensor_affine",

@@ -208,17 +208,23 @@ LogicalResult FakeQuantLowering::run() {
   return success();
 }
 
+LogicalResult quanta::lowerFakeQuantOps(Operation *root) {
+  SmallVector<FakeQuantOp> ops;
+  root->walk([&](FakeQuantOp op) { ops.push_back(op); });
+  for (FakeQuantOp op : ops) {
+    OpBuilder builder(op);
+    if (failed(FakeQuantLowering(op, builder).run()))
+      return failure();
+  }
+  return success();
+}
+
 namespace {
 struct LowerFakeQuantPass
     : public quanta::impl::LowerFakeQuantBase<LowerFakeQuantPass> {
   void runOnOperation() override {
-    SmallVector<FakeQuantOp> ops;
-    getOperation().walk([&](FakeQuantOp op) { ops.push_back(op); });
-    for (FakeQuantOp op : ops) {
-      OpBuilder builder(op);
-      if (failed(FakeQuantLowering(op, builder).run()))
-        return signalPassFailure();
-    }
+    if (failed(lowerFakeQuantOps(getOperation())))
+      signalPassFailure();
   }
 };
 } // namespace

@@ -1,9 +1,8 @@
-//===- ObserverStatistics.cpp - Observers evaluated on known data ---------===//
+//===- ObserverStatistics.cpp - Observer attributes at run time -----------===//
 
 #include "quanta/Dialect/Quanta/Transforms/ObserverStatistics.h"
 
 #include "quanta/Numerics/Histogram.h"
-#include "quanta/Numerics/Observers.h"
 #include "quanta/Numerics/OneFlow.h"
 
 #include "llvm/ADT/TypeSwitch.h"
@@ -13,24 +12,136 @@
 using namespace mlir;
 using namespace mlir::quanta;
 
-template <typename T>
-static FailureOr<T> check(Location loc, numerics::StatusOr<T> result) {
-  if (!result.ok())
-    return emitError(loc) << result.getStatus().getMessage();
-  return std::move(*result);
+/// The runtime configuration of an observer with running statistics.
+/// OneFlow's observer keeps PyTorch-style min/max statistics (per layer, or
+/// per channel along axis 0); only its qparams formula differs.
+static std::optional<runtime::ObserverConfig>
+getObserverConfig(ObserverAttrInterface observer) {
+  runtime::ObserverConfig config;
+  auto setUniform = [&](auto attr, numerics::ObserverKind kind) {
+    config.kind = kind;
+    config.histogram.uniform = attr.getUniformOptions();
+  };
+  bool known =
+      llvm::TypeSwitch<Attribute, bool>(observer)
+          .Case([&](MinMaxObserverAttr attr) {
+            setUniform(attr, numerics::ObserverKind::MinMax);
+            config.memoryless = attr.getMemoryless();
+            return true;
+          })
+          .Case([&](MovingAverageMinMaxObserverAttr attr) {
+            setUniform(attr, numerics::ObserverKind::MovingAverageMinMax);
+            config.averagingConstant =
+                attr.getAveragingConstant().convertToDouble();
+            return true;
+          })
+          .Case([&](PerChannelMinMaxObserverAttr attr) {
+            setUniform(attr, numerics::ObserverKind::PerChannelMinMax);
+            config.chAxis = attr.getChAxis();
+            config.memoryless = attr.getMemoryless();
+            return true;
+          })
+          .Case([&](MovingAveragePerChannelMinMaxObserverAttr attr) {
+            setUniform(attr,
+                       numerics::ObserverKind::MovingAveragePerChannelMinMax);
+            config.averagingConstant =
+                attr.getAveragingConstant().convertToDouble();
+            config.chAxis = attr.getChAxis();
+            return true;
+          })
+          .Case([&](HistogramObserverAttr attr) {
+            config.kind = numerics::ObserverKind::Histogram;
+            config.histogram = attr.getHistogramOptions();
+            return true;
+          })
+          .Case([&](OneFlowMinMaxObserverAttr attr) {
+            bool perChannel = !attr.getPerLayerQuantization();
+            config.kind = perChannel ? numerics::ObserverKind::PerChannelMinMax
+                                     : numerics::ObserverKind::MinMax;
+            config.histogram.uniform.qscheme =
+                perChannel ? numerics::QScheme::PerChannelAffine
+                           : numerics::QScheme::PerTensorAffine;
+            return true;
+          })
+          .Default([](Attribute) { return false; });
+  if (!known)
+    return std::nullopt;
+  return config;
 }
 
-static Attribute makeMinMaxStats(MLIRContext *context, ArrayRef<float> min,
-                                 ArrayRef<float> max) {
-  return MinMaxStatsAttr::get(context, DenseF32ArrayAttr::get(context, min),
-                              DenseF32ArrayAttr::get(context, max),
-                              /*num_batches=*/1);
+bool quanta::hasRunningStatistics(ObserverAttrInterface observer) {
+  return getObserverConfig(observer).has_value();
+}
+
+FailureOr<runtime::ObserverState>
+quanta::createObserverState(Location loc, ObserverAttrInterface observer,
+                            Attribute stats) {
+  std::optional<runtime::ObserverConfig> config = getObserverConfig(observer);
+  if (!config)
+    return emitError(loc) << observer.getPyTorchClassName()
+                          << " holds no statistics";
+  numerics::StatusOr<runtime::ObserverState> state =
+      runtime::ObserverState::create(*config);
+  if (!state.ok())
+    return emitError(loc) << state.getStatus().getMessage();
+  if (!stats)
+    return std::move(*state);
+
+  if (auto histogram = dyn_cast<HistogramStatsAttr>(stats)) {
+    if (config->kind != numerics::ObserverKind::Histogram)
+      return emitError(loc) << "expected #quanta.min_max_stats, got " << stats;
+    numerics::HistogramStats values;
+    values.min = histogram.getMin().convertToFloat();
+    values.max = histogram.getMax().convertToFloat();
+    values.histogram =
+        std::vector<float>(histogram.getHistogram().asArrayRef());
+    state->setStatistics(values, histogram.getNumBatches());
+    return std::move(*state);
+  }
+  auto minMax = dyn_cast<MinMaxStatsAttr>(stats);
+  if (!minMax || config->kind == numerics::ObserverKind::Histogram)
+    return emitError(loc) << "statistics " << stats << " do not fit "
+                          << observer.getPyTorchClassName();
+  ArrayRef<float> mins = minMax.getMin().asArrayRef();
+  ArrayRef<float> maxs = minMax.getMax().asArrayRef();
+  if (std::holds_alternative<numerics::PerChannelMinMaxStats>(
+          state->getStatistics())) {
+    state->setStatistics(
+        numerics::PerChannelMinMaxStats{std::vector<float>(mins),
+                                        std::vector<float>(maxs)},
+        minMax.getNumBatches());
+  } else {
+    if (mins.size() != 1)
+      return emitError(loc) << "per-tensor statistics need one min and max";
+    state->setStatistics(numerics::MinMaxStats{mins[0], maxs[0]},
+                         minMax.getNumBatches());
+  }
+  return std::move(*state);
+}
+
+Attribute quanta::getStatisticsAttr(MLIRContext *context,
+                                    const runtime::ObserverState &state) {
+  int64_t batches = state.getNumBatches();
+  return std::visit(
+      [&](const auto &stats) -> Attribute {
+        using T = std::decay_t<decltype(stats)>;
+        if constexpr (std::is_same_v<T, numerics::HistogramStats>)
+          return HistogramStatsAttr::get(
+              context, APFloat(stats.min), APFloat(stats.max),
+              DenseF32ArrayAttr::get(context, stats.histogram), batches);
+        else // One value (per tensor) or a vector (per channel).
+          return MinMaxStatsAttr::get(
+              context, DenseF32ArrayAttr::get(context, stats.min),
+              DenseF32ArrayAttr::get(context, stats.max), batches);
+      },
+      state.getStatistics());
 }
 
 FailureOr<Attribute> quanta::observeConstant(Location loc,
                                              ObserverAttrInterface observer,
                                              DenseElementsAttr data) {
-  MLIRContext *context = loc.getContext();
+  if (!hasRunningStatistics(observer))
+    return Attribute();
   // Observers convert their input to float32 first (x.to(min_val.dtype)).
   SmallVector<float> values =
       llvm::map_to_vector(data.getValues<APFloat>(), [](const APFloat &value) {
@@ -50,45 +161,14 @@ FailureOr<Attribute> quanta::observeConstant(Location loc,
                           << " (element " << (bad - values.begin())
                           << "): its quantization parameters would be "
                              "undefined";
+  FailureOr<runtime::ObserverState> state = createObserverState(loc, observer);
+  if (failed(state))
+    return failure();
   std::vector<int64_t> shape(data.getType().getShape().begin(),
                              data.getType().getShape().end());
-
-  auto perTensor = [&]() -> FailureOr<Attribute> {
-    numerics::MinMaxStats stats =
-        numerics::computeMinMax(values.data(), values.size());
-    return makeMinMaxStats(context, stats.min, stats.max);
-  };
-  auto perChannel = [&](int64_t axis) -> FailureOr<Attribute> {
-    FailureOr<numerics::PerChannelMinMaxStats> stats = check(
-        loc, numerics::computePerChannelMinMax(values.data(), shape, axis));
-    if (failed(stats))
-      return failure();
-    return makeMinMaxStats(context, stats->min, stats->max);
-  };
-
-  return llvm::TypeSwitch<Attribute, FailureOr<Attribute>>(observer)
-      .Case<MinMaxObserverAttr, MovingAverageMinMaxObserverAttr>(
-          [&](auto) { return perTensor(); })
-      .Case<PerChannelMinMaxObserverAttr,
-            MovingAveragePerChannelMinMaxObserverAttr>(
-          [&](auto attr) { return perChannel(attr.getChAxis()); })
-      .Case<OneFlowMinMaxObserverAttr>([&](OneFlowMinMaxObserverAttr attr) {
-        return attr.getPerLayerQuantization() ? perTensor() : perChannel(0);
-      })
-      .Case<HistogramObserverAttr>(
-          [&](HistogramObserverAttr attr) -> FailureOr<Attribute> {
-            numerics::HistogramOptions options = attr.getHistogramOptions();
-            numerics::HistogramStats stats;
-            numerics::Status status = numerics::updateHistogram(
-                stats, options, values.data(), values.size());
-            if (!status.ok())
-              return emitError(loc) << status.getMessage();
-            return HistogramStatsAttr::get(
-                context, APFloat(stats.min), APFloat(stats.max),
-                DenseF32ArrayAttr::get(context, stats.histogram),
-                /*num_batches=*/1);
-          })
-      .Default([](Attribute) { return Attribute(); });
+  if (numerics::Status status = state->observe(values.data(), shape); !status)
+    return emitError(loc) << status.getMessage();
+  return getStatisticsAttr(loc.getContext(), *state);
 }
 
 FailureOr<numerics::QParams>
@@ -100,62 +180,33 @@ quanta::computeQParams(Location loc, ObserverAttrInterface observer,
     qparams.zeroPoint = {fixed.getZeroPoint()};
     return qparams;
   }
+  if (!hasRunningStatistics(observer))
+    return emitError(loc) << "calculate_qparams should not be called for "
+                          << observer.getPyTorchClassName();
   if (!stats)
     return emitError(loc) << observer.getPyTorchClassName()
                           << " has no statistics yet: calibrate first";
-  auto minMaxVectors =
-      [&]() -> FailureOr<std::pair<std::vector<float>, std::vector<float>>> {
-    auto minMax = dyn_cast<MinMaxStatsAttr>(stats);
-    if (!minMax)
-      return emitError(loc) << "expected #quanta.min_max_stats, got " << stats;
-    return std::make_pair(std::vector<float>(minMax.getMin().asArrayRef()),
-                          std::vector<float>(minMax.getMax().asArrayRef()));
-  };
+  FailureOr<runtime::ObserverState> state =
+      createObserverState(loc, observer, stats);
+  if (failed(state))
+    return failure();
 
-  return llvm::TypeSwitch<Attribute, FailureOr<numerics::QParams>>(observer)
-      .Case<MinMaxObserverAttr, MovingAverageMinMaxObserverAttr,
-            PerChannelMinMaxObserverAttr,
-            MovingAveragePerChannelMinMaxObserverAttr>(
-          [&](auto attr) -> FailureOr<numerics::QParams> {
-            auto minMax = minMaxVectors();
-            if (failed(minMax))
-              return failure();
-            return check(
-                loc, numerics::calculateQParams(attr.getUniformOptions(),
-                                                minMax->first, minMax->second));
-          })
-      .Case<HistogramObserverAttr>(
-          [&](HistogramObserverAttr attr) -> FailureOr<numerics::QParams> {
-            auto histogramStats = dyn_cast<HistogramStatsAttr>(stats);
-            if (!histogramStats)
-              return emitError(loc)
-                     << "expected #quanta.histogram_stats, got " << stats;
-            numerics::HistogramStats state;
-            state.min = histogramStats.getMin().convertToFloat();
-            state.max = histogramStats.getMax().convertToFloat();
-            state.histogram =
-                std::vector<float>(histogramStats.getHistogram().asArrayRef());
-            return check(loc, numerics::calculateHistogramQParams(
-                                  attr.getHistogramOptions(), state));
-          })
-      .Case<OneFlowMinMaxObserverAttr>(
-          [&](OneFlowMinMaxObserverAttr attr) -> FailureOr<numerics::QParams> {
-            auto minMax = minMaxVectors();
-            if (failed(minMax))
-              return failure();
-            FailureOr<numerics::OneFlowQParams> oneFlow =
-                check(loc, numerics::calculateOneFlowQParams(
-                               attr.getNumericOptions(), minMax->first,
-                               minMax->second));
-            if (failed(oneFlow))
-              return failure();
-            numerics::QParams qparams;
-            qparams.scale = oneFlow->scale;
-            qparams.floatZeroPoint = oneFlow->zeroPoint;
-            return qparams;
-          })
-      .Default([&](Attribute) -> FailureOr<numerics::QParams> {
-        return emitError(loc) << "calculate_qparams should not be called for "
-                              << observer.getPyTorchClassName();
-      });
+  if (auto oneFlow = dyn_cast<OneFlowMinMaxObserverAttr>(observer)) {
+    auto minMax = cast<MinMaxStatsAttr>(stats);
+    numerics::StatusOr<numerics::OneFlowQParams> result =
+        numerics::calculateOneFlowQParams(
+            oneFlow.getNumericOptions(),
+            std::vector<float>(minMax.getMin().asArrayRef()),
+            std::vector<float>(minMax.getMax().asArrayRef()));
+    if (!result.ok())
+      return emitError(loc) << result.getStatus().getMessage();
+    numerics::QParams qparams;
+    qparams.scale = result->scale;
+    qparams.floatZeroPoint = result->zeroPoint;
+    return qparams;
+  }
+  numerics::StatusOr<numerics::QParams> qparams = state->calculateQParams();
+  if (!qparams.ok())
+    return emitError(loc) << qparams.getStatus().getMessage();
+  return std::move(*qparams);
 }

@@ -1,9 +1,10 @@
-//===- ObserverStatistics.h - Observers evaluated on known data -*- C++ -*-===//
+//===- ObserverStatistics.h - Observer attributes at run time ---*- C++ -*-===//
 //
-// The bridge between observer attributes and the numeric library: run an
-// observer over a tensor whose values are known (a constant weight, or a
-// calibration batch) and compute qparams from the statistics attribute it
-// produced. Statistics and qparams come from QuantaNumerics only.
+// The bridge between observer attributes and the runtime: the running
+// observer an attribute describes, the statistics attribute a running
+// observer holds, and qparams from a statistics attribute. Constant folding
+// in quanta-insert-observers, calibration and quanta-report-qparams all go
+// through here, so every path computes with the same code.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,17 +12,32 @@
 #define QUANTA_DIALECT_QUANTA_TRANSFORMS_OBSERVERSTATISTICS_H
 
 #include "quanta/Dialect/Quanta/IR/QuantaDialect.h"
+#include "quanta/Runtime/ObserverState.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Location.h"
 
 namespace mlir::quanta {
 
+/// Whether observers of this kind hold min/max or histogram statistics that
+/// calibration collects (false for configuration-only observers).
+bool hasRunningStatistics(ObserverAttrInterface observer);
+
+/// The running observer `observer` describes (PyTorch's constructor), with
+/// the statistics of `stats` if given. Emits an error at `loc` for
+/// observers without running statistics or mismatching `stats`.
+FailureOr<runtime::ObserverState>
+createObserverState(Location loc, ObserverAttrInterface observer,
+                    Attribute stats = {});
+
+/// The #quanta.min_max_stats or #quanta.histogram_stats of a running
+/// observer.
+Attribute getStatisticsAttr(MLIRContext *context,
+                            const runtime::ObserverState &state);
+
 /// Runs one forward() of `observer` on the values of `data` and returns the
-/// statistics attribute it holds afterwards (#quanta.min_max_stats or
-/// #quanta.histogram_stats). Returns a null attribute for observers that
-/// hold no statistics. Emits an error at `loc` on failure (NaN data,
-/// channel axis out of range, ...).
+/// statistics attribute it holds afterwards; a null attribute for observers
+/// without running statistics. Emits an error at `loc` on failure.
 FailureOr<Attribute> observeConstant(Location loc,
                                      ObserverAttrInterface observer,
                                      DenseElementsAttr data);

@@ -6,9 +6,11 @@
 #include "quanta/Dialect/Quanta/IR/QuantaOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/Pass.h"
 
@@ -19,6 +21,9 @@ namespace mlir::quanta {
 
 #define GEN_PASS_REGISTRATION
 #include "quanta/Dialect/Quanta/Transforms/Passes.h.inc"
+
+/// Lowers every quanta.fake_quant under `root` (see quanta-lower-fake-quant).
+LogicalResult lowerFakeQuantOps(Operation *root);
 
 /// Registers the quanta passes and the `quanta-prepare` pipeline (upstream
 /// tosa-to-linalg, then quanta-insert-observers).

@@ -89,6 +89,55 @@ def LowerFakeQuant : Pass<"quanta-lower-fake-quant", "func::FuncOp"> {
   ];
 }
 
+def Calibrate : Pass<"quanta-calibrate", "ModuleOp"> {
+  let summary = "Run the observed model on calibration data with the JIT and "
+                "fold the observers' statistics into the IR";
+  let description = [{
+    Calibration is the compiler running the model. The pass clones the
+    module, turns every `quanta.observe` whose observer keeps running
+    statistics into a call into Quanta's runtime (the same observer code the
+    numeric library tests against PyTorch), lowers the clone to the LLVM
+    dialect in a private context (one-shot bufferization, loops, LLVM),
+    JIT-compiles it with `mlir::ExecutionEngine`, and calls `entry` once per
+    calibration batch, in order. The statistics the observers hold at the
+    end are written as `stats` attributes (`#quanta.min_max_stats`,
+    `#quanta.histogram_stats`) on the observe ops of the original module:
+    what PyTorch's observers hold after the same `forward` calls.
+
+    Calibration data (`data`): NumPy files. An `.npz` archive is one batch
+    and holds one array per argument of `entry`, in order. `.npy` files are
+    taken `N` at a time for an `N`-argument entry (one file per argument per
+    batch; one file per batch for the usual single input). Every array must
+    be float32, C order, with the rank and static sizes of its argument;
+    any mismatch is an error naming the file, the argument and both shapes
+    or dtypes, and the module is left untouched on any error.
+
+    Statistics accumulate on top of those already in the IR, so calibrating
+    twice with two halves of the data equals calibrating once with all of
+    it. Progress goes to stderr unless `quiet`.
+  }];
+  let options = [
+    Option<"entry", "entry", "std::string", /*default=*/"",
+           "function to run (default: the only public function)">,
+    ListOption<"data", "data", "std::string",
+               "calibration data: .npy files (N per batch for N arguments) "
+               "or .npz files (one batch each)">,
+    Option<"batchLimit", "batch-limit", "int64_t", /*default=*/"0",
+           "stop after this many batches (0: all)">,
+    Option<"quiet", "quiet", "bool", /*default=*/"false",
+           "do not report progress on stderr">,
+  ];
+  // The rewritten clone lives in the user's context until it is serialized.
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 def ReportQParams : Pass<"quanta-report-qparams", "ModuleOp"> {
   let summary = "Print the quantization parameters of observers with "
                 "statistics";

@@ -1,0 +1,477 @@
+//===- Calibrate.cpp - Run the observed model with the JIT ----------------===//
+//
+// The observed module is cloned; every observer with running statistics
+// becomes a call `quanta_observe(session, id, memref<*xf32>)` into the
+// runtime (ObserverState, the same code the numeric tests check against
+// PyTorch). The clone is lowered to the LLVM dialect in a private
+// MLIRContext, so the user's context never sees the lowering dialects or
+// the LLVM translations, and JIT-compiled with mlir::ExecutionEngine.
+//
+//===----------------------------------------------------------------------===//
+
+#include "quanta/Dialect/Quanta/Transforms/ObserverStatistics.h"
+#include "quanta/Dialect/Quanta/Transforms/Passes.h"
+#include "quanta/Runtime/NumpyFile.h"
+
+#include "mlir/Bytecode/BytecodeWriter.h"
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MathToLibm/MathToLibm.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/ExecutionEngine/CRunnerUtils.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "llvm/Support/TargetSelect.h"
+
+#include <chrono>
+#include <cmath>
+
+namespace mlir::quanta {
+#define GEN_PASS_DEF_CALIBRATE
+#include "quanta/Dialect/Quanta/Transforms/Passes.h.inc"
+} // namespace mlir::quanta
+
+using namespace mlir;
+using namespace mlir::quanta;
+
+namespace {
+
+/// The observers of one calibration run, as the JIT code sees them.
+struct CalibrationSession {
+  std::vector<runtime::ObserverState> observers;
+  /// The first error of each observer (reported after the batch).
+  std::vector<std::optional<std::string>> errors;
+};
+
+/// One calibration batch: an array per argument of the entry function.
+using Batch = std::vector<runtime::NumpyArray>;
+
+} // namespace
+
+/// Called by the JIT code for every observed tensor (C interface of
+/// `func.func private @quanta_observe(i64, i64, memref<*xf32>)`).
+extern "C" void quantaObserveCallback(int64_t sessionAddress, int64_t id,
+                                      ::UnrankedMemRefType<float> *tensor) {
+  auto *session = reinterpret_cast<CalibrationSession *>(sessionAddress);
+  DynamicMemRefType<float> view(*tensor);
+  std::vector<int64_t> shape(view.sizes, view.sizes + view.rank);
+  // Gather strided views (e.g. of extract_slice) into C order.
+  std::vector<float> gathered;
+  const float *data = view.data + view.offset;
+  int64_t expectedStride = 1;
+  bool contiguous = true;
+  for (int64_t dim = view.rank - 1; dim >= 0; --dim) {
+    if (view.sizes[dim] > 1 && view.strides[dim] != expectedStride)
+      contiguous = false;
+    expectedStride *= view.sizes[dim];
+  }
+  if (!contiguous) {
+    gathered.reserve(expectedStride);
+    for (float value : view)
+      gathered.push_back(value);
+    data = gathered.data();
+  }
+  runtime::ObserverState &observer = session->observers[id];
+  std::optional<std::string> &error = session->errors[id];
+  if (numerics::Status status = observer.observe(data, shape); !status) {
+    if (!error)
+      error = status.getMessage();
+    return;
+  }
+  // PyTorch carries NaN and infinities into min/max and fails (or returns an
+  // infinite scale) only in calculate_qparams; report the batch instead.
+  bool finite = std::visit(
+      [](const auto &stats) {
+        auto isFinite = [](auto values) {
+          return llvm::all_of(ArrayRef(values),
+                              [](float v) { return std::isfinite(v); });
+        };
+        return isFinite(stats.min) && isFinite(stats.max);
+      },
+      observer.getStatistics());
+  if (!finite && !error)
+    error = "the observed tensor holds NaN or an infinity, for which "
+            "PyTorch's observers compute no valid qparams";
+}
+
+static constexpr StringLiteral kObserveFunction = "quanta_observe";
+
+/// Replaces the observers of `clone` (walked in the same order as the
+/// original) by runtime calls numbered like the session's observers;
+/// observers without running statistics become identities.
+static void rewriteObservers(ModuleOp clone, ArrayRef<bool> calibrated,
+                             CalibrationSession &session) {
+  MLIRContext *context = clone.getContext();
+  OpBuilder builder(context);
+  builder.setInsertionPointToStart(clone.getBody());
+  Type i64 = builder.getI64Type();
+  auto unranked = mlir::UnrankedMemRefType::get(builder.getF32Type(), 0);
+  auto callee =
+      func::FuncOp::create(builder, clone.getLoc(), kObserveFunction,
+                           builder.getFunctionType({i64, i64, unranked}, {}));
+  callee.setPrivate();
+  callee->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                  builder.getUnitAttr());
+
+  SmallVector<ObserveOp> observers;
+  clone.walk([&](ObserveOp op) { observers.push_back(op); });
+  int64_t id = 0;
+  for (auto [op, running] : llvm::zip_equal(observers, calibrated)) {
+    Value input = op.getInput();
+    if (running) {
+      builder.setInsertionPoint(op);
+      Location loc = op.getLoc();
+      auto tensorType = cast<RankedTensorType>(input.getType());
+      auto memrefType =
+          MemRefType::get(tensorType.getShape(), tensorType.getElementType());
+      Value buffer = bufferization::ToBufferOp::create(
+          builder, loc, memrefType, input, builder.getUnitAttr());
+      Value erased = memref::CastOp::create(builder, loc, unranked, buffer);
+      Value sessionValue = arith::ConstantIntOp::create(
+          builder, loc, i64, reinterpret_cast<int64_t>(&session));
+      Value idValue = arith::ConstantIntOp::create(builder, loc, i64, id++);
+      func::CallOp::create(builder, loc, callee,
+                           ValueRange{sessionValue, idValue, erased});
+    }
+    op.replaceAllUsesWith(input);
+    op.erase();
+  }
+}
+
+/// Lowers the rewritten clone to the LLVM dialect in `context`.
+static LogicalResult lowerToLLVM(ModuleOp module) {
+  PassManager pm(module.getContext());
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  // Results become caller-owned out-parameters: nothing leaks per batch.
+  bufferization::BufferResultsToOutParamsPassOptions outParams;
+  outParams.modifyPublicFunctions = true;
+  outParams.hoistStaticAllocs = true;
+  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  bufferization::buildBufferDeallocationPipeline(pm);
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  return pm.run(module);
+}
+
+/// A memref descriptor of any rank, laid out as StridedMemRefType.
+namespace {
+class MemRefDescriptor {
+public:
+  MemRefDescriptor(void *data, ArrayRef<int64_t> shape) {
+    fields.push_back(reinterpret_cast<int64_t>(data)); // allocated
+    fields.push_back(reinterpret_cast<int64_t>(data)); // aligned
+    fields.push_back(0);                               // offset
+    fields.append(shape.begin(), shape.end());
+    SmallVector<int64_t> strides(shape.size(), 1);
+    for (int64_t dim = static_cast<int64_t>(shape.size()) - 2; dim >= 0; --dim)
+      strides[dim] = strides[dim + 1] * shape[dim + 1];
+    fields.append(strides.begin(), strides.end());
+  }
+  /// What the packed C interface takes for this argument: the address of a
+  /// pointer to the descriptor. Valid until the descriptor moves.
+  void *packed() {
+    pointer = fields.data();
+    return &pointer;
+  }
+
+private:
+  SmallVector<int64_t> fields;
+  void *pointer;
+};
+} // namespace
+
+/// The batches `paths` describe for an entry with `numArguments` inputs.
+static FailureOr<SmallVector<std::vector<std::string>>>
+groupBatches(Location loc, ArrayRef<std::string> paths, size_t numArguments) {
+  SmallVector<std::vector<std::string>> batches;
+  std::vector<std::string> pending;
+  for (const std::string &path : paths) {
+    if (StringRef(path).ends_with(".npz")) {
+      if (!pending.empty())
+        return emitError(loc) << "'" << path << "' starts a new batch but the "
+                              << pending.size() << " .npy file(s) before it "
+                              << "do not fill the " << numArguments
+                              << " arguments of the previous one";
+      batches.push_back({path});
+      continue;
+    }
+    if (!StringRef(path).ends_with(".npy"))
+      return emitError(loc) << "calibration data '" << path
+                            << "' is neither a .npy nor an .npz file";
+    pending.push_back(path);
+    if (pending.size() == numArguments)
+      batches.push_back(std::exchange(pending, {}));
+  }
+  if (!pending.empty())
+    return emitError(loc) << "the last batch has " << pending.size()
+                          << " .npy file(s) for " << numArguments
+                          << " arguments";
+  return batches;
+}
+
+/// Reads one batch and checks it against the entry's argument types.
+static FailureOr<Batch> loadBatch(Location loc,
+                                  const std::vector<std::string> &files,
+                                  FunctionType type) {
+  Batch batch;
+  if (files.size() == 1 && StringRef(files[0]).ends_with(".npz")) {
+    auto arrays = runtime::readNpz(files[0]);
+    if (!arrays.ok())
+      return emitError(loc) << arrays.getStatus().getMessage();
+    batch = std::move(*arrays);
+    if (batch.size() != type.getNumInputs())
+      return emitError(loc) << files[0] << " holds " << batch.size()
+                            << " arrays but the entry takes "
+                            << type.getNumInputs() << " arguments";
+  } else {
+    for (const std::string &file : files) {
+      auto array = runtime::readNpy(file);
+      if (!array.ok())
+        return emitError(loc) << array.getStatus().getMessage();
+      batch.push_back(std::move(*array));
+    }
+  }
+  for (auto [index, array] : llvm::enumerate(batch)) {
+    auto argType = cast<RankedTensorType>(type.getInput(index));
+    if (array.dtype != "<f4")
+      return emitError(loc)
+             << array.source << ": argument " << index
+             << " expects float32 data, found " << array.dtypeName();
+    bool shapeMatches =
+        static_cast<int64_t>(array.shape.size()) == argType.getRank();
+    for (auto [dim, size] : llvm::enumerate(array.shape))
+      shapeMatches &=
+          dim < static_cast<size_t>(argType.getRank()) &&
+          (argType.isDynamicDim(dim) || argType.getDimSize(dim) == size);
+    if (!shapeMatches) {
+      InFlightDiagnostic diag = emitError(loc);
+      diag << array.source << ": argument " << index << " expects shape (";
+      llvm::interleaveComma(argType.getShape(), diag, [&](int64_t size) {
+        if (ShapedType::isDynamic(size))
+          diag << "?";
+        else
+          diag << size;
+      });
+      diag << "), found " << array.shapeString();
+      return diag;
+    }
+  }
+  return batch;
+}
+
+namespace {
+struct CalibratePass : public quanta::impl::CalibrateBase<CalibratePass> {
+  using Base::Base;
+  void runOnOperation() override;
+
+private:
+  FailureOr<func::FuncOp> findEntry(ModuleOp module);
+};
+} // namespace
+
+FailureOr<func::FuncOp> CalibratePass::findEntry(ModuleOp module) {
+  if (!entry.empty()) {
+    auto func = module.lookupSymbol<func::FuncOp>(entry);
+    if (!func || func.isExternal())
+      return module.emitError("quanta-calibrate: no function '")
+             << entry << "' with a body to run";
+    return func;
+  }
+  SmallVector<func::FuncOp> candidates;
+  for (auto func : module.getOps<func::FuncOp>())
+    if (func.isPublic() && !func.isExternal())
+      candidates.push_back(func);
+  if (candidates.size() != 1)
+    return module.emitError("quanta-calibrate: the module has ")
+           << candidates.size()
+           << " public functions; choose one with entry=<name>";
+  return candidates.front();
+}
+
+void CalibratePass::runOnOperation() {
+  ModuleOp module = getOperation();
+  FailureOr<func::FuncOp> entryFunc = findEntry(module);
+  if (failed(entryFunc))
+    return signalPassFailure();
+  FunctionType entryType = entryFunc->getFunctionType();
+  for (Type type : llvm::concat<const Type>(entryType.getInputs(),
+                                            entryType.getResults())) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor || !tensor.getElementType().isF32() ||
+        (!tensor.hasStaticShape() &&
+         llvm::is_contained(entryType.getResults(), type))) {
+      entryFunc->emitError("quanta-calibrate runs functions of float32 "
+                           "tensors with static result shapes; got ")
+          << type;
+      return signalPassFailure();
+    }
+  }
+  if (data.empty()) {
+    module.emitError("quanta-calibrate: no calibration data (data=<files>)");
+    return signalPassFailure();
+  }
+  FailureOr<SmallVector<std::vector<std::string>>> batchFiles =
+      groupBatches(module.getLoc(), data, entryType.getNumInputs());
+  if (failed(batchFiles))
+    return signalPassFailure();
+  if (batchLimit > 0 &&
+      batchFiles->size() > static_cast<size_t>(batchLimit.getValue()))
+    batchFiles->resize(batchLimit);
+
+  // The observers, in walk order; calibration continues from statistics
+  // already in the IR (so shards of the data can be calibrated in turn).
+  CalibrationSession session;
+  SmallVector<bool> calibrated;
+  SmallVector<ObserveOp> calibratedOps;
+  WalkResult walk = module.walk([&](ObserveOp op) {
+    bool running = hasRunningStatistics(op.getObserver());
+    calibrated.push_back(running);
+    if (!running)
+      return WalkResult::advance();
+    if (!cast<RankedTensorType>(op.getInput().getType())
+             .getElementType()
+             .isF32()) {
+      op.emitOpError("calibration observes float32 tensors only");
+      return WalkResult::interrupt();
+    }
+    FailureOr<runtime::ObserverState> state =
+        createObserverState(op.getLoc(), op.getObserver(), op.getStatsAttr());
+    if (failed(state))
+      return WalkResult::interrupt();
+    session.observers.push_back(std::move(*state));
+    calibratedOps.push_back(op);
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return signalPassFailure();
+  session.errors.resize(session.observers.size());
+
+  // Clone, rewrite and lower in a private context.
+  OwningOpRef<ModuleOp> clone = module.clone();
+  rewriteObservers(*clone, calibrated, session);
+  (*clone)
+      .lookupSymbol<func::FuncOp>(entryFunc->getSymName())
+      ->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                UnitAttr::get(&getContext()));
+  if (failed(lowerFakeQuantOps(*clone)))
+    return signalPassFailure();
+
+  std::string bytecode;
+  {
+    llvm::raw_string_ostream os(bytecode);
+    if (failed(writeBytecodeToFile(*clone, os))) {
+      module.emitError("quanta-calibrate: cannot serialize the model");
+      return signalPassFailure();
+    }
+  }
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registerAllToLLVMIRTranslations(registry);
+  MLIRContext jitContext(registry);
+  jitContext.disableMultithreading();
+  OwningOpRef<ModuleOp> jitModule =
+      parseSourceString<ModuleOp>(bytecode, &jitContext);
+  if (!jitModule || failed(lowerToLLVM(*jitModule))) {
+    module.emitError("quanta-calibrate: cannot lower the model to LLVM for "
+                     "the JIT (see the diagnostics above)");
+    return signalPassFailure();
+  }
+
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  ExecutionEngineOptions engineOptions;
+  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  auto engine = ExecutionEngine::create(*jitModule, engineOptions);
+  if (!engine) {
+    module.emitError("quanta-calibrate: JIT compilation failed: ")
+        << llvm::toString(engine.takeError());
+    return signalPassFailure();
+  }
+  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap symbols;
+    symbols[interner("_mlir_ciface_quanta_observe")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&quantaObserveCallback),
+        llvm::JITSymbolFlags::Exported};
+    return symbols;
+  });
+
+  // Result buffers, reused for every batch.
+  SmallVector<std::vector<float>> results;
+  for (Type type : entryType.getResults())
+    results.emplace_back(cast<RankedTensorType>(type).getNumElements());
+
+  auto start = std::chrono::steady_clock::now();
+  auto lastReport = start;
+  for (auto [index, files] : llvm::enumerate(*batchFiles)) {
+    FailureOr<Batch> batch = loadBatch(module.getLoc(), files, entryType);
+    if (failed(batch))
+      return signalPassFailure();
+    SmallVector<MemRefDescriptor> descriptors;
+    for (runtime::NumpyArray &array : *batch)
+      descriptors.emplace_back(array.bytes.data(), array.shape);
+    for (auto [result, type] : llvm::zip(results, entryType.getResults()))
+      descriptors.emplace_back(result.data(),
+                               cast<RankedTensorType>(type).getShape());
+    SmallVector<void *> arguments;
+    for (MemRefDescriptor &descriptor : descriptors)
+      arguments.push_back(descriptor.packed());
+    if (llvm::Error error = (*engine)->invokePacked(
+            ("_mlir_ciface_" + entryFunc->getSymName()).str(), arguments)) {
+      module.emitError("quanta-calibrate: running batch ")
+          << index << " failed: " << llvm::toString(std::move(error));
+      return signalPassFailure();
+    }
+    for (auto [op, error] : llvm::zip_equal(calibratedOps, session.errors))
+      if (error) {
+        op.emitOpError("calibration batch ")
+            << index << " (" << files.front() << "): " << *error;
+        return signalPassFailure();
+      }
+    auto now = std::chrono::steady_clock::now();
+    if (!quiet && (now - lastReport > std::chrono::seconds(1) ||
+                   index + 1 == batchFiles->size())) {
+      double seconds = std::chrono::duration<double>(now - start).count();
+      llvm::errs() << llvm::formatv(
+          "quanta-calibrate: {0}/{1} batches, {2:f1} batches/s\n", index + 1,
+          batchFiles->size(), (index + 1) / std::max(seconds, 1e-9));
+      lastReport = now;
+    }
+  }
+
+  // Everything ran: fold the statistics into the original module.
+  for (auto [op, state] : llvm::zip_equal(calibratedOps, session.observers))
+    op.setStatsAttr(getStatisticsAttr(&getContext(), state));
+}

@@ -1,0 +1,51 @@
+// Bad calibration data and bad entry functions are errors that name the
+// file, the argument and what was expected; the module is left unchanged.
+// RUN: not quant-opt %s --quanta-calibrate='data=%S/Inputs/calibrate/x0.npy entry=wrong_shape' 2>&1 | FileCheck %s --check-prefix=SHAPE
+// RUN: not quant-opt %s --quanta-calibrate='data=%quanta_src_root/unittests/Runtime/data/f64.npy entry=two_by_three' 2>&1 | FileCheck %s --check-prefix=DTYPE
+// RUN: not quant-opt %s --quanta-calibrate='data=%quanta_src_root/unittests/Runtime/data/fortran.npy entry=two_by_three' 2>&1 | FileCheck %s --check-prefix=FORTRAN
+// RUN: not quant-opt %s --quanta-calibrate='data=%S/Inputs/calibrate/missing.npy entry=wrong_shape' 2>&1 | FileCheck %s --check-prefix=MISSING
+// RUN: not quant-opt %s --quanta-calibrate='data=%S/Inputs/calibrate/x0.npy,%S/Inputs/calibrate/x1.npy,%S/Inputs/calibrate/x2.npy entry=two_args' 2>&1 | FileCheck %s --check-prefix=COUNT
+// RUN: not quant-opt %s --quanta-calibrate='data=%S/Inputs/calibrate/batch0.npz entry=two_args' 2>&1 | FileCheck %s --check-prefix=NPZ
+// RUN: not quant-opt %s --quanta-calibrate='data=%S/Inputs/calibrate/x0.txt entry=wrong_shape' 2>&1 | FileCheck %s --check-prefix=EXTENSION
+// RUN: not quant-opt %s --quanta-calibrate='entry=wrong_shape' 2>&1 | FileCheck %s --check-prefix=NODATA
+// RUN: not quant-opt %s --quanta-calibrate='data=%S/Inputs/calibrate/x0.npy' 2>&1 | FileCheck %s --check-prefix=ENTRY
+// RUN: not quant-opt %s --quanta-calibrate='data=%S/Inputs/calibrate/x0.npy entry=nowhere' 2>&1 | FileCheck %s --check-prefix=NOWHERE
+// RUN: not quant-opt %s --quanta-calibrate='data=%S/Inputs/calibrate/x0.npy entry=integers' 2>&1 | FileCheck %s --check-prefix=INTEGERS
+// RUN: not quant-opt %s --quanta-calibrate='data=%S/Inputs/calibrate/x0.npy,%S/Inputs/calibrate/nan.npy entry=nan' 2>&1 | FileCheck %s --check-prefix=NAN
+
+// SHAPE: error: {{.*}}x0.npy: argument 0 expects shape (2, 8), found (4, 16)
+// DTYPE: error: {{.*}}f64.npy: argument 0 expects float32 data, found float64
+// FORTRAN: error: {{.*}}fortran.npy: the array is in Fortran order; save a C-order copy (numpy.ascontiguousarray)
+// MISSING: error: {{.*}}missing.npy: cannot open: No such file or directory
+// COUNT: error: the last batch has 1 .npy file(s) for 2 arguments
+// NPZ: error: {{.*}}batch0.npz holds 1 arrays but the entry takes 2 arguments
+// EXTENSION: error: calibration data '{{.*}}x0.txt' is neither a .npy nor an .npz file
+// NODATA: error: quanta-calibrate: no calibration data (data=<files>)
+// ENTRY: error: quanta-calibrate: the module has 5 public functions; choose one with entry=<name>
+// NOWHERE: error: quanta-calibrate: no function 'nowhere' with a body to run
+// NAN: calibrate-invalid.mlir:{{[0-9]+}}:8: error: 'quanta.observe' op calibration batch 1 ({{.*}}nan.npy): the observed tensor holds NaN or an infinity, for which PyTorch's observers compute no valid qparams
+// INTEGERS: error: quanta-calibrate runs functions of float32 tensors with static result shapes; got 'tensor<4xi32>'
+
+func.func @wrong_shape(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %0 = quanta.observe %x {observer = #quanta.min_max<>} : tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
+}
+
+func.func @two_by_three(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %0 = quanta.observe %x {observer = #quanta.min_max<>} : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+func.func @two_args(%x: tensor<4x16xf32>, %y: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  %0 = quanta.observe %x {observer = #quanta.min_max<>} : tensor<4x16xf32>
+  return %0 : tensor<4x16xf32>
+}
+
+func.func @nan(%x: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  %0 = quanta.observe %x {observer = #quanta.min_max<>} : tensor<4x16xf32>
+  return %0 : tensor<4x16xf32>
+}
+
+func.func @integers(%x: tensor<4xi32>) -> tensor<4xi32> {
+  return %x : tensor<4xi32>
+}
