@@ -19,12 +19,15 @@
 
 #include "quanta/Dialect/Quanta/Transforms/Passes.h"
 
+#include "mlir/Dialect/Quant/IR/Quant.h"
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/IR/PatternMatch.h"
 
 #include <cmath>
 
 namespace mlir::quanta {
 #define GEN_PASS_DEF_LOWERFAKEQUANT
+#define GEN_PASS_DEF_LOWERQUANTCASTS
 #include "quanta/Dialect/Quanta/Transforms/Passes.h.inc"
 } // namespace mlir::quanta
 
@@ -33,48 +36,75 @@ using namespace mlir::quanta;
 
 namespace {
 
-/// The per-tensor or per-channel constants the kernel needs, in the types
-/// the arithmetic uses.
-struct FakeQuantConstants {
-  SmallVector<float> inverseScale;
-  SmallVector<float> zeroPoint;
+/// Quantization parameters of one fake-quant, quantize or dequantize.
+struct QuantKernelParams {
   SmallVector<float> scale;
-  SmallVector<double> scaleF64;
-  SmallVector<double> zeroPointF64;
+  /// Integer zero points, or float ones (per_channel_affine_float_qparams).
+  SmallVector<double> zeroPoint;
+  bool floatZeroPoint = false;
+  int64_t quantMin = 0;
+  int64_t quantMax = 0;
+  /// The channel axis of per-channel parameters (normalized).
+  std::optional<int64_t> axis;
 };
 
-class FakeQuantLowering {
+/// Emits the linalg.generic of ATen's quantization kernels:
+///   quantize:   q = clamp(int64(float(zp) + nearbyint(x * (1.0f / scale))))
+///   dequantize: x = float((double(q) - zp) * double(scale))
+///   fake quant: dequantize(quantize(x)), without the storage conversion.
+class QuantKernelBuilder {
 public:
-  FakeQuantLowering(FakeQuantOp op, OpBuilder &builder)
-      : op(op), builder(builder), loc(op.getLoc()), f32(builder.getF32Type()),
-        f64(builder.getF64Type()) {}
+  enum class Kind { FakeQuant, Quantize, Dequantize };
 
-  LogicalResult run();
+  QuantKernelBuilder(OpBuilder &builder, Location loc,
+                     const QuantKernelParams &params);
+
+  /// `input` is float32 for FakeQuant/Quantize and integer storage for
+  /// Dequantize; `storage` is the integer element type of Quantize's result
+  /// and Dequantize's input, `isSigned` its signedness.
+  Value build(Value input, Kind kind, IntegerType storage = {},
+              bool isSigned = true);
 
 private:
-  Value buildBody(OpBuilder &b, Value x, ValueRange params);
-  Value constantF32(OpBuilder &b, float value) {
-    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
+  Value quantizeToFloat(OpBuilder &b, Value x, ValueRange params);
+  Value dequantizeFromFloat(OpBuilder &b, Value clamped, ValueRange params);
+  Value constant(OpBuilder &b, FloatType type, double value) {
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, value));
   }
 
-  FakeQuantOp op;
   OpBuilder &builder;
   Location loc;
+  const QuantKernelParams &params;
   FloatType f32, f64;
-  int64_t quantMin = 0, quantMax = 0;
-  bool floatZeroPoint = false;
+  /// Whether the clamp and dequantization need double precision.
   bool useF64 = false;
 };
 
 } // namespace
 
-Value FakeQuantLowering::buildBody(OpBuilder &b, Value x, ValueRange params) {
-  Value inverseScale = params[0], zeroPoint = params[1], scale = params[2];
+QuantKernelBuilder::QuantKernelBuilder(OpBuilder &builder, Location loc,
+                                       const QuantKernelParams &params)
+    : builder(builder), loc(loc), params(params), f32(builder.getF32Type()),
+      f64(builder.getF64Type()) {
+  constexpr double exactInF32 = double(int64_t(1) << 24);
+  // A float zero point makes q - zero_point inexact in float32.
+  useF64 = params.floatZeroPoint ||
+           std::abs(static_cast<double>(params.quantMin)) > exactInF32 ||
+           std::abs(static_cast<double>(params.quantMax)) > exactInF32;
+  for (double zeroPoint : params.zeroPoint)
+    useF64 |= std::abs(zeroPoint) > exactInF32 ||
+              std::abs(params.quantMax - zeroPoint) > exactInF32 ||
+              std::abs(params.quantMin - zeroPoint) > exactInF32;
+}
+
+/// The clamped quantized value, still a float (f64 when useF64).
+Value QuantKernelBuilder::quantizeToFloat(OpBuilder &b, Value x, ValueRange p) {
+  Value inverseScale = p[0], zeroPoint = p[1];
   // Integer zero point: float(zp) + nearbyint(x * inv_scale). Float zero
   // point: nearbyint(zp + x * inv_scale), which PyTorch's AVX2 build
   // contracts into one fused multiply-add.
   Value shifted;
-  if (floatZeroPoint)
+  if (params.floatZeroPoint)
     shifted = math::RoundEvenOp::create(
         b, loc, math::FmaOp::create(b, loc, x, inverseScale, zeroPoint));
   else
@@ -84,37 +114,105 @@ Value FakeQuantLowering::buildBody(OpBuilder &b, Value x, ValueRange params) {
             b, loc, arith::MulFOp::create(b, loc, x, inverseScale)));
   // ATen truncates to int64 with cvttss2si: NaN and |t| >= 2^63 become
   // INT64_MIN, which its clamp turns into quant_min (even for +inf).
-  auto bound = [&](double value) {
-    return constantF32(b, static_cast<float>(value));
-  };
   Value inRange = arith::AndIOp::create(
       b, loc,
       arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, shifted,
-                            bound(-9223372036854775808.0)),
+                            constant(b, f32, -9223372036854775808.0)),
       arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, shifted,
-                            bound(9223372036854775808.0)));
+                            constant(b, f32, 9223372036854775808.0)));
   FloatType type = useF64 ? f64 : f32;
   Value value =
       useF64 ? Value(arith::ExtFOp::create(b, loc, f64, shifted)) : shifted;
-  auto constant = [&](int64_t v) -> Value {
-    return arith::ConstantOp::create(
-        b, loc, b.getFloatAttr(type, static_cast<double>(v)));
-  };
-  // std::fmin/fmax promote to double; with exact bounds and a product of at
-  // most 50 significant bits, float32 gives the same single rounding.
+  // std::fmin/fmax promote to double; with exact bounds float32 gives the
+  // same result.
+  Value quantMin = constant(b, type, static_cast<double>(params.quantMin));
   Value clamped = arith::MinNumFOp::create(
-      b, loc, arith::MaxNumFOp::create(b, loc, value, constant(quantMin)),
-      constant(quantMax));
-  clamped =
-      arith::SelectOp::create(b, loc, inRange, clamped, constant(quantMin));
-  Value wideZeroPoint = useF64 ? params[3] : zeroPoint;
-  Value wideScale = useF64 ? params[4] : scale;
+      b, loc, arith::MaxNumFOp::create(b, loc, value, quantMin),
+      constant(b, type, static_cast<double>(params.quantMax)));
+  return arith::SelectOp::create(b, loc, inRange, clamped, quantMin);
+}
+
+/// (q - zero_point) * scale, rounded once to float32: a product of at most
+/// 50 significant bits is exact in double, so float32 arithmetic rounds the
+/// same way where useF64 is false.
+Value QuantKernelBuilder::dequantizeFromFloat(OpBuilder &b, Value clamped,
+                                              ValueRange p) {
+  Value zeroPoint = useF64 ? p[3] : p[1];
+  Value scale = useF64 ? p[4] : p[2];
   Value result = arith::MulFOp::create(
-      b, loc, arith::SubFOp::create(b, loc, clamped, wideZeroPoint), wideScale);
+      b, loc, arith::SubFOp::create(b, loc, clamped, zeroPoint), scale);
   return useF64 ? Value(arith::TruncFOp::create(b, loc, f32, result)) : result;
 }
 
-LogicalResult FakeQuantLowering::run() {
+Value QuantKernelBuilder::build(Value input, Kind kind, IntegerType storage,
+                                bool isSigned) {
+  auto type = cast<RankedTensorType>(input.getType());
+  int64_t rank = type.getRank();
+  std::optional<int64_t> axis = params.axis;
+
+  SmallVector<Value> inputs = {input};
+  SmallVector<AffineMap> maps = {builder.getMultiDimIdentityMap(rank)};
+  SmallVector<Value> scalarParams;
+  auto addParam = [&](FloatType elementType, auto valueOf) {
+    SmallVector<Attribute> values;
+    for (size_t i = 0; i < params.scale.size(); ++i)
+      values.push_back(builder.getFloatAttr(elementType, valueOf(i)));
+    if (!axis) {
+      scalarParams.push_back(arith::ConstantOp::create(
+          builder, loc, cast<TypedAttr>(values.front())));
+      return;
+    }
+    auto paramType = RankedTensorType::get(
+        {static_cast<int64_t>(values.size())}, elementType);
+    inputs.push_back(arith::ConstantOp::create(
+        builder, loc, DenseElementsAttr::get(paramType, values)));
+    maps.push_back(AffineMap::get(rank, 0, builder.getAffineDimExpr(*axis)));
+  };
+  addParam(f32, [&](size_t i) { return 1.0f / params.scale[i]; });
+  addParam(f32, [&](size_t i) { return float(params.zeroPoint[i]); });
+  addParam(f32, [&](size_t i) { return params.scale[i]; });
+  if (useF64) {
+    addParam(f64, [&](size_t i) { return params.zeroPoint[i]; });
+    addParam(f64, [&](size_t i) { return double(params.scale[i]); });
+  }
+  maps.push_back(builder.getMultiDimIdentityMap(rank));
+
+  Type resultElement = kind == Kind::Quantize ? Type(storage) : Type(f32);
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(builder, loc, input);
+  Value init = tensor::EmptyOp::create(builder, loc, sizes, resultElement);
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      builder, loc, type.clone(resultElement), inputs, ValueRange{init}, maps,
+      iterators, [&](OpBuilder &b, Location, ValueRange args) {
+        SmallVector<Value> p =
+            axis ? SmallVector<Value>(args.slice(1, inputs.size() - 1))
+                 : scalarParams;
+        Value result;
+        switch (kind) {
+        case Kind::FakeQuant:
+          result = dequantizeFromFloat(b, quantizeToFloat(b, args[0], p), p);
+          break;
+        case Kind::Quantize:
+          result = arith::FPToSIOp::create(b, loc, storage,
+                                           quantizeToFloat(b, args[0], p));
+          break;
+        case Kind::Dequantize: {
+          FloatType wide = useF64 ? f64 : f32;
+          Value asFloat =
+              isSigned ? Value(arith::SIToFPOp::create(b, loc, wide, args[0]))
+                       : Value(arith::UIToFPOp::create(b, loc, wide, args[0]));
+          result = dequantizeFromFloat(b, asFloat, p);
+          break;
+        }
+        }
+        linalg::YieldOp::create(b, loc, result);
+      });
+  return generic.getResult(0);
+}
+
+/// Lowers one quanta.fake_quant.
+static LogicalResult lowerFakeQuant(FakeQuantOp op) {
   Value input = op.getInput();
   if (!op.getFakeQuantEnabled()) {
     op.replaceAllUsesWith(input);
@@ -124,86 +222,32 @@ LogicalResult FakeQuantLowering::run() {
   if (!op.hasKnownQParams())
     return op.emitOpError("has no known qparams to lower with: calibrate or "
                           "set 'scale' and 'zero_point'");
+  QuantKernelParams params;
   // The verifier guarantees a range on the op or a module to take it from.
   if (FakeQuantizeAttr module = op.getFakeQuantizeAttr()) {
     numerics::QRange range = module.getQRange();
-    quantMin = range.quantMin;
-    quantMax = range.quantMax;
+    params.quantMin = range.quantMin;
+    params.quantMax = range.quantMax;
   } else {
-    quantMin = *op.getQuantMin();
-    quantMax = *op.getQuantMax();
+    params.quantMin = *op.getQuantMin();
+    params.quantMax = *op.getQuantMax();
   }
-  floatZeroPoint = static_cast<bool>(op.getFloatZeroPointAttr());
+  params.scale.assign(op.getScaleAttr().asArrayRef().begin(),
+                      op.getScaleAttr().asArrayRef().end());
+  params.floatZeroPoint = static_cast<bool>(op.getFloatZeroPointAttr());
+  if (params.floatZeroPoint)
+    for (float zeroPoint : op.getFloatZeroPointAttr().asArrayRef())
+      params.zeroPoint.push_back(zeroPoint);
+  else
+    for (int64_t zeroPoint : op.getZeroPointAttr().asArrayRef())
+      params.zeroPoint.push_back(static_cast<double>(zeroPoint));
+  if (std::optional<int64_t> axis = op.getAxis())
+    params.axis = *axis < 0 ? *axis + op.getType().getRank() : *axis;
 
-  SmallVector<double> zeroPoints =
-      floatZeroPoint
-          ? llvm::map_to_vector(op.getFloatZeroPointAttr().asArrayRef(),
-                                [](float v) { return static_cast<double>(v); })
-          : llvm::map_to_vector(
-                op.getZeroPointAttr().asArrayRef(),
-                [](int64_t v) { return static_cast<double>(v); });
-  constexpr double exactInF32 = double(int64_t(1) << 24);
-  // A float zero point makes q - zero_point inexact in float32.
-  useF64 = floatZeroPoint ||
-           std::abs(static_cast<double>(quantMin)) > exactInF32 ||
-           std::abs(static_cast<double>(quantMax)) > exactInF32;
-  FakeQuantConstants constants;
-  for (auto [scale, zeroPoint] :
-       llvm::zip_equal(op.getScaleAttr().asArrayRef(), zeroPoints)) {
-    constants.inverseScale.push_back(1.0f / scale);
-    constants.zeroPoint.push_back(static_cast<float>(zeroPoint));
-    constants.scale.push_back(scale);
-    constants.scaleF64.push_back(scale);
-    constants.zeroPointF64.push_back(zeroPoint);
-    useF64 |= std::abs(zeroPoint) > exactInF32 ||
-              std::abs(quantMax - zeroPoint) > exactInF32 ||
-              std::abs(quantMin - zeroPoint) > exactInF32;
-  }
-
-  auto type = cast<RankedTensorType>(input.getType());
-  int64_t rank = type.getRank();
-  std::optional<int64_t> axis = op.getAxis();
-  if (axis && *axis < 0)
-    *axis += rank;
-
-  SmallVector<Value> inputs = {input};
-  SmallVector<AffineMap> maps = {builder.getMultiDimIdentityMap(rank)};
-  SmallVector<Value> scalarParams;
-  auto addParam = [&](auto values, FloatType elementType) {
-    using T = typename decltype(values)::value_type;
-    if (!axis) {
-      scalarParams.push_back(arith::ConstantOp::create(
-          builder, loc, builder.getFloatAttr(elementType, values.front())));
-      return;
-    }
-    auto paramType = RankedTensorType::get(
-        {static_cast<int64_t>(values.size())}, elementType);
-    inputs.push_back(arith::ConstantOp::create(
-        builder, loc, DenseElementsAttr::get(paramType, ArrayRef<T>(values))));
-    maps.push_back(AffineMap::get(rank, 0, builder.getAffineDimExpr(*axis)));
-  };
-  addParam(constants.inverseScale, f32);
-  addParam(constants.zeroPoint, f32);
-  addParam(constants.scale, f32);
-  if (useF64) {
-    addParam(constants.zeroPointF64, f64);
-    addParam(constants.scaleF64, f64);
-  }
-  maps.push_back(builder.getMultiDimIdentityMap(rank));
-
-  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(builder, loc, input);
-  Value init = tensor::EmptyOp::create(builder, loc, sizes, f32);
-  SmallVector<utils::IteratorType> iterators(rank,
-                                             utils::IteratorType::parallel);
-  auto generic = linalg::GenericOp::create(
-      builder, loc, type, inputs, ValueRange{init}, maps, iterators,
-      [&](OpBuilder &b, Location, ValueRange args) {
-        SmallVector<Value> params =
-            axis ? SmallVector<Value>(args.slice(1, inputs.size() - 1))
-                 : scalarParams;
-        linalg::YieldOp::create(b, loc, buildBody(b, args[0], params));
-      });
-  op.replaceAllUsesWith(generic.getResult(0));
+  OpBuilder builder(op);
+  Value result = QuantKernelBuilder(builder, op.getLoc(), params)
+                     .build(input, QuantKernelBuilder::Kind::FakeQuant);
+  op.replaceAllUsesWith(result);
   op.erase();
   return success();
 }
@@ -211,11 +255,9 @@ LogicalResult FakeQuantLowering::run() {
 LogicalResult quanta::lowerFakeQuantOps(Operation *root) {
   SmallVector<FakeQuantOp> ops;
   root->walk([&](FakeQuantOp op) { ops.push_back(op); });
-  for (FakeQuantOp op : ops) {
-    OpBuilder builder(op);
-    if (failed(FakeQuantLowering(op, builder).run()))
+  for (FakeQuantOp op : ops)
+    if (failed(lowerFakeQuant(op)))
       return failure();
-  }
   return success();
 }
 
@@ -228,3 +270,77 @@ struct LowerFakeQuantPass
   }
 };
 } // namespace
+
+/// The kernel parameters of a !quant.uniform (per tensor or per axis)
+/// element type; its storage range is the clamp range.
+static std::optional<QuantKernelParams>
+getQuantKernelParams(quant::QuantizedType type) {
+  QuantKernelParams params;
+  params.quantMin = type.getStorageTypeMin();
+  params.quantMax = type.getStorageTypeMax();
+  if (auto uniform = dyn_cast<quant::UniformQuantizedType>(type)) {
+    params.scale.push_back(static_cast<float>(uniform.getScale()));
+    params.zeroPoint.push_back(static_cast<double>(uniform.getZeroPoint()));
+    return params;
+  }
+  if (auto perAxis = dyn_cast<quant::UniformQuantizedPerAxisType>(type)) {
+    for (double scale : perAxis.getScales())
+      params.scale.push_back(static_cast<float>(scale));
+    for (int64_t zeroPoint : perAxis.getZeroPoints())
+      params.zeroPoint.push_back(static_cast<double>(zeroPoint));
+    params.axis = perAxis.getQuantizedDimension();
+    return params;
+  }
+  return std::nullopt;
+}
+
+namespace {
+struct LowerQuantCastsPass
+    : public quanta::impl::LowerQuantCastsBase<LowerQuantCastsPass> {
+  void runOnOperation() override;
+};
+} // namespace
+
+void LowerQuantCastsPass::runOnOperation() {
+  SmallVector<Operation *> casts;
+  getOperation().walk([&](Operation *op) {
+    if (isa<quant::QuantizeCastOp, quant::DequantizeCastOp>(op))
+      casts.push_back(op);
+  });
+  for (Operation *op : casts) {
+    bool isQuantize = isa<quant::QuantizeCastOp>(op);
+    auto quantizedType = cast<RankedTensorType>(
+        (isQuantize ? op->getResult(0) : op->getOperand(0)).getType());
+    auto element = cast<quant::QuantizedType>(quantizedType.getElementType());
+    std::optional<QuantKernelParams> params = getQuantKernelParams(element);
+    if (!params) {
+      op->emitOpError("has a quantized type this lowering does not support: ")
+          << element;
+      return signalPassFailure();
+    }
+    if (!element.getExpressedType().isF32()) {
+      op->emitOpError("lowers float32 values only, got ")
+          << element.getExpressedType();
+      return signalPassFailure();
+    }
+    OpBuilder builder(op);
+    Location loc = op->getLoc();
+    auto storage = cast<IntegerType>(element.getStorageType());
+    auto storageTensor = quantizedType.clone(storage);
+    QuantKernelBuilder kernel(builder, loc, *params);
+    Value replacement;
+    if (isQuantize) {
+      Value stored = kernel.build(op->getOperand(0),
+                                  QuantKernelBuilder::Kind::Quantize, storage);
+      replacement =
+          quant::StorageCastOp::create(builder, loc, quantizedType, stored);
+    } else {
+      Value stored = quant::StorageCastOp::create(builder, loc, storageTensor,
+                                                  op->getOperand(0));
+      replacement = kernel.build(stored, QuantKernelBuilder::Kind::Dequantize,
+                                 storage, element.isSigned());
+    }
+    op->getResult(0).replaceAllUsesWith(replacement);
+    op->erase();
+  }
+}

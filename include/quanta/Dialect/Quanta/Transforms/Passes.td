@@ -138,6 +138,60 @@ def Calibrate : Pass<"quanta-calibrate", "ModuleOp"> {
   ];
 }
 
+def FreezeQParams : Pass<"quanta-freeze-qparams", "func::FuncOp"> {
+  let summary = "Turn observers with statistics into quant.qcast/quant.dcast "
+                "pairs with !quant.uniform types";
+  let description = [{
+    Computes every observer's qparams from its statistics with the numeric
+    library (PyTorch's calculate_qparams, bit for bit) and replaces
+    `quanta.observe` by `quant.qcast` + `quant.dcast` through a
+    `!quant.uniform` type (per tensor) or `!quant.uniform` per-axis type (per
+    channel, on the observer's channel axis). The storage type follows the
+    observer's dtype (quint8: u8, qint8: i8, qint32: i32, quint4x2: u4) and
+    its range is the observer's effective [quant_min, quant_max] (e.g.
+    u8<0:127> with reduce_range). `#quanta.reuse_input` observers take the
+    type of the observer they share through shape-only ops. Fake-quant ops
+    with known qparams become the same pair (this is how QAT models enter
+    the integer pipeline); disabled ones disappear.
+
+    What upstream quant types cannot express stays in Quanta's own op:
+    per_channel_affine_float_qparams (float zero points) becomes a
+    `quanta.fake_quant` with `float_zero_point`. quint4x2 values are u4
+    storage; their two-per-byte packing is a property of the kernels, not of
+    the type. Placeholder, Noop and Recording observers keep their value in
+    float. An observer without statistics is an error: run quanta-calibrate
+    first.
+  }];
+  let dependentDialects = ["::mlir::quant::QuantDialect"];
+}
+
+def LowerQuantCasts : Pass<"quanta-lower-quant-casts", "func::FuncOp"> {
+  let summary = "Lower quant.qcast/quant.dcast the way PyTorch quantizes";
+  let description = [{
+    Upstream `lower-quant-ops` divides by the scale, adds the zero point,
+    converts with `fptosi` (rounding toward zero) and clamps afterwards.
+    PyTorch's quantize_per_tensor/per_channel multiply by the float32
+    reciprocal of the scale, round half to even, add the zero point in
+    float32 and clamp before converting; this pass does the latter, with
+    the same arithmetic as `quanta-lower-fake-quant`, so that
+    dequantize(quantize(x)) equals `quanta.fake_quant` bit for bit. Values
+    cross between quantized and storage types through `quant.scast`.
+
+    Two deliberate differences from PyTorch: values are clamped to the
+    type's storage range (u8<0:127> for reduce_range), which the int8
+    kernels rely on, where torch.quantize_per_tensor clamps to the whole
+    dtype; and qint32 dequantization computes q - zero_point without the
+    int32 wrap-around PyTorch's kernel has for saturated values.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::quant::QuantDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 def ReportQParams : Pass<"quanta-report-qparams", "ModuleOp"> {
   let summary = "Print the quantization parameters of observers with "
                 "statistics";
