@@ -6,6 +6,8 @@ Run once with Debian's Python (numpy and torch 1.13):
 
 Outputs (committed, so neither the demo nor the tests need torch):
   examples/tiny_cnn.mlir            a small CNN in TOSA with constant weights
+  examples/calibration/batch*.npy   eight calibration batches (1x16x16x3
+                                    "images": smooth random fields in [0, 1])
   test/Examples/tiny-cnn-qparams.mlir
       lit test: the weight qparams `quant-opt --quanta-prepare` computes at
       compile time must equal those of PyTorch's observers on the same
@@ -109,13 +111,24 @@ mlir.append("  return %out : tensor<1x10xf32>\n}\n")
 with open(os.path.join(ROOT, "examples", "tiny_cnn.mlir"), "w") as f:
     f.writelines(mlir)
 
+# Calibration data: low-frequency random images, like natural images more
+# than white noise is.
+os.makedirs(os.path.join(ROOT, "examples", "calibration"), exist_ok=True)
+for i in range(8):
+    coarse = rng.uniform(0.0, 1.0, (1, 4, 4, 3))
+    image = np.repeat(np.repeat(coarse, 4, axis=1), 4, axis=2)
+    image += rng.normal(0.0, 0.05, image.shape)
+    np.save(os.path.join(ROOT, "examples", "calibration", "batch%d.npy" % i),
+            np.clip(image, 0.0, 1.0).astype(np.float32))
+
 
 def fmt(values):
     return "[" + ", ".join("%.9g" % v for v in values) + "]"
 
 
 def qparams_line(name, obs, weight):
-    obs(torch.from_numpy(weight))
+    if weight is not None:
+        obs(torch.from_numpy(weight))
     scale, zero_point = obs.calculate_qparams()
     return "// CHECK-DAG: %s: %s scale=%s zero_point=[%s]\n" % (
         name, type(obs).__name__, fmt(scale.tolist()),
@@ -130,6 +143,14 @@ for qconfig, weight_observer in (("x86", tq.default_per_channel_weight_observer)
               ("conv2.weight", conv2_w), ("fc.weight", fc_w))]
     checks.append((qconfig, lines))
 
+# The network input's observer after calibration on the bundled batches:
+# PyTorch's x86 activation observer fed the same eight tensors.
+input_observer = tq.HistogramObserver(reduce_range=True)
+for i in range(8):
+    input_observer(torch.from_numpy(np.load(os.path.join(
+        ROOT, "examples", "calibration", "batch%d.npy" % i))))
+calibrated_input = qparams_line("arg0", input_observer, None)
+
 with open(os.path.join(ROOT, "test", "Examples", "tiny-cnn-qparams.mlir"), "w") as f:
     f.write("// The weight qparams Quanta computes at compile time for the bundled\n"
             "// example equal PyTorch 1.13's observers on the same weights (values\n"
@@ -138,7 +159,22 @@ with open(os.path.join(ROOT, "test", "Examples", "tiny-cnn-qparams.mlir"), "w") 
         f.write("// RUN: quant-opt %%quanta_src_root/examples/tiny_cnn.mlir "
                 "--quanta-prepare=qconfig=%s --quanta-report-qparams -o /dev/null "
                 "| FileCheck %%s --check-prefix=%s\n" % (qconfig, qconfig.upper()))
+    f.write("// The whole PTQ pipeline: prepare, JIT calibration on the bundled batches,\n"
+            "// freeze. The network input's qparams equal PyTorch's HistogramObserver\n"
+            "// (reduce_range) after the same eight batches.\n")
+    data = ",".join("%%quanta_src_root/examples/calibration/batch%d.npy" % i
+                    for i in range(8))
+    f.write("// RUN: quant-opt %%quanta_src_root/examples/tiny_cnn.mlir "
+            "--quanta-prepare=qconfig=x86 --quanta-calibrate='data=%s quiet' "
+            "--quanta-report-qparams -o /dev/null | FileCheck %%s --check-prefix=CALIBRATED\n" % data)
+    f.write("// RUN: quant-opt %%quanta_src_root/examples/tiny_cnn.mlir "
+            "--quanta-ptq='qconfig=x86 data=%s quiet' | FileCheck %%s --check-prefix=PTQ\n" % data)
     for qconfig, lines in checks:
         f.write("\n")
         for line in lines:
             f.write(line.replace("// CHECK-DAG:", "// %s-DAG:" % qconfig.upper()))
+    f.write("\n" + calibrated_input.replace("// CHECK-DAG:", "// CALIBRATED:"))
+    f.write("// PTQ: func.func @tiny_cnn\n"
+            "// PTQ: quant.qcast %arg0 : tensor<1x16x16x3xf32> to tensor<1x16x16x3x!quant.uniform<u8<0:127>:f32,\n"
+            "// PTQ-NOT: quanta.observe\n"
+            "// PTQ: quant.qcast {{.*}} to tensor<1x10x!quant.uniform<u8:f32, 3.906250e-03>>\n")

@@ -305,7 +305,7 @@ FailureOr<func::FuncOp> CalibratePass::findEntry(ModuleOp module) {
   if (!entry.empty()) {
     auto func = module.lookupSymbol<func::FuncOp>(entry);
     if (!func || func.isExternal())
-      return module.emitError("quanta-calibrate: no function '")
+      return emitError(module.getLoc(), "quanta-calibrate: no function '")
              << entry << "' with a body to run";
     return func;
   }
@@ -314,7 +314,7 @@ FailureOr<func::FuncOp> CalibratePass::findEntry(ModuleOp module) {
     if (func.isPublic() && !func.isExternal())
       candidates.push_back(func);
   if (candidates.size() != 1)
-    return module.emitError("quanta-calibrate: the module has ")
+    return emitError(module.getLoc(), "quanta-calibrate: the module has ")
            << candidates.size()
            << " public functions; choose one with entry=<name>";
   return candidates.front();
@@ -339,7 +339,8 @@ void CalibratePass::runOnOperation() {
     }
   }
   if (data.empty()) {
-    module.emitError("quanta-calibrate: no calibration data (data=<files>)");
+    emitError(module.getLoc(),
+              "quanta-calibrate: no calibration data (data=<files>)");
     return signalPassFailure();
   }
   FailureOr<SmallVector<std::vector<std::string>>> batchFiles =
@@ -392,7 +393,8 @@ void CalibratePass::runOnOperation() {
   {
     llvm::raw_string_ostream os(bytecode);
     if (failed(writeBytecodeToFile(*clone, os))) {
-      module.emitError("quanta-calibrate: cannot serialize the model");
+      emitError(module.getLoc(),
+                "quanta-calibrate: cannot serialize the model");
       return signalPassFailure();
     }
   }
@@ -405,8 +407,9 @@ void CalibratePass::runOnOperation() {
   OwningOpRef<ModuleOp> jitModule =
       parseSourceString<ModuleOp>(bytecode, &jitContext);
   if (!jitModule || failed(lowerToLLVM(*jitModule))) {
-    module.emitError("quanta-calibrate: cannot lower the model to LLVM for "
-                     "the JIT (see the diagnostics above)");
+    emitError(module.getLoc(),
+              "quanta-calibrate: cannot lower the model to LLVM for "
+              "the JIT (see the diagnostics above)");
     return signalPassFailure();
   }
 
@@ -416,7 +419,7 @@ void CalibratePass::runOnOperation() {
   engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
   auto engine = ExecutionEngine::create(*jitModule, engineOptions);
   if (!engine) {
-    module.emitError("quanta-calibrate: JIT compilation failed: ")
+    emitError(module.getLoc(), "quanta-calibrate: JIT compilation failed: ")
         << llvm::toString(engine.takeError());
     return signalPassFailure();
   }
@@ -424,6 +427,10 @@ void CalibratePass::runOnOperation() {
     llvm::orc::SymbolMap symbols;
     symbols[interner("_mlir_ciface_quanta_observe")] = {
         llvm::orc::ExecutorAddr::fromPtr(&quantaObserveCallback),
+        llvm::JITSymbolFlags::Exported};
+    // Bufferization lowers memref.copy to this runtime function.
+    symbols[interner("memrefCopy")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&memrefCopy),
         llvm::JITSymbolFlags::Exported};
     return symbols;
   });
@@ -450,7 +457,7 @@ void CalibratePass::runOnOperation() {
       arguments.push_back(descriptor.packed());
     if (llvm::Error error = (*engine)->invokePacked(
             ("_mlir_ciface_" + entryFunc->getSymName()).str(), arguments)) {
-      module.emitError("quanta-calibrate: running batch ")
+      emitError(module.getLoc(), "quanta-calibrate: running batch ")
           << index << " failed: " << llvm::toString(std::move(error));
       return signalPassFailure();
     }

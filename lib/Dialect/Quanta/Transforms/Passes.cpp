@@ -24,6 +24,42 @@ struct PrepareOptions : public PassPipelineOptions<PrepareOptions> {
       llvm::cl::desc("compute statistics of constant weights now"),
       llvm::cl::init(true)};
 };
+struct PtqOptions : public PassPipelineOptions<PtqOptions> {
+  Option<std::string> qconfig{*this, "qconfig",
+                              llvm::cl::desc("qconfig preset or attribute"),
+                              llvm::cl::init("x86")};
+  ListOption<std::string> overrides{
+      *this, "override",
+      llvm::cl::desc("per-op qconfig: <op name or location name>=<qconfig>")};
+  Option<std::string> entry{*this, "entry",
+                            llvm::cl::desc("function to calibrate")};
+  ListOption<std::string> data{
+      *this, "data", llvm::cl::desc("calibration data: .npy or .npz files")};
+  Option<int64_t> batchLimit{*this, "batch-limit",
+                             llvm::cl::desc("stop after this many batches"),
+                             llvm::cl::init(0)};
+  Option<bool> quiet{*this, "quiet", llvm::cl::desc("no progress report"),
+                     llvm::cl::init(false)};
+};
+
+/// quanta-prepare's passes: TOSA to linalg, then observer insertion.
+void buildPreparePipeline(OpPassManager &pm, StringRef qconfig,
+                          ArrayRef<std::string> overrides,
+                          bool foldConstantWeights) {
+  // Upstream's pipelines are no-ops on functions without TOSA ops.
+  // addTosaToLinalgPasses leaves tosa.reshape/const_shape (tensor) and
+  // tosa.const (arith) to the two passes that follow it.
+  tosa::addTosaToLinalgPasses(pm, TosaToLinalgOptions(),
+                              TosaToLinalgNamedOptions());
+  pm.addNestedPass<func::FuncOp>(createTosaToTensorPass());
+  pm.addNestedPass<func::FuncOp>(createTosaToArithPass());
+  pm.addPass(createCanonicalizerPass());
+  quanta::InsertObserversOptions insertOptions;
+  insertOptions.qconfig = qconfig.str();
+  insertOptions.overrides.assign(overrides.begin(), overrides.end());
+  insertOptions.foldConstantWeights = foldConstantWeights;
+  pm.addNestedPass<func::FuncOp>(quanta::createInsertObservers(insertOptions));
+}
 } // namespace
 
 void quanta::registerQuantaPassesAndPipelines() {
@@ -33,20 +69,22 @@ void quanta::registerQuantaPassesAndPipelines() {
       "PyTorch's prepare(): TOSA to linalg (upstream pipeline), then "
       "quanta-insert-observers",
       [](OpPassManager &pm, const PrepareOptions &options) {
-        // Upstream's pipelines are no-ops on functions without TOSA ops.
-        // addTosaToLinalgPasses leaves tosa.reshape/const_shape (tensor) and
-        // tosa.const (arith) to the two passes that follow it.
-        tosa::addTosaToLinalgPasses(pm, TosaToLinalgOptions(),
-                                    TosaToLinalgNamedOptions());
-        pm.addNestedPass<func::FuncOp>(createTosaToTensorPass());
-        pm.addNestedPass<func::FuncOp>(createTosaToArithPass());
-        pm.addPass(createCanonicalizerPass());
-        InsertObserversOptions insertOptions;
-        insertOptions.qconfig = options.qconfig;
-        insertOptions.overrides.assign(options.overrides.begin(),
-                                       options.overrides.end());
-        insertOptions.foldConstantWeights = options.foldConstantWeights;
-        pm.addNestedPass<func::FuncOp>(
-            quanta::createInsertObservers(insertOptions));
+        buildPreparePipeline(pm, options.qconfig, options.overrides,
+                             options.foldConstantWeights);
+      });
+  PassPipelineRegistration<PtqOptions>(
+      "quanta-ptq",
+      "Post-training quantization: quanta-prepare, quanta-calibrate on the "
+      "given data, quanta-freeze-qparams",
+      [](OpPassManager &pm, const PtqOptions &options) {
+        buildPreparePipeline(pm, options.qconfig, options.overrides,
+                             /*foldConstantWeights=*/true);
+        CalibrateOptions calibrate;
+        calibrate.entry = options.entry;
+        calibrate.data.assign(options.data.begin(), options.data.end());
+        calibrate.batchLimit = options.batchLimit;
+        calibrate.quiet = options.quiet;
+        pm.addPass(createCalibrate(calibrate));
+        pm.addNestedPass<func::FuncOp>(createFreezeQParams());
       });
 }
