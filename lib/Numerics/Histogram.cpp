@@ -23,6 +23,7 @@
 #include "quanta/Numerics/Observers.h"
 #include "quanta/Numerics/TorchReductions.h"
 
+#include "StatsKernels.h"
 #include "TorchFloat.h"
 
 #include <algorithm>
@@ -122,24 +123,17 @@ StatusOr<std::vector<float>> torchHistc(const float *data, size_t size,
   StatusOr<HistcEdges> edges = histcEdges(data, size, bins, min, max);
   if (!edges)
     return edges.getStatus();
-  const float left = edges->left, right = edges->right;
-  const float width = right - left;
-  const auto binCount = static_cast<float>(bins);
-  std::vector<float> hist(bins, 0.0f);
-  for (size_t i = 0; i < size; ++i) {
-    const float value = data[i];
-    // Skips values outside the edges, but not NaN.
-    if (value < left || value > right)
-      continue;
-    // LINEAR_INTERPOLATION in float32. A NaN quotient (NaN data, or edges
-    // equal in float32) converts to INT64_MIN on x86, an offset that wraps
-    // to bin 0 once scaled by sizeof(float).
-    const int64_t pos =
-        detail::truncateToInt64((value - left) * binCount / width);
-    const int64_t bin = pos == std::numeric_limits<int64_t>::min() ? 0 : pos;
-    // The last bin includes its right edge.
-    hist[std::min(bin, bins - 1)] += 1.0f;
-  }
+  std::vector<uint64_t> counts(bins, 0);
+  detail::countHistcBins(data, size, {edges->left, edges->right, bins},
+                         counts.data());
+  // PyTorch adds 1.0f per element to a float32 histogram (one intra-op
+  // thread): a bin's count is exact up to 2^24, where x + 1.0f == x stops
+  // it. The kernels count exactly (in partial histograms), so saturating
+  // the totals gives the same floats.
+  constexpr uint64_t kFloatCountLimit = uint64_t(1) << 24;
+  std::vector<float> hist(bins);
+  for (int64_t bin = 0; bin < bins; ++bin)
+    hist[bin] = static_cast<float>(std::min(counts[bin], kFloatCountLimit));
   return hist;
 }
 
@@ -511,6 +505,103 @@ StatusOr<QParams> calculateHistogramQParams(const HistogramOptions &options,
         " (PyTorch fails an assertion)");
   auto [newMin, newMax] = nonLinearParamSearch(options, stats);
   return calculateQParams(options.uniform, {newMin}, {newMax});
+}
+
+} // namespace mlir::quanta::numerics
+
+//===----------------------------------------------------------------------===//
+// Merging statistics of calibration shards
+//===----------------------------------------------------------------------===//
+
+namespace mlir::quanta::numerics {
+
+/// Adds `source`'s counts to `target` (bins over [min, min + bins * width)),
+/// spreading each source bin over the target bins it overlaps in proportion
+/// to the overlap: the piecewise-constant density _combine_histograms
+/// assumes for the histogram it upsamples.
+static void redistribute(std::vector<float> &target, double min, double width,
+                         const HistogramStats &source) {
+  const auto bins = static_cast<int64_t>(target.size());
+  const auto sourceBins = static_cast<int64_t>(source.histogram.size());
+  const double sourceWidth =
+      (static_cast<double>(source.max) - source.min) / sourceBins;
+  for (int64_t bin = 0; bin < sourceBins; ++bin) {
+    const double count = source.histogram[bin];
+    if (count == 0.0)
+      continue;
+    const double begin = source.min + bin * sourceWidth;
+    const double end = begin + sourceWidth;
+    if (sourceWidth == 0.0) {
+      // A min == max histogram: all of it at one point.
+      int64_t at = static_cast<int64_t>((begin - min) / width);
+      target[std::clamp<int64_t>(at, 0, bins - 1)] += static_cast<float>(count);
+      continue;
+    }
+    auto first = static_cast<int64_t>((begin - min) / width);
+    auto last = static_cast<int64_t>((end - min) / width);
+    for (int64_t t = std::max<int64_t>(first, 0);
+         t <= std::min<int64_t>(last, bins - 1); ++t) {
+      const double overlap = std::min(end, min + (t + 1) * width) -
+                             std::max(begin, min + t * width);
+      if (overlap > 0.0)
+        target[t] += static_cast<float>(count * overlap / sourceWidth);
+    }
+  }
+}
+
+Status mergeHistograms(HistogramStats &stats, const HistogramStats &other,
+                       const HistogramOptions &options) {
+  if (!other.isInitialized())
+    return Status::success();
+  if (!stats.isInitialized()) {
+    stats = other;
+    return Status::success();
+  }
+  const auto bins = static_cast<size_t>(options.bins);
+  if (stats.histogram.size() != bins || other.histogram.size() != bins)
+    return Status::error("histograms of " +
+                         std::to_string(stats.histogram.size()) + " and " +
+                         std::to_string(other.histogram.size()) +
+                         " bins cannot be merged with bins = " +
+                         std::to_string(options.bins));
+  // The wider histogram is the base whose grid PyTorch's combine extends.
+  const bool otherIsWider = static_cast<double>(other.max) - other.min >
+                            static_cast<double>(stats.max) - stats.min;
+  const HistogramStats &base = otherIsWider ? other : stats;
+  const HistogramStats &added = otherIsWider ? stats : other;
+  const float combinedMin = torchMin(stats.min, other.min);
+  const float combinedMax = torchMax(stats.max, other.max);
+
+  HistogramStats merged;
+  merged.histogram.assign(bins, 0.0f);
+  if (base.max == base.min) {
+    // Both are single points: bin them over the union of the two.
+    merged.min = combinedMin;
+    merged.max = combinedMax == combinedMin ? combinedMin : combinedMax;
+    const double width =
+        (static_cast<double>(merged.max) - merged.min) / options.bins;
+    if (width == 0.0) {
+      for (size_t bin = 0; bin < bins; ++bin)
+        merged.histogram[bin] = stats.histogram[bin] + other.histogram[bin];
+    } else {
+      redistribute(merged.histogram, merged.min, width, base);
+      redistribute(merged.histogram, merged.min, width, added);
+    }
+  } else {
+    StatusOr<AdjustedRange> range =
+        adjustMinMax(base, options, combinedMin, combinedMax);
+    if (!range)
+      return range.getStatus();
+    merged.min = range->min;
+    merged.max = range->max;
+    combineHistograms(merged.histogram, base.histogram, options.upsampleRate,
+                      *range);
+    const double width =
+        (static_cast<double>(merged.max) - merged.min) / options.bins;
+    redistribute(merged.histogram, merged.min, width, added);
+  }
+  stats = std::move(merged);
+  return Status::success();
 }
 
 } // namespace mlir::quanta::numerics

@@ -2,6 +2,8 @@
 
 #include "quanta/Runtime/ObserverState.h"
 
+#include <algorithm>
+
 namespace mlir::quanta::runtime {
 
 using namespace numerics;
@@ -70,6 +72,51 @@ StatusOr<QParams> ObserverState::calculateQParams() const {
     return numerics::calculateQParams(config.uniform(), *stats);
   return numerics::calculateQParams(config.uniform(),
                                     std::get<MinMaxStats>(statistics));
+}
+
+Status ObserverState::merge(const ObserverState &other) {
+  if (other.numBatches == 0)
+    return Status::success();
+  if (numBatches == 0) {
+    statistics = other.statistics;
+    numBatches = other.numBatches;
+    return Status::success();
+  }
+  const std::string name(toString(config.kind));
+  if (config.kind == ObserverKind::MovingAverageMinMax ||
+      config.kind == ObserverKind::MovingAveragePerChannelMinMax ||
+      config.memoryless)
+    return Status::error(
+        name + (config.memoryless ? " (memoryless)" : "") +
+        " statistics depend on the order of the batches and cannot be "
+        "merged; calibrate the shards one after the other instead");
+  Statistics merged = statistics;
+  if (auto *stats = std::get_if<HistogramStats>(&merged)) {
+    if (Status status = mergeHistograms(
+            *stats, std::get<HistogramStats>(other.statistics),
+            config.histogram);
+        !status)
+      return status;
+  } else if (auto *stats = std::get_if<MinMaxStats>(&merged)) {
+    const auto &that = std::get<MinMaxStats>(other.statistics);
+    stats->min = std::min(stats->min, that.min);
+    stats->max = std::max(stats->max, that.max);
+  } else {
+    auto &these = std::get<PerChannelMinMaxStats>(merged);
+    const auto &those = std::get<PerChannelMinMaxStats>(other.statistics);
+    if (these.min.size() != those.min.size())
+      return Status::error(name + " statistics of " +
+                           std::to_string(these.min.size()) + " and " +
+                           std::to_string(those.min.size()) +
+                           " channels cannot be merged");
+    for (size_t c = 0; c < these.min.size(); ++c) {
+      these.min[c] = std::min(these.min[c], those.min[c]);
+      these.max[c] = std::max(these.max[c], those.max[c]);
+    }
+  }
+  statistics = std::move(merged);
+  numBatches += other.numBatches;
+  return Status::success();
 }
 
 void ObserverState::setStatistics(Statistics newStatistics, int64_t batches) {

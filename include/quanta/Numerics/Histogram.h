@@ -87,6 +87,15 @@ std::pair<float, float> nonLinearParamSearch(const HistogramOptions &options,
 StatusOr<QParams> calculateHistogramQParams(const HistogramOptions &options,
                                             const HistogramStats &stats);
 
+/// Merges the statistics `other` (collected on other data with the same
+/// options) into `stats`: both histograms are combined over the union of
+/// their ranges on PyTorch's grid (_adjust_min_max on `stats`, then
+/// _combine_histograms for each side), the way forward() merges a batch
+/// that widens the range. Totals and min/max are exact; the bins
+/// approximate those of a single run. On error `stats` is unchanged.
+Status mergeHistograms(HistogramStats &stats, const HistogramStats &other,
+                       const HistogramOptions &options);
+
 } // namespace mlir::quanta::numerics
 
 #endif // QUANTA_NUMERICS_HISTOGRAM_H

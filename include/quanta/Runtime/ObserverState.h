@@ -54,6 +54,13 @@ public:
 
   const ObserverConfig &getConfig() const { return config; }
   const Statistics &getStatistics() const { return statistics; }
+  /// Merges the statistics `other` collected on other data into these, as
+  /// if both data sets had been observed (shards of a calibration set):
+  /// exact for min/max observers, PyTorch's histogram-combine algorithm for
+  /// HistogramObserver. Moving averages and memoryless observers depend on
+  /// the order of the batches and cannot be merged: calibrate the shards in
+  /// turn instead (continuing from the statistics of the previous one).
+  Status merge(const ObserverState &other);
   /// Replaces the statistics (e.g. with ones read back from IR).
   void setStatistics(Statistics newStatistics, int64_t batches);
   /// The number of non-empty batches observed.

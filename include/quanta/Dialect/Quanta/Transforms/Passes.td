@@ -192,6 +192,49 @@ def LowerQuantCasts : Pass<"quanta-lower-quant-casts", "func::FuncOp"> {
   ];
 }
 
+def ExportStatistics : Pass<"quanta-export-statistics", "ModuleOp"> {
+  let summary = "Write the observers' statistics to a file";
+  let description = [{
+    Writes a JSON file holding, for every named `quanta.observe` with
+    statistics, its name, its observer and its statistics (as attribute
+    text, which prints float32 values exactly):
+
+        {"format": "quanta-statistics", "version": 1, "observers": [
+          {"name": "conv1.output", "observer": "#quanta.histogram<...>",
+           "stats": "#quanta.histogram_stats<...>"}, ...]}
+
+    With `quanta-import-statistics` this lets a calibration set too large
+    for one machine be split into shards calibrated as separate processes
+    (a Slurm array, Ray tasks, a Kubernetes Job): each exports its
+    statistics and one process merges them (see
+    scripts/calibrate_sharded.sh).
+  }];
+  let options = [
+    Option<"file", "file", "std::string", /*default=*/"\"-\"",
+           "where to write ('-' for stdout)">,
+  ];
+}
+
+def ImportStatistics : Pass<"quanta-import-statistics", "ModuleOp"> {
+  let summary = "Set the observers' statistics from files, merging shards";
+  let description = [{
+    Reads statistics files written by `quanta-export-statistics` and sets
+    the statistics of every named observer to the merge of its entries in
+    all files. Merging is exact for min/max observers (the result equals
+    calibrating on all the data at once) and uses PyTorch's histogram
+    combination for HistogramObserver (the combined histogram
+    redistributes each shard's counts over the common range, as PyTorch
+    does when a batch widens the range, so it approximates the single run).
+    Moving-average and memoryless observers depend on batch order and are
+    rejected: calibrate their shards one after the other instead. Every
+    observer must appear in every file with the same observer attribute.
+  }];
+  let options = [
+    ListOption<"files", "files", "std::string",
+               "statistics files to merge">,
+  ];
+}
+
 def ReportQParams : Pass<"quanta-report-qparams", "ModuleOp"> {
   let summary = "Print the quantization parameters of observers with "
                 "statistics";

@@ -1,0 +1,21 @@
+// RUN: quant-opt %s --quanta-calibrate='data=%S/Inputs/calibrate/x0.npy quiet' --quanta-export-statistics=file=%t.a.json -o /dev/null
+// RUN: quant-opt %s --quanta-calibrate='data=%S/Inputs/calibrate/x1.npy quiet' --quanta-export-statistics=file=%t.b.json -o /dev/null
+// Moving averages depend on the order of the batches.
+// RUN: not quant-opt %s --quanta-import-statistics=files=%t.a.json,%t.b.json 2>&1 | FileCheck %s --check-prefix=ORDER
+// RUN: not quant-opt %s --quanta-import-statistics=files=%t.missing.json 2>&1 | FileCheck %s --check-prefix=MISSING
+// RUN: echo '{"format": "other"}' > %t.other.json
+// RUN: not quant-opt %s --quanta-import-statistics=files=%t.other.json 2>&1 | FileCheck %s --check-prefix=FORMAT
+// RUN: not quant-opt %s --quanta-import-statistics 2>&1 | FileCheck %s --check-prefix=NOFILES
+// RUN: echo '{"format": "quanta-statistics", "version": 1, "observers": []}' > %t.empty.json
+// RUN: not quant-opt %s --quanta-import-statistics=files=%t.empty.json 2>&1 | FileCheck %s --check-prefix=ABSENT
+
+// ORDER: error: 'quanta.observe' op cannot merge the statistics of {{.*}}b.json: MovingAverageMinMaxObserver statistics depend on the order of the batches and cannot be merged; calibrate the shards one after the other instead
+// MISSING: error: cannot read statistics file '{{.*}}missing.json': No such file or directory
+// FORMAT: error: {{.*}}other.json: not a quanta-statistics file of version 1
+// NOFILES: error: quanta-import-statistics: no files (files=<a.json,b.json,...>)
+// ABSENT: error: 'quanta.observe' op has no statistics in {{.*}}empty.json
+
+func.func @model(%x: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  %0 = quanta.observe %x {name = "avg", observer = #quanta.moving_average_min_max<>} : tensor<4x16xf32>
+  return %0 : tensor<4x16xf32>
+}
