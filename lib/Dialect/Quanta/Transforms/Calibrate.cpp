@@ -11,6 +11,7 @@
 
 #include "quanta/Dialect/Quanta/Transforms/ObserverStatistics.h"
 #include "quanta/Dialect/Quanta/Transforms/Passes.h"
+#include "quanta/Numerics/FakeQuant.h"
 #include "quanta/Runtime/NumpyFile.h"
 
 #include "mlir/Bytecode/BytecodeWriter.h"
@@ -54,10 +55,16 @@ using namespace mlir::quanta;
 
 namespace {
 
-/// The observers of one calibration run, as the JIT code sees them.
+using FakeQuantModule = std::variant<numerics::FakeQuantize,
+                                     numerics::FusedMovingAvgObsFakeQuantize>;
+
+/// The observers and FakeQuantize modules of one calibration run, as the
+/// JIT code sees them.
 struct CalibrationSession {
   std::vector<runtime::ObserverState> observers;
-  /// The first error of each observer (reported after the batch).
+  std::vector<FakeQuantModule> fakeQuants;
+  /// The first error of each observer, then of each module (reported after
+  /// the batch).
   std::vector<std::optional<std::string>> errors;
 };
 
@@ -66,16 +73,10 @@ using Batch = std::vector<runtime::NumpyArray>;
 
 } // namespace
 
-/// Called by the JIT code for every observed tensor (C interface of
-/// `func.func private @quanta_observe(i64, i64, memref<*xf32>)`).
-extern "C" void quantaObserveCallback(int64_t sessionAddress, int64_t id,
-                                      ::UnrankedMemRefType<float> *tensor) {
-  auto *session = reinterpret_cast<CalibrationSession *>(sessionAddress);
-  DynamicMemRefType<float> view(*tensor);
-  std::vector<int64_t> shape(view.sizes, view.sizes + view.rank);
-  // Gather strided views (e.g. of extract_slice) into C order.
-  std::vector<float> gathered;
-  const float *data = view.data + view.offset;
+/// A tensor the JIT code passes, in C order: strided views (e.g. of
+/// extract_slice) are gathered into `storage`.
+static const float *contiguousData(DynamicMemRefType<float> &view,
+                                   std::vector<float> &storage) {
   int64_t expectedStride = 1;
   bool contiguous = true;
   for (int64_t dim = view.rank - 1; dim >= 0; --dim) {
@@ -83,12 +84,47 @@ extern "C" void quantaObserveCallback(int64_t sessionAddress, int64_t id,
       contiguous = false;
     expectedStride *= view.sizes[dim];
   }
-  if (!contiguous) {
-    gathered.reserve(expectedStride);
-    for (float value : view)
-      gathered.push_back(value);
-    data = gathered.data();
-  }
+  if (contiguous)
+    return view.data + view.offset;
+  storage.reserve(expectedStride);
+  for (float value : view)
+    storage.push_back(value);
+  return storage.data();
+}
+
+/// Called by the JIT code for every FakeQuantize module: PyTorch's forward()
+/// (observe, refresh the qparams, fake-quantize) from `input` into the
+/// identity-layout buffer `output` (C interface of
+/// `@quanta_fake_quantize(i64, i64, memref<*xf32>, memref<*xf32>)`).
+extern "C" void
+quantaFakeQuantizeCallback(int64_t sessionAddress, int64_t id,
+                           ::UnrankedMemRefType<float> *input,
+                           ::UnrankedMemRefType<float> *output) {
+  auto *session = reinterpret_cast<CalibrationSession *>(sessionAddress);
+  DynamicMemRefType<float> in(*input), out(*output);
+  std::vector<int64_t> shape(in.sizes, in.sizes + in.rank);
+  std::vector<float> storage;
+  const float *data = contiguousData(in, storage);
+  numerics::Status status = std::visit(
+      [&](auto &module) {
+        return module.forward(data, out.data + out.offset, shape);
+      },
+      session->fakeQuants[id]);
+  std::optional<std::string> &error =
+      session->errors[session->observers.size() + id];
+  if (!status && !error)
+    error = status.getMessage();
+}
+
+/// Called by the JIT code for every observed tensor (C interface of
+/// `func.func private @quanta_observe(i64, i64, memref<*xf32>)`).
+extern "C" void quantaObserveCallback(int64_t sessionAddress, int64_t id,
+                                      ::UnrankedMemRefType<float> *tensor) {
+  auto *session = reinterpret_cast<CalibrationSession *>(sessionAddress);
+  DynamicMemRefType<float> view(*tensor);
+  std::vector<int64_t> shape(view.sizes, view.sizes + view.rank);
+  std::vector<float> storage;
+  const float *data = contiguousData(view, storage);
   runtime::ObserverState &observer = session->observers[id];
   std::optional<std::string> &error = session->errors[id];
   if (numerics::Status status = observer.observe(data, shape); !status) {
@@ -113,6 +149,13 @@ extern "C" void quantaObserveCallback(int64_t sessionAddress, int64_t id,
 }
 
 static constexpr StringLiteral kObserveFunction = "quanta_observe";
+static constexpr StringLiteral kFakeQuantizeFunction = "quanta_fake_quantize";
+
+/// Whether calibration runs `op` as a FakeQuantize module (observing and
+/// fake-quantizing with the qparams of the moment) rather than lowering it.
+static bool isCalibratedModule(FakeQuantOp op) {
+  return op.getFakeQuantizeAttr() && op.getObserverEnabled().value_or(true);
+}
 
 /// Replaces the observers of `clone` (walked in the same order as the
 /// original) by runtime calls numbered like the session's observers;
@@ -124,12 +167,29 @@ static void rewriteObservers(ModuleOp clone, ArrayRef<bool> calibrated,
   builder.setInsertionPointToStart(clone.getBody());
   Type i64 = builder.getI64Type();
   auto unranked = mlir::UnrankedMemRefType::get(builder.getF32Type(), 0);
-  auto callee =
-      func::FuncOp::create(builder, clone.getLoc(), kObserveFunction,
-                           builder.getFunctionType({i64, i64, unranked}, {}));
-  callee.setPrivate();
-  callee->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
-                  builder.getUnitAttr());
+  auto declare = [&](StringRef name, TypeRange inputs) {
+    auto callee = func::FuncOp::create(builder, clone.getLoc(), name,
+                                       builder.getFunctionType(inputs, {}));
+    callee.setPrivate();
+    callee->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                    builder.getUnitAttr());
+    return callee;
+  };
+  func::FuncOp observeCallee = declare(kObserveFunction, {i64, i64, unranked});
+  func::FuncOp fakeQuantizeCallee =
+      declare(kFakeQuantizeFunction, {i64, i64, unranked, unranked});
+  auto toUnrankedBuffer = [&](Location loc, Value tensor) -> Value {
+    auto tensorType = cast<RankedTensorType>(tensor.getType());
+    auto memrefType =
+        MemRefType::get(tensorType.getShape(), tensorType.getElementType());
+    Value buffer = bufferization::ToBufferOp::create(
+        builder, loc, memrefType, tensor, builder.getUnitAttr());
+    return memref::CastOp::create(builder, loc, unranked, buffer);
+  };
+  auto sessionConstant = [&](Location loc) -> Value {
+    return arith::ConstantIntOp::create(builder, loc, i64,
+                                        reinterpret_cast<int64_t>(&session));
+  };
 
   SmallVector<ObserveOp> observers;
   clone.walk([&](ObserveOp op) { observers.push_back(op); });
@@ -139,19 +199,38 @@ static void rewriteObservers(ModuleOp clone, ArrayRef<bool> calibrated,
     if (running) {
       builder.setInsertionPoint(op);
       Location loc = op.getLoc();
-      auto tensorType = cast<RankedTensorType>(input.getType());
-      auto memrefType =
-          MemRefType::get(tensorType.getShape(), tensorType.getElementType());
-      Value buffer = bufferization::ToBufferOp::create(
-          builder, loc, memrefType, input, builder.getUnitAttr());
-      Value erased = memref::CastOp::create(builder, loc, unranked, buffer);
-      Value sessionValue = arith::ConstantIntOp::create(
-          builder, loc, i64, reinterpret_cast<int64_t>(&session));
       Value idValue = arith::ConstantIntOp::create(builder, loc, i64, id++);
-      func::CallOp::create(builder, loc, callee,
-                           ValueRange{sessionValue, idValue, erased});
+      func::CallOp::create(builder, loc, observeCallee,
+                           ValueRange{sessionConstant(loc), idValue,
+                                      toUnrankedBuffer(loc, input)});
     }
     op.replaceAllUsesWith(input);
+    op.erase();
+  }
+
+  SmallVector<FakeQuantOp> modules;
+  clone.walk([&](FakeQuantOp op) {
+    if (isCalibratedModule(op))
+      modules.push_back(op);
+  });
+  for (auto [moduleId, op] : llvm::enumerate(modules)) {
+    builder.setInsertionPoint(op);
+    Location loc = op.getLoc();
+    RankedTensorType tensorType = op.getType();
+    auto memrefType =
+        MemRefType::get(tensorType.getShape(), tensorType.getElementType());
+    Value output = memref::AllocOp::create(builder, loc, memrefType);
+    Value idValue = arith::ConstantIntOp::create(builder, loc, i64, moduleId);
+    Value unrankedOutput =
+        memref::CastOp::create(builder, loc, unranked, output);
+    func::CallOp::create(builder, loc, fakeQuantizeCallee,
+                         ValueRange{sessionConstant(loc), idValue,
+                                    toUnrankedBuffer(loc, op.getInput()),
+                                    unrankedOutput});
+    Value result = bufferization::ToTensorOp::create(builder, loc, tensorType,
+                                                     output, /*restrict=*/true,
+                                                     /*writable=*/true);
+    op.replaceAllUsesWith(result);
     op.erase();
   }
 }
@@ -291,6 +370,74 @@ static FailureOr<Batch> loadBatch(Location loc,
   return batch;
 }
 
+/// The FakeQuantize module `op` describes, starting from PyTorch's initial
+/// buffers (scale 1.0, zero point 0, no statistics).
+static FailureOr<FakeQuantModule> createFakeQuantModule(FakeQuantOp op) {
+  FakeQuantizeAttr attr = op.getFakeQuantizeAttr();
+  if (op.getStatsAttr() || op.getScaleAttr())
+    return op.emitOpError("already holds statistics or qparams; a "
+                          "FakeQuantize module is calibrated in one run");
+  numerics::FakeQuantizeOptions options =
+      attr.getFused()
+          ? numerics::FusedMovingAvgObsFakeQuantize::defaultOptions()
+          : numerics::FakeQuantizeOptions();
+  if (ObserverAttrInterface observer = attr.getObserver()) {
+    std::optional<runtime::ObserverConfig> config = getObserverConfig(observer);
+    if (!config || config->kind == numerics::ObserverKind::Histogram ||
+        isa<OneFlowMinMaxObserverAttr>(observer))
+      return op.emitOpError("calibrates FakeQuantize modules with PyTorch's "
+                            "min/max observers only, not ")
+             << observer.getPyTorchClassName();
+    options.observer = config->kind;
+    options.observerOptions = config->uniform();
+    options.averagingConstant = config->averagingConstant;
+    options.chAxis = config->chAxis;
+  }
+  if (attr.getQuantMin()) {
+    options.observerOptions.quantMin = attr.getQuantMin();
+    options.observerOptions.quantMax = attr.getQuantMax();
+  }
+  auto finish = [&](auto created) -> FailureOr<FakeQuantModule> {
+    if (!created.ok())
+      return op.emitOpError() << created.getStatus().getMessage();
+    created->enableFakeQuant(op.getFakeQuantEnabled());
+    return FakeQuantModule(std::move(*created));
+  };
+  if (attr.getFused())
+    return finish(numerics::FusedMovingAvgObsFakeQuantize::create(options));
+  return finish(numerics::FakeQuantize::create(options));
+}
+
+/// Writes what a module holds after calibration: its observer's statistics
+/// and its scale/zero_point buffers (the qparams it fake-quantizes with).
+static void writeBackModule(FakeQuantOp op, const FakeQuantModule &variant,
+                            int64_t batches) {
+  MLIRContext *context = op.getContext();
+  const numerics::FakeQuantizeBase &module = std::visit(
+      [](const auto &m) -> const numerics::FakeQuantizeBase & { return m; },
+      variant);
+  Attribute stats =
+      module.isPerChannel()
+          ? MinMaxStatsAttr::get(context,
+                                 DenseF32ArrayAttr::get(
+                                     context, module.getPerChannelStats().min),
+                                 DenseF32ArrayAttr::get(
+                                     context, module.getPerChannelStats().max),
+                                 batches)
+          : MinMaxStatsAttr::get(
+                context, DenseF32ArrayAttr::get(context, module.getStats().min),
+                DenseF32ArrayAttr::get(context, module.getStats().max),
+                batches);
+  op.setStatsAttr(cast<MinMaxStatsAttr>(stats));
+  const numerics::QParams &qparams = module.getQParams();
+  op.setScaleAttr(DenseF32ArrayAttr::get(context, qparams.scale));
+  if (!qparams.floatZeroPoint.empty())
+    op.setFloatZeroPointAttr(
+        DenseF32ArrayAttr::get(context, qparams.floatZeroPoint));
+  else
+    op.setZeroPointAttr(DenseI64ArrayAttr::get(context, qparams.zeroPoint));
+}
+
 namespace {
 struct CalibratePass : public quanta::impl::CalibrateBase<CalibratePass> {
   using Base::Base;
@@ -359,6 +506,9 @@ void CalibratePass::runOnOperation() {
   WalkResult walk = module.walk([&](ObserveOp op) {
     bool running = hasRunningStatistics(op.getObserver());
     calibrated.push_back(running);
+    if (isa<RecordingObserverAttr>(op.getObserver()))
+      op.emitWarning("RecordingObserver keeps no statistics: calibration "
+                     "does not record its tensors");
     if (!running)
       return WalkResult::advance();
     if (!cast<RankedTensorType>(op.getInput().getType())
@@ -377,7 +527,20 @@ void CalibratePass::runOnOperation() {
   });
   if (walk.wasInterrupted())
     return signalPassFailure();
-  session.errors.resize(session.observers.size());
+  SmallVector<FakeQuantOp> moduleOps;
+  walk = module.walk([&](FakeQuantOp op) {
+    if (!isCalibratedModule(op))
+      return WalkResult::advance();
+    FailureOr<FakeQuantModule> fakeQuant = createFakeQuantModule(op);
+    if (failed(fakeQuant))
+      return WalkResult::interrupt();
+    session.fakeQuants.push_back(std::move(*fakeQuant));
+    moduleOps.push_back(op);
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return signalPassFailure();
+  session.errors.resize(session.observers.size() + session.fakeQuants.size());
 
   // Clone, rewrite and lower in a private context.
   OwningOpRef<ModuleOp> clone = module.clone();
@@ -428,6 +591,9 @@ void CalibratePass::runOnOperation() {
     symbols[interner("_mlir_ciface_quanta_observe")] = {
         llvm::orc::ExecutorAddr::fromPtr(&quantaObserveCallback),
         llvm::JITSymbolFlags::Exported};
+    symbols[interner("_mlir_ciface_quanta_fake_quantize")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&quantaFakeQuantizeCallback),
+        llvm::JITSymbolFlags::Exported};
     // Bufferization lowers memref.copy to this runtime function.
     symbols[interner("memrefCopy")] = {
         llvm::orc::ExecutorAddr::fromPtr(&memrefCopy),
@@ -461,9 +627,12 @@ void CalibratePass::runOnOperation() {
           << index << " failed: " << llvm::toString(std::move(error));
       return signalPassFailure();
     }
-    for (auto [op, error] : llvm::zip_equal(calibratedOps, session.errors))
+    for (auto [errorIndex, error] : llvm::enumerate(session.errors))
       if (error) {
-        op.emitOpError("calibration batch ")
+        Operation *op = errorIndex < calibratedOps.size()
+                            ? calibratedOps[errorIndex].getOperation()
+                            : moduleOps[errorIndex - calibratedOps.size()];
+        op->emitOpError("calibration batch ")
             << index << " (" << files.front() << "): " << *error;
         return signalPassFailure();
       }
@@ -481,4 +650,6 @@ void CalibratePass::runOnOperation() {
   // Everything ran: fold the statistics into the original module.
   for (auto [op, state] : llvm::zip_equal(calibratedOps, session.observers))
     op.setStatsAttr(getStatisticsAttr(&getContext(), state));
+  for (auto [op, fakeQuant] : llvm::zip_equal(moduleOps, session.fakeQuants))
+    writeBackModule(op, fakeQuant, batchFiles->size());
 }

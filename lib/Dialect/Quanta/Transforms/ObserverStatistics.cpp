@@ -12,11 +12,8 @@
 using namespace mlir;
 using namespace mlir::quanta;
 
-/// The runtime configuration of an observer with running statistics.
-/// OneFlow's observer keeps PyTorch-style min/max statistics (per layer, or
-/// per channel along axis 0); only its qparams formula differs.
-static std::optional<runtime::ObserverConfig>
-getObserverConfig(ObserverAttrInterface observer) {
+std::optional<runtime::ObserverConfig>
+quanta::getObserverConfig(ObserverAttrInterface observer) {
   runtime::ObserverConfig config;
   auto setUniform = [&](auto attr, numerics::ObserverKind kind) {
     config.kind = kind;

@@ -19,6 +19,13 @@
 
 namespace mlir::quanta {
 
+/// The runtime configuration of an observer with running statistics, or
+/// nullopt for configuration-only observers. OneFlow's observer keeps
+/// PyTorch-style min/max statistics (per layer, or per channel along
+/// axis 0); only its qparams formula differs.
+std::optional<runtime::ObserverConfig>
+getObserverConfig(ObserverAttrInterface observer);
+
 /// Whether observers of this kind hold min/max or histogram statistics that
 /// calibration collects (false for configuration-only observers).
 bool hasRunningStatistics(ObserverAttrInterface observer);
