@@ -374,6 +374,9 @@ static FailureOr<Batch> loadBatch(Location loc,
 /// buffers (scale 1.0, zero point 0, no statistics).
 static FailureOr<FakeQuantModule> createFakeQuantModule(FakeQuantOp op) {
   FakeQuantizeAttr attr = op.getFakeQuantizeAttr();
+  if (!op.getType().hasStaticShape())
+    return op.emitOpError("needs a static shape to run as a FakeQuantize "
+                          "module during calibration");
   if (op.getStatsAttr() || op.getScaleAttr())
     return op.emitOpError("already holds statistics or qparams; a "
                           "FakeQuantize module is calibrated in one run");

@@ -112,6 +112,13 @@ def Calibrate : Pass<"quanta-calibrate", "ModuleOp"> {
     any mismatch is an error naming the file, the argument and both shapes
     or dtypes, and the module is left untouched on any error.
 
+    `quanta.fake_quant` ops with a FakeQuantize module (and the observer
+    enabled) run as PyTorch's forward() does: observe, refresh scale and
+    zero point, fake-quantize with them, so that everything downstream sees
+    the fake-quantized values; afterwards they hold their observer's
+    statistics and their scale/zero_point. Fake-quant ops with known qparams
+    are lowered and simply run.
+
     Statistics accumulate on top of those already in the IR, so calibrating
     twice with two halves of the data equals calibrating once with all of
     it. Progress goes to stderr unless `quiet`.
