@@ -213,7 +213,8 @@ PYBIND11_MODULE(_quanta_numerics, m) {
                        std::optional<int64_t> quantMin,
                        std::optional<int64_t> quantMax, float eps,
                        double averagingConstant, int64_t chAxis, int64_t bins,
-                       int64_t upsampleRate, bool exactHistcRange) {
+                       int64_t upsampleRate, bool exactHistcRange,
+                       const std::string &calibration, double percentile) {
              runtime::ObserverConfig config;
              config.kind = parseKind(kind);
              config.histogram.uniform = makeOptions(dtype, qscheme, reduceRange,
@@ -223,6 +224,10 @@ PYBIND11_MODULE(_quanta_numerics, m) {
              config.histogram.exactHistcRange = exactHistcRange;
              config.averagingConstant = averagingConstant;
              config.chAxis = chAxis;
+             config.calibration.method =
+                 parseEnum(numerics::parseHistogramCalibration(calibration),
+                           "calibration method", calibration);
+             config.calibration.percentile = percentile;
              return Observer(config);
            }),
            py::arg("kind"), py::arg("dtype") = "quint8",
@@ -231,7 +236,8 @@ PYBIND11_MODULE(_quanta_numerics, m) {
            py::arg("quant_max") = py::none(), py::arg("eps") = defaultEps,
            py::arg("averaging_constant") = 0.01, py::arg("ch_axis") = 0,
            py::arg("bins") = 2048, py::arg("upsample_rate") = 128,
-           py::arg("exact_histc_range") = false)
+           py::arg("exact_histc_range") = false,
+           py::arg("calibration") = "pytorch", py::arg("percentile") = 99.99)
       .def("forward", &Observer::forward, py::arg("x"))
       .def("calculate_qparams", &Observer::calculateQParams)
       .def_property_readonly("min_max", &Observer::minMax)

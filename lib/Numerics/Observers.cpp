@@ -9,9 +9,12 @@
 
 #include "quanta/Numerics/Observers.h"
 
+#include "StatsKernels.h"
 #include "TorchFloat.h"
 
+#include <algorithm>
 #include <string>
+#include <utility>
 
 namespace mlir::quanta::numerics {
 
@@ -25,29 +28,132 @@ int64_t numElements(const std::vector<int64_t> &shape) {
   return count;
 }
 
-/// Folds `size` elements into running min/max and a NaN flag; branch-free
-/// selects so that the loop vectorizes.
-static void accumulateMinMax(const float *data, int64_t size, float &min,
-                             float &max, bool &sawNaN) {
-  for (int64_t i = 0; i < size; ++i) {
-    float value = data[i];
-    sawNaN |= value != value;
-    // On ties (+0.0 vs -0.0) the later element wins, as in ATen's scalar
-    // reduction loop.
-    min = value <= min ? value : min;
-    max = value >= max ? value : max;
+/// The final step of ATen's vectorized min/max (vec_reduce_all), f(a, b)
+/// being _mm256_min_ps(a, b) (a < b ? a : b) or max: below 8 elements lane 0
+/// folds the others in order, otherwise lanes combine with lanes j ^ 4, then
+/// j ^ 2, then j ^ 1. The lane order decides which of +0.0/-0.0 is returned.
+template <typename Op>
+static float reduceLanes(const float (&lanes)[detail::kMinMaxLanes],
+                         size_t size, Op op) {
+  constexpr size_t kLanes = detail::kMinMaxLanes;
+  float v[kLanes];
+  std::copy_n(lanes, kLanes, v);
+  if (size < kLanes) {
+    for (size_t j = 1; j < size; ++j)
+      v[0] = op(v[0], v[j]);
+    return v[0];
   }
+  for (size_t distance = kLanes / 2; distance > 0; distance /= 2) {
+    float next[kLanes];
+    for (size_t j = 0; j < kLanes; ++j)
+      next[j] = op(v[j], v[j ^ distance]);
+    std::copy_n(next, kLanes, v);
+  }
+  return v[0];
 }
 
 MinMaxStats computeMinMax(const float *data, size_t size) {
+  // torch.aminmax without dim: Vectorized<float> lanes over the whole
+  // tensor (ties between +0.0 and -0.0 included, bit for bit).
+  detail::LaneMinMax lanes;
+  detail::foldMinMaxLanes(data, size, lanes);
   MinMaxStats stats;
-  bool sawNaN = false;
-  accumulateMinMax(data, static_cast<int64_t>(size), stats.min, stats.max,
-                   sawNaN);
   // torch.aminmax propagates NaN.
-  if (sawNaN)
+  if (lanes.sawNaN) {
     stats.min = stats.max = detail::kNaN;
+    return stats;
+  }
+  stats.min = reduceLanes(lanes.min, size,
+                          [](float a, float b) { return a < b ? a : b; });
+  stats.max = reduceLanes(lanes.max, size,
+                          [](float a, float b) { return a > b ? a : b; });
   return stats;
+}
+
+/// The column-wise kernel gets rows of at least this many floats (several
+/// outer slices side by side).
+static constexpr int64_t kMinColumns = 256;
+
+/// Per-channel min/max values, NaN for channels holding a NaN. Which of
+/// +0.0/-0.0 a channel gets is left to applyFirstZeroSigns.
+static void channelMinMaxValues(const float *data,
+                                const detail::ChannelLayout &layout,
+                                PerChannelMinMaxStats &stats) {
+  const int64_t channels = layout.channels, inner = layout.inner;
+  bool sawNaN = false;
+  if (inner >= static_cast<int64_t>(detail::kMinMaxLanes)) {
+    detail::foldMinMaxRuns(data, layout.outer * channels, inner, channels,
+                           stats.min.data(), stats.max.data(), sawNaN);
+  } else {
+    // Short runs: fold whole outer slices (`group` of them per row) column
+    // by column, then the columns of each channel.
+    const int64_t sliceSize = channels * inner;
+    const int64_t group = std::max<int64_t>(1, kMinColumns / sliceSize);
+    const int64_t width = group * sliceSize;
+    std::vector<float> min(width, detail::kInf), max(width, -detail::kInf);
+    const int64_t rows = layout.outer / group;
+    detail::foldMinMaxColumns(data, rows, width, min.data(), max.data(),
+                              sawNaN);
+    detail::foldMinMaxColumns(data + rows * width, 1,
+                              (layout.outer % group) * sliceSize, min.data(),
+                              max.data(), sawNaN);
+    for (int64_t k = 0; k < width; ++k) {
+      const int64_t c = k / inner % channels;
+      stats.min[c] = std::min(stats.min[c], min[k]);
+      stats.max[c] = std::max(stats.max[c], max[k]);
+    }
+  }
+  if (!sawNaN)
+    return;
+  // torch.aminmax(dim=1) propagates NaN per channel.
+  for (int64_t o = 0; o < layout.outer; ++o)
+    for (int64_t c = 0; c < channels; ++c) {
+      const float *row = data + layout.offset(o, c);
+      if (std::any_of(row, row + inner, [](float x) { return x != x; }))
+        stats.min[c] = stats.max[c] = detail::kNaN;
+    }
+}
+
+/// PyTorch permutes dims 0 and ch_axis, flattens the others and runs a
+/// scalar loop over each channel that keeps the first of equal elements.
+/// So a zero minimum or maximum takes the sign of the channel's first zero
+/// in that order: dims 1, ..., ch_axis - 1, 0, ch_axis + 1, ... Only
+/// channels with a zero extremum are walked, up to their first zero.
+static void applyFirstZeroSigns(const float *data,
+                                const std::vector<int64_t> &shape,
+                                int64_t axis, PerChannelMinMaxStats &stats) {
+  const auto rank = static_cast<int64_t>(shape.size());
+  std::vector<int64_t> strides(rank, 1);
+  for (int64_t dim = rank - 1; dim > 0; --dim)
+    strides[dim - 1] = strides[dim] * shape[dim];
+  // (size, stride) of the walked dims, innermost last.
+  std::vector<std::pair<int64_t, int64_t>> dims;
+  for (int64_t position = 1; position < rank; ++position) {
+    const int64_t dim = position == axis ? 0 : position;
+    dims.emplace_back(shape[dim], strides[dim]);
+  }
+  std::vector<int64_t> index(dims.size());
+  for (size_t c = 0; c < stats.min.size(); ++c) {
+    if (stats.min[c] != 0.0f && stats.max[c] != 0.0f)
+      continue;
+    std::fill(index.begin(), index.end(), 0);
+    const float *element = data + c * strides[axis];
+    while (*element != 0.0f) {
+      // Odometer step; a zero extremum guarantees a zero element ahead.
+      size_t d = dims.size() - 1;
+      while (++index[d] == dims[d].first) {
+        index[d] = 0;
+        element -= (dims[d].first - 1) * dims[d].second;
+        --d;
+      }
+      element += dims[d].second;
+    }
+    const float zero = *element;
+    if (stats.min[c] == 0.0f)
+      stats.min[c] = zero;
+    if (stats.max[c] == 0.0f)
+      stats.max[c] = zero;
+  }
 }
 
 StatusOr<PerChannelMinMaxStats>
@@ -68,24 +174,12 @@ computePerChannelMinMax(const float *data, const std::vector<int64_t> &shape,
     return Status::error("an empty tensor has no per-channel min/max");
   const int64_t axis = chAxis < 0 ? chAxis + rank : chAxis;
   const detail::ChannelLayout layout(shape, axis);
-  const int64_t channels = layout.channels;
 
   PerChannelMinMaxStats stats;
-  stats.min.assign(channels, detail::kInf);
-  stats.max.assign(channels, -detail::kInf);
-  std::vector<bool> sawNaN(channels, false);
-  for (int64_t o = 0; o < layout.outer; ++o) {
-    for (int64_t c = 0; c < channels; ++c) {
-      bool nan = false;
-      accumulateMinMax(data + layout.offset(o, c), layout.inner, stats.min[c],
-                       stats.max[c], nan);
-      if (nan)
-        sawNaN[c] = true;
-    }
-  }
-  for (int64_t c = 0; c < channels; ++c)
-    if (sawNaN[c])
-      stats.min[c] = stats.max[c] = detail::kNaN;
+  stats.min.assign(layout.channels, detail::kInf);
+  stats.max.assign(layout.channels, -detail::kInf);
+  channelMinMaxValues(data, layout, stats);
+  applyFirstZeroSigns(data, shape, axis, stats);
   return stats;
 }
 

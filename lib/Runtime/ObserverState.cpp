@@ -23,6 +23,10 @@ StatusOr<ObserverState> ObserverState::create(const ObserverConfig &config) {
                       : validateObserverOptions(config.kind, config.uniform());
   if (!status)
     return status;
+  if (Status calibration =
+          validateHistogramCalibrationOptions(config.calibration);
+      !calibration)
+    return calibration;
   return ObserverState(config);
 }
 
@@ -67,7 +71,8 @@ Status ObserverState::observe(const float *data,
 
 StatusOr<QParams> ObserverState::calculateQParams() const {
   if (auto *stats = std::get_if<HistogramStats>(&statistics))
-    return calculateHistogramQParams(config.histogram, *stats);
+    return calculateCalibratedQParams(config.histogram, *stats,
+                                      config.calibration);
   if (auto *stats = std::get_if<PerChannelMinMaxStats>(&statistics))
     return numerics::calculateQParams(config.uniform(), *stats);
   return numerics::calculateQParams(config.uniform(),
@@ -92,9 +97,9 @@ Status ObserverState::merge(const ObserverState &other) {
         "merged; calibrate the shards one after the other instead");
   Statistics merged = statistics;
   if (auto *stats = std::get_if<HistogramStats>(&merged)) {
-    if (Status status = mergeHistograms(
-            *stats, std::get<HistogramStats>(other.statistics),
-            config.histogram);
+    if (Status status =
+            mergeHistograms(*stats, std::get<HistogramStats>(other.statistics),
+                            config.histogram);
         !status)
       return status;
   } else if (auto *stats = std::get_if<MinMaxStats>(&merged)) {

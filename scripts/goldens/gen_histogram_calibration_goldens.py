@@ -61,10 +61,6 @@ def counts_text(hist):
 
 # --- Reference implementation -------------------------------------------------
 
-def mass_of(count):
-    return max(0.0, float(count))
-
-
 def spread(hist, mass, start, stop):
     stop = min(stop, float(len(hist)))
     length = stop - start
@@ -75,21 +71,33 @@ def spread(hist, mass, start, stop):
         b += 1
 
 
+class MagnitudeGrid:
+    """|x| bin i covers [i, i + 1) * span / source_bins."""
+
+    def __init__(self, hist, mn, mx):
+        mn, mx = float(mn), float(mx)
+        self.magnitude = max(-mn, mx)
+        self.span = max(mx - mn, self.magnitude)
+        self.source_bins = len(hist)
+        self.bins = math.ceil(self.magnitude * float(len(hist)) / self.span)
+
+    def edge(self, i):
+        return float(i) * self.span / float(self.source_bins)
+
+
 def absolute_histogram(hist, mn, mx):
-    bins = len(hist)
-    mn, mx = float(mn), float(mx)
-    magnitude = max(-mn, mx)
-    offset = mn * bins
-    width = mx - mn
+    grid = MagnitudeGrid(hist, mn, mx)
+    offset = float(mn) * float(grid.source_bins)
+    width = float(mx) - float(mn)
 
     def edge(k):
-        return (offset + float(k) * width) / magnitude
+        return (offset + float(k) * width) / grid.span
 
-    result = [0.0] * bins
+    result = [0.0] * grid.bins
     left = edge(0)
-    for k in range(bins):
+    for k in range(grid.source_bins):
         right = edge(k + 1)
-        mass = mass_of(hist[k])
+        mass = float(hist[k])
         if mass > 0:
             if left >= 0:
                 spread(result, mass, left, right)
@@ -112,10 +120,9 @@ def mass_sums(hist):
     return below, above
 
 
-def clip_to_magnitude(mn, mx, stop, bins):
+def clip_to_magnitude(mn, mx, grid, stop):
     mn, mx = F32(mn), F32(mx)
-    magnitude = float(max(-mn, mx))
-    amax = F32(float(stop) * magnitude / float(bins))
+    amax = F32(grid.edge(stop))
     return min(max(-amax, mn), mx), min(max(amax, mn), mx)
 
 
@@ -156,12 +163,16 @@ def levels_over_magnitude(obs, mn, mx):
 
 
 def entropy_stop(abs_hist, levels):
-    below, above = mass_sums(abs_hist)
-    bins = len(abs_hist)
+    hist = list(abs_hist)
+    if len(hist) > 1:
+        hist[0] = hist[1]
+    below, above = mass_sums(hist)
+    bins = len(hist)
+    first_non_empty = next((k for k in range(bins) if hist[k] > 0), bins)
     best, best_divergence = bins, math.inf
-    for stop in range(min(levels, bins), bins + 1):
-        divergence = clipped_divergence(abs_hist, below, above, stop, levels)
-        if divergence <= best_divergence:
+    for stop in range(min(first_non_empty + levels, bins), bins + 1):
+        divergence = clipped_divergence(hist, below, above, stop, levels)
+        if divergence < best_divergence:
             best, best_divergence = stop, divergence
     return best
 
@@ -182,17 +193,17 @@ def torch_qparams(obs, lo, hi):
     return F32(scale.item()), int(zero_point.item())
 
 
-def mse_stop(obs, hist, mn, mx):
+def mse_stop(obs, hist, mn, mx, grid):
     bins = len(hist)
     mn = float(mn)
     width = (float(mx) - mn) / float(bins)
-    nonempty = [k for k in range(bins) if mass_of(hist[k]) > 0]
+    nonempty = [k for k in range(bins) if hist[k] > 0]
     centres = np.array([mn + (float(k) + 0.5) * width for k in nonempty])
-    counts = np.array([mass_of(hist[k]) for k in nonempty])
-    best, best_error = bins, math.inf
-    for stop in range(1, bins + 1):
+    counts = np.array([float(hist[k]) for k in nonempty])
+    best, best_error = grid.bins, math.inf
+    for stop in range(1, grid.bins + 1):
         scale, zero_point = torch_qparams(
-            obs, *clip_to_magnitude(mn, mx, stop, bins))
+            obs, *clip_to_magnitude(mn, mx, grid, stop))
         scale = float(scale)
         quantized = np.clip(np.rint(centres / scale) + zero_point,
                             obs.quant_min, obs.quant_max)
@@ -211,14 +222,15 @@ def calibrated_range(method, obs, hist, mn, mx, percentile=None):
     """chooseHistogramRange for Entropy, Percentile and Mse."""
     if nothing_to_clip(hist, mn, mx):
         return F32(mn), F32(mx)
+    grid = MagnitudeGrid(hist, mn, mx)
     if method == "mse":
-        stop = mse_stop(obs, hist, mn, mx)
+        stop = mse_stop(obs, hist, mn, mx, grid)
     elif method == "entropy":
         stop = entropy_stop(absolute_histogram(hist, mn, mx),
                             levels_over_magnitude(obs, mn, mx))
     else:
         stop = percentile_stop(absolute_histogram(hist, mn, mx), percentile)
-    return clip_to_magnitude(mn, mx, stop, len(hist))
+    return clip_to_magnitude(mn, mx, grid, stop)
 
 
 # --- Cases --------------------------------------------------------------------
@@ -275,8 +287,6 @@ def histogram_case(writer, name, hist, mn, mx, option_sets):
                    ("percentile_zero_point",
                     " ".join(str(z) for _, z in qparams))]
         writer.case(name + "." + option_name, fields)
-        print(name, option_name, [(m, float(lo), float(hi))
-                                  for m, (lo, hi) in method_ranges])
 
 
 def histc(data, bins):

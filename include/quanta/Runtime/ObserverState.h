@@ -11,6 +11,7 @@
 #define QUANTA_RUNTIME_OBSERVERSTATE_H
 
 #include "quanta/Numerics/Histogram.h"
+#include "quanta/Numerics/HistogramCalibration.h"
 #include "quanta/Numerics/Observers.h"
 #include "quanta/Numerics/QParams.h"
 
@@ -26,6 +27,9 @@ struct ObserverConfig {
   numerics::ObserverKind kind = numerics::ObserverKind::MinMax;
   /// The uniform options (also inside `histogram` for HistogramObserver).
   numerics::HistogramOptions histogram;
+  /// How a HistogramObserver chooses its range (PyTorch's search by
+  /// default).
+  numerics::HistogramCalibrationOptions calibration;
   double averagingConstant = 0.01;
   int64_t chAxis = 0;
   /// PyTorch 1.12's memoryless: statistics restart with every batch.

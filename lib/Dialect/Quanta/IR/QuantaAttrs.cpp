@@ -8,6 +8,7 @@
 
 #include "quanta/Dialect/Quanta/IR/QuantaDialect.h"
 #include "quanta/Numerics/Histogram.h"
+#include "quanta/Numerics/HistogramCalibration.h"
 #include "quanta/Numerics/OneFlow.h"
 
 #include "llvm/ADT/TypeSwitch.h"
@@ -160,10 +161,37 @@ int64_t MovingAveragePerChannelMinMaxObserverAttr::getChannelAxis() const {
   return getChAxis();
 }
 
+static numerics::HistogramCalibrationOptions
+toNumericCalibration(HistogramCalibration method,
+                     const llvm::APFloat &percentile) {
+  numerics::HistogramCalibrationOptions options;
+  switch (method) {
+  case HistogramCalibration::pytorch:
+    options.method = numerics::HistogramCalibration::PyTorch;
+    break;
+  case HistogramCalibration::entropy:
+    options.method = numerics::HistogramCalibration::Entropy;
+    break;
+  case HistogramCalibration::percentile:
+    options.method = numerics::HistogramCalibration::Percentile;
+    break;
+  case HistogramCalibration::mse:
+    options.method = numerics::HistogramCalibration::Mse;
+    break;
+  }
+  options.percentile = percentile.convertToDouble();
+  return options;
+}
+
 LogicalResult HistogramObserverAttr::verify(
     EmitErrorFn emitError, int64_t bins, int64_t upsampleRate, DType dtype,
     QScheme qscheme, bool reduceRange, std::optional<int64_t> quantMin,
-    std::optional<int64_t> quantMax, llvm::APFloat eps, bool exactHistcRange) {
+    std::optional<int64_t> quantMax, llvm::APFloat eps, bool exactHistcRange,
+    HistogramCalibration calibration, llvm::APFloat percentile) {
+  if (failed(report(emitError,
+                    numerics::validateHistogramCalibrationOptions(
+                        toNumericCalibration(calibration, percentile)))))
+    return failure();
   FailureOr<numerics::UniformObserverOptions> uniform =
       buildUniformOptions(emitError, "HistogramObserver", dtype, qscheme,
                           reduceRange, quantMin, quantMax, eps);
@@ -454,6 +482,11 @@ LogicalResult HistogramStatsAttr::verify(EmitErrorFn emitError, llvm::APFloat,
   if (numBatches < 0)
     return emitError() << "num_batches must be non-negative";
   return success();
+}
+
+numerics::HistogramCalibrationOptions
+HistogramObserverAttr::getCalibrationOptions() const {
+  return toNumericCalibration(getCalibration(), getPercentile());
 }
 
 numerics::HistogramOptions HistogramObserverAttr::getHistogramOptions() const {

@@ -49,6 +49,7 @@ quanta::getObserverConfig(ObserverAttrInterface observer) {
           .Case([&](HistogramObserverAttr attr) {
             config.kind = numerics::ObserverKind::Histogram;
             config.histogram = attr.getHistogramOptions();
+            config.calibration = attr.getCalibrationOptions();
             return true;
           })
           .Case([&](OneFlowMinMaxObserverAttr attr) {

@@ -142,6 +142,11 @@ func.func private @f() attributes {o = #quanta.histogram<upsample_rate = 0>}
 
 // -----
 
+// expected-error @+1 {{percentile}}
+func.func private @f() attributes {o = #quanta.histogram<calibration = percentile, percentile = 0.0>}
+
+// -----
+
 // expected-error @+1 {{FixedQParamsObserver scale must be finite and positive, got 0}}
 func.func private @f() attributes {o = #quanta.fixed_qparams<scale = 0.0, zero_point = 0>}
 

@@ -31,8 +31,12 @@ func.func @observers(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %10 = quanta.observe %9 {observer = #quanta.histogram<bins = 2048, upsample_rate = 128>} : tensor<4x8xf32>
   // CHECK: #quanta.histogram<bins = 256, upsample_rate = 16, dtype = qint32, exact_histc_range = true>
   %11 = quanta.observe %10 {observer = #quanta.histogram<bins = 256, upsample_rate = 16, dtype = qint32, exact_histc_range = true>} : tensor<4x8xf32>
+  // CHECK: #quanta.histogram<calibration = percentile, percentile = 99.9>
+  %h1 = quanta.observe %11 {observer = #quanta.histogram<calibration = percentile, percentile = 99.9>} : tensor<4x8xf32>
+  // CHECK: #quanta.histogram<calibration = entropy>
+  %h2 = quanta.observe %h1 {observer = #quanta.histogram<calibration = entropy, percentile = 99.99>} : tensor<4x8xf32>
   // CHECK: #quanta.fixed_qparams<scale = 0.0078125, zero_point = 128>
-  %12 = quanta.observe %11 {observer = #quanta.fixed_qparams<scale = 0.0078125, zero_point = 128>} : tensor<4x8xf32>
+  %12 = quanta.observe %h2 {observer = #quanta.fixed_qparams<scale = 0.0078125, zero_point = 128>} : tensor<4x8xf32>
   // CHECK: #quanta.placeholder<dtype = quint8, compute_dtype = quint8>
   %13 = quanta.observe %12 {observer = #quanta.placeholder<dtype = quint8, compute_dtype = quint8>} : tensor<4x8xf32>
   // CHECK: #quanta.placeholder<dtype = float16, custom_op_name = "my_op">

@@ -93,12 +93,27 @@ def Quanta_HistogramObserverAttr : Quanta_UniformObserverAttr<
     "HistogramObserver", "histogram", "per_tensor_affine",
     (ins Quanta_I64Param<"2048">:$bins,
          Quanta_I64Param<"128">:$upsample_rate),
-    // Quanta extension: bin over the float [min, max] instead of PyTorch's
-    // int()-truncated bounds, which drop values outside the truncated range.
-    (ins Quanta_BoolParam<"false">:$exact_histc_range), [], [{
+    // Quanta extensions: bin over the float [min, max] instead of PyTorch's
+    // int()-truncated bounds, which drop values outside the truncated range;
+    // and the range choice of TensorRT/TVM/TensorFlow (entropy, percentile,
+    // mse) over the same histogram instead of PyTorch's search.
+    (ins Quanta_BoolParam<"false">:$exact_histc_range,
+         Quanta_EnumParam<Quanta_HistogramCalibration, "pytorch">:$calibration,
+         Quanta_F64Param<"::llvm::APFloat(99.99)">:$percentile), [], [{
     ::mlir::quanta::numerics::HistogramOptions getHistogramOptions() const;
+    ::mlir::quanta::numerics::HistogramCalibrationOptions
+    getCalibrationOptions() const;
   }]> {
   let summary = "torch.ao.quantization.HistogramObserver";
+  let description = [{
+    PyTorch's HistogramObserver. Two Quanta extensions, off by default:
+    `exact_histc_range = true` bins over the batch's float range instead of
+    PyTorch's int()-truncated one, and `calibration` chooses the clipping
+    range from the collected histogram by PyTorch's L2 search (`pytorch`,
+    the default), minimal KL divergence (`entropy`, as TensorRT), a
+    `percentile` of |x| (default 99.99), or minimal expected squared error
+    (`mse`).
+  }];
 }
 
 def Quanta_FixedQParamsObserverAttr : Quanta_ObserverAttr<

@@ -58,6 +58,17 @@ def Quanta_QScheme : I32EnumAttr<"QScheme", "PyTorch quantization scheme", [
   let genSpecializedAttr = 0;
 }
 
+def Quanta_HistogramCalibration : I32EnumAttr<"HistogramCalibration",
+    "how a HistogramObserver chooses its range", [
+    I32EnumAttrCase<"pytorch", 0>,
+    I32EnumAttrCase<"entropy", 1>,
+    I32EnumAttrCase<"percentile", 2>,
+    I32EnumAttrCase<"mse", 3>,
+  ]> {
+  let cppNamespace = "::mlir::quanta";
+  let genSpecializedAttr = 0;
+}
+
 def Quanta_OneFlowFormula : I32EnumAttr<"OneFlowFormula",
     "OneFlow quantization_formula", [
     I32EnumAttrCase<"google", 0>,

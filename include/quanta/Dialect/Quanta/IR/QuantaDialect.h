@@ -21,6 +21,7 @@
 
 namespace mlir::quanta::numerics {
 struct HistogramOptions;
+struct HistogramCalibrationOptions;
 struct OneFlowMinMaxObserverOptions;
 } // namespace mlir::quanta::numerics
 

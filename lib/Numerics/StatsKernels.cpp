@@ -1,0 +1,354 @@
+//===- StatsKernels.cpp - The observers' per-element loops ----------------===//
+//
+// Portable and AVX2 implementations of StatsKernels.h; kernels() picks one
+// set at run time. The AVX2 functions are compiled for AVX2 alone (target
+// attribute), so the library itself needs no -march flag. There is no FMA:
+// every vector operation rounds like the scalar expression it replaces.
+// Defining QUANTA_PORTABLE_KERNELS leaves the portable set alone (to test
+// it on an AVX2 machine).
+//
+//===----------------------------------------------------------------------===//
+
+#include "StatsKernels.h"
+
+#include <vector>
+
+#if (defined(__x86_64__) || defined(__i386__)) &&                             \
+    !defined(QUANTA_PORTABLE_KERNELS)
+#include <immintrin.h>
+#define QUANTA_AVX2_KERNELS 1
+#define QUANTA_AVX2 __attribute__((target("avx2")))
+#endif
+
+namespace mlir::quanta::numerics::detail {
+
+//===----------------------------------------------------------------------===//
+// Portable
+//===----------------------------------------------------------------------===//
+
+static void foldMinMaxLanesPortable(const float *data, size_t size,
+                                    LaneMinMax &lanes) {
+  bool nan = false;
+  for (size_t i = 0; i < size; i += kMinMaxLanes) {
+    const size_t count = std::min(kMinMaxLanes, size - i);
+    for (size_t j = 0; j < count; ++j) {
+      const float x = data[i + j];
+      nan |= x != x;
+      // _mm256_min_ps(acc, x) is acc < x ? acc : x.
+      lanes.min[j] = lanes.min[j] < x ? lanes.min[j] : x;
+      lanes.max[j] = lanes.max[j] > x ? lanes.max[j] : x;
+    }
+  }
+  lanes.sawNaN |= nan;
+}
+
+static void foldMinMaxRunsPortable(const float *data, size_t runs,
+                                   size_t length, size_t channels, float *min,
+                                   float *max, bool &sawNaN) {
+  bool nan = false;
+  for (size_t r = 0, c = 0; r < runs; ++r, c = c + 1 == channels ? 0 : c + 1) {
+    const float *run = data + r * length;
+    for (size_t i = 0; i < length; ++i) {
+      nan |= run[i] != run[i];
+      min[c] = std::min(min[c], run[i]);
+      max[c] = std::max(max[c], run[i]);
+    }
+  }
+  sawNaN |= nan;
+}
+
+/// Columns [0, columns) of `rows` rows `stride` floats apart.
+static void foldColumnsPortable(const float *data, size_t rows, size_t stride,
+                                size_t columns, float *min, float *max,
+                                bool &sawNaN) {
+  bool nan = false;
+  for (size_t r = 0; r < rows; ++r) {
+    const float *row = data + r * stride;
+    for (size_t k = 0; k < columns; ++k) {
+      nan |= row[k] != row[k];
+      min[k] = std::min(min[k], row[k]);
+      max[k] = std::max(max[k], row[k]);
+    }
+  }
+  sawNaN |= nan;
+}
+
+static void foldMinMaxColumnsPortable(const float *data, size_t rows,
+                                      size_t width, float *min, float *max,
+                                      bool &sawNaN) {
+  foldColumnsPortable(data, rows, width, width, min, max, sawNaN);
+}
+
+static void countHistcBinsPortable(const float *data, size_t size,
+                                   const HistcBins &edges, uint64_t *counts) {
+  for (size_t i = 0; i < size; ++i)
+    if (int64_t bin = histcBin(data[i], edges); bin >= 0)
+      ++counts[bin];
+}
+
+//===----------------------------------------------------------------------===//
+// AVX2
+//===----------------------------------------------------------------------===//
+
+#ifdef QUANTA_AVX2_KERNELS
+
+namespace {
+constexpr size_t kVector = kMinMaxLanes;
+
+/// Running min/max of one group of lanes and its NaN flag.
+struct MinMax8 {
+  __m256 min, max;
+
+  QUANTA_AVX2 MinMax8()
+      : min(_mm256_set1_ps(kInf)), max(_mm256_set1_ps(-kInf)) {}
+  QUANTA_AVX2 void fold(__m256 x) {
+    // On a tie, the second operand (x) is returned.
+    min = _mm256_min_ps(min, x);
+    max = _mm256_max_ps(max, x);
+  }
+  QUANTA_AVX2 void fold(const MinMax8 &later) {
+    min = _mm256_min_ps(min, later.min);
+    max = _mm256_max_ps(max, later.max);
+  }
+};
+
+/// An unordered compare flags a NaN in either operand.
+QUANTA_AVX2 __m256 orNaN(__m256 nan, __m256 x, __m256 y) {
+  return _mm256_or_ps(nan, _mm256_cmp_ps(x, y, _CMP_UNORD_Q));
+}
+
+QUANTA_AVX2 bool anyLane(__m256 mask) { return _mm256_movemask_ps(mask) != 0; }
+} // namespace
+
+QUANTA_AVX2 static void foldMinMaxLanesAvx2(const float *data, size_t size,
+                                            LaneMinMax &lanes) {
+  // Four accumulator chains (one would be latency bound), each over a
+  // contiguous quarter of the whole vectors, so that lane j still only sees
+  // elements j mod 8 in order. Folding the chains in memory order keeps
+  // ties going to the later element: the lanes are the single chain's, bit
+  // for bit.
+  constexpr size_t kChains = 4;
+  const size_t vectorFloats = size - size % kVector;
+  const size_t chainFloats = vectorFloats / kVector / kChains * kVector;
+  MinMax8 chain[kChains];
+  chain[0].min = _mm256_loadu_ps(lanes.min);
+  chain[0].max = _mm256_loadu_ps(lanes.max);
+  __m256 nan = _mm256_setzero_ps();
+  for (size_t i = 0; i < chainFloats; i += kVector) {
+    __m256 x[kChains];
+    for (size_t c = 0; c < kChains; ++c) {
+      x[c] = _mm256_loadu_ps(data + c * chainFloats + i);
+      chain[c].fold(x[c]);
+    }
+    nan = orNaN(orNaN(nan, x[0], x[1]), x[2], x[3]);
+  }
+  // The vectors left over extend the last chain.
+  for (size_t i = kChains * chainFloats; i < vectorFloats; i += kVector) {
+    const __m256 x = _mm256_loadu_ps(data + i);
+    chain[kChains - 1].fold(x);
+    nan = orNaN(nan, x, x);
+  }
+  for (size_t c = 1; c < kChains; ++c)
+    chain[0].fold(chain[c]);
+  _mm256_storeu_ps(lanes.min, chain[0].min);
+  _mm256_storeu_ps(lanes.max, chain[0].max);
+  lanes.sawNaN |= anyLane(nan);
+  // The last size % 8 elements go to lanes 0, 1, ...
+  foldMinMaxLanesPortable(data + vectorFloats, size - vectorFloats, lanes);
+}
+
+QUANTA_AVX2 static void foldMinMaxRunsAvx2(const float *data, size_t runs,
+                                           size_t length, size_t channels,
+                                           float *min, float *max,
+                                           bool &sawNaN) {
+  if (length < kVector)
+    return foldMinMaxRunsPortable(data, runs, length, channels, min, max,
+                                  sawNaN);
+  // Lane-wise accumulators per channel; the order does not matter, so a
+  // run's last vector may overlap the one before.
+  std::vector<float> accMin(channels * kVector, kInf);
+  std::vector<float> accMax(channels * kVector, -kInf);
+  __m256 nan = _mm256_setzero_ps();
+  const size_t lastVector = length - kVector;
+  for (size_t r = 0, c = 0; r < runs; ++r, c = c + 1 == channels ? 0 : c + 1) {
+    const float *run = data + r * length;
+    MinMax8 even, odd;
+    even.min = _mm256_loadu_ps(&accMin[c * kVector]);
+    even.max = _mm256_loadu_ps(&accMax[c * kVector]);
+    size_t i = 0;
+    for (; i + 2 * kVector <= length; i += 2 * kVector) {
+      const __m256 x = _mm256_loadu_ps(run + i);
+      const __m256 y = _mm256_loadu_ps(run + i + kVector);
+      even.fold(x);
+      odd.fold(y);
+      nan = orNaN(nan, x, y);
+    }
+    for (; i < length; i += kVector) {
+      const __m256 x = _mm256_loadu_ps(run + std::min(i, lastVector));
+      odd.fold(x);
+      nan = orNaN(nan, x, x);
+    }
+    even.fold(odd);
+    _mm256_storeu_ps(&accMin[c * kVector], even.min);
+    _mm256_storeu_ps(&accMax[c * kVector], even.max);
+  }
+  for (size_t k = 0; k < channels * kVector; ++k) {
+    min[k / kVector] = std::min(min[k / kVector], accMin[k]);
+    max[k / kVector] = std::max(max[k / kVector], accMax[k]);
+  }
+  sawNaN |= anyLane(nan);
+}
+
+QUANTA_AVX2 static void foldMinMaxColumnsAvx2(const float *data, size_t rows,
+                                              size_t width, float *min,
+                                              float *max, bool &sawNaN) {
+  const size_t vectorWidth = width - width % kVector;
+  __m256 nan = _mm256_setzero_ps();
+  for (size_t r = 0; r < rows; r += 2) {
+    // Two rows per pass halve the loads and stores of the accumulators (a
+    // last odd row is paired with itself).
+    const float *a = data + r * width;
+    const float *b = r + 1 < rows ? a + width : a;
+    for (size_t k = 0; k < vectorWidth; k += kVector) {
+      const __m256 x = _mm256_loadu_ps(a + k), y = _mm256_loadu_ps(b + k);
+      nan = orNaN(nan, x, y);
+      _mm256_storeu_ps(min + k, _mm256_min_ps(_mm256_loadu_ps(min + k),
+                                              _mm256_min_ps(x, y)));
+      _mm256_storeu_ps(max + k, _mm256_max_ps(_mm256_loadu_ps(max + k),
+                                              _mm256_max_ps(x, y)));
+    }
+  }
+  sawNaN |= anyLane(nan);
+  foldColumnsPortable(data + vectorWidth, rows, width, width - vectorWidth,
+                      min + vectorWidth, max + vectorWidth, sawNaN);
+}
+
+/// histcBin of 8 values, -1 for the skipped ones.
+///
+/// Counted values (left <= x <= right, or NaN) also have x - left <= width
+/// in float32, so their quotient q is NaN, +inf (from an overflowed
+/// product) or in [0, bins * (1 + 2^-23)]: truncating, then clamping to
+/// [0, bins - 1] gives histcBin, the conversion's 0x80000000 for NaN and
+/// +inf becoming bin 0 (truncateToInt64 gives INT64_MIN for both).
+QUANTA_AVX2 static __m256i histcBins8(__m256 x, const HistcBins &edges) {
+  const __m256 left = _mm256_set1_ps(edges.left);
+  const __m256 right = _mm256_set1_ps(edges.right);
+  const __m256 q = _mm256_div_ps(
+      _mm256_mul_ps(_mm256_sub_ps(x, left),
+                    _mm256_set1_ps(static_cast<float>(edges.bins))),
+      _mm256_set1_ps(edges.right - edges.left));
+  __m256i bin = _mm256_min_epi32(
+      _mm256_cvttps_epi32(q),
+      _mm256_set1_epi32(static_cast<int32_t>(edges.bins - 1)));
+  bin = _mm256_max_epi32(bin, _mm256_setzero_si256());
+  // Skips values outside the edges, but not NaN.
+  const __m256 skip = _mm256_or_ps(_mm256_cmp_ps(x, left, _CMP_LT_OQ),
+                                   _mm256_cmp_ps(x, right, _CMP_GT_OQ));
+  return _mm256_or_si256(bin, _mm256_castps_si256(skip));
+}
+
+QUANTA_AVX2 static void countHistcBinsAvx2(const float *data, size_t size,
+                                           const HistcBins &edges,
+                                           uint64_t *counts) {
+  const int64_t bins = edges.bins;
+  // bins as a float must be exact and a bin must fit in int32.
+  if (bins > (int64_t(1) << 24))
+    return countHistcBinsPortable(data, size, edges, counts);
+  // Each lane counts into one of kCopies partial histograms, so that equal
+  // bins in neighbouring elements rarely chain through memory. A copy
+  // starts with a slot for the skipped values (bin -1). The counts are
+  // exact integers; the caller applies PyTorch's float32 saturation.
+  constexpr int32_t kCopies = 4;
+  const bool copies = bins <= 16384 && size >= 64 * size_t(bins);
+  const auto stride = static_cast<int32_t>(bins + 1);
+  const int32_t s = copies ? stride : 0;
+  std::vector<uint32_t> partial((copies ? kCopies : 1) * stride);
+  uint32_t *const binZero = partial.data() + 1;
+  const __m256i copyOffset =
+      _mm256_setr_epi32(0, s, 2 * s, 3 * s, 0, s, 2 * s, 3 * s);
+
+  // Scattered increments (about one store per cycle) bound this loop. The
+  // slots of a few vectors are stored, then read back by a scalar loop:
+  // cheaper than extracting lanes, and short blocks let the two overlap.
+  constexpr size_t kBlock = 64;
+  alignas(32) int32_t slots[kBlock];
+  // Flushes the partial counts before any could reach 2^32.
+  constexpr size_t kFlushElements = size_t(1) << 30;
+  const size_t vectorFloats = size - size % kVector;
+  for (size_t begin = 0; begin < vectorFloats; begin += kFlushElements) {
+    const size_t end = std::min(vectorFloats, begin + kFlushElements);
+    for (size_t block = begin; block < end; block += kBlock) {
+      const size_t blockSize = std::min(kBlock, end - block);
+      for (size_t i = 0; i < blockSize; i += kVector) {
+        const __m256i bin = histcBins8(_mm256_loadu_ps(data + block + i), edges);
+        _mm256_store_si256(reinterpret_cast<__m256i *>(slots + i),
+                           _mm256_add_epi32(bin, copyOffset));
+      }
+      for (size_t i = 0; i < blockSize; ++i)
+        ++binZero[slots[i]];
+    }
+    for (size_t copy = 0; copy * stride < partial.size(); ++copy)
+      for (int64_t b = 0; b < bins; ++b)
+        counts[b] += binZero[copy * stride + b];
+    std::fill(partial.begin(), partial.end(), 0u);
+  }
+  countHistcBinsPortable(data + vectorFloats, size - vectorFloats, edges,
+                         counts);
+}
+
+#endif // QUANTA_AVX2_KERNELS
+
+//===----------------------------------------------------------------------===//
+// Dispatch
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// One implementation of every kernel.
+struct KernelSet {
+  decltype(&foldMinMaxLanesPortable) foldMinMaxLanes;
+  decltype(&foldMinMaxRunsPortable) foldMinMaxRuns;
+  decltype(&foldMinMaxColumnsPortable) foldMinMaxColumns;
+  decltype(&countHistcBinsPortable) countHistcBins;
+};
+} // namespace
+
+static constexpr KernelSet kPortable = {
+    foldMinMaxLanesPortable, foldMinMaxRunsPortable, foldMinMaxColumnsPortable,
+    countHistcBinsPortable};
+#ifdef QUANTA_AVX2_KERNELS
+static constexpr KernelSet kAvx2 = {foldMinMaxLanesAvx2, foldMinMaxRunsAvx2,
+                                    foldMinMaxColumnsAvx2, countHistcBinsAvx2};
+#endif
+
+/// The one dispatch point: the AVX2 set if the CPU has AVX2.
+static const KernelSet &kernels() {
+  static const KernelSet &selected = []() -> const KernelSet & {
+#ifdef QUANTA_AVX2_KERNELS
+    if (__builtin_cpu_supports("avx2"))
+      return kAvx2;
+#endif
+    return kPortable;
+  }();
+  return selected;
+}
+
+void foldMinMaxLanes(const float *data, size_t size, LaneMinMax &lanes) {
+  kernels().foldMinMaxLanes(data, size, lanes);
+}
+
+void foldMinMaxRuns(const float *data, size_t runs, size_t length,
+                    size_t channels, float *min, float *max, bool &sawNaN) {
+  kernels().foldMinMaxRuns(data, runs, length, channels, min, max, sawNaN);
+}
+
+void foldMinMaxColumns(const float *data, size_t rows, size_t width,
+                       float *min, float *max, bool &sawNaN) {
+  kernels().foldMinMaxColumns(data, rows, width, min, max, sawNaN);
+}
+
+void countHistcBins(const float *data, size_t size, const HistcBins &edges,
+                    uint64_t *counts) {
+  kernels().countHistcBins(data, size, edges, counts);
+}
+
+} // namespace mlir::quanta::numerics::detail
