@@ -441,6 +441,73 @@ static void writeBackModule(FakeQuantOp op, const FakeQuantModule &variant,
     op.setZeroPointAttr(DenseI64ArrayAttr::get(context, qparams.zeroPoint));
 }
 
+/// Clones `module`, rewrites its observers and modules into runtime calls
+/// for `session`, lowers the clone to LLVM in a private context and
+/// JIT-compiles it.
+static FailureOr<std::unique_ptr<ExecutionEngine>>
+createCalibrationEngine(ModuleOp module, StringRef entryName,
+                        ArrayRef<bool> calibrated,
+                        CalibrationSession &session) {
+  OwningOpRef<ModuleOp> clone = module.clone();
+  rewriteObservers(*clone, calibrated, session);
+  (*clone).lookupSymbol<func::FuncOp>(entryName)->setAttr(
+      LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+      UnitAttr::get(module.getContext()));
+  if (failed(lowerFakeQuantOps(*clone)))
+    return failure();
+
+  std::string bytecode;
+  {
+    llvm::raw_string_ostream os(bytecode);
+    if (failed(writeBytecodeToFile(*clone, os))) {
+      emitError(module.getLoc(),
+                "quanta-calibrate: cannot serialize the model");
+      return failure();
+    }
+  }
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registerAllToLLVMIRTranslations(registry);
+  MLIRContext jitContext(registry);
+  jitContext.disableMultithreading();
+  OwningOpRef<ModuleOp> jitModule =
+      parseSourceString<ModuleOp>(bytecode, &jitContext);
+  if (!jitModule || failed(lowerToLLVM(*jitModule))) {
+    emitError(module.getLoc(),
+              "quanta-calibrate: cannot lower the model to LLVM for "
+              "the JIT (see the diagnostics above)");
+    return failure();
+  }
+
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  ExecutionEngineOptions engineOptions;
+  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  auto engine = ExecutionEngine::create(*jitModule, engineOptions);
+  if (!engine) {
+    emitError(module.getLoc(), "quanta-calibrate: JIT compilation failed: ")
+        << llvm::toString(engine.takeError());
+    return failure();
+  }
+  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap symbols;
+    symbols[interner("_mlir_ciface_quanta_observe")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&quantaObserveCallback),
+        llvm::JITSymbolFlags::Exported};
+    symbols[interner("_mlir_ciface_quanta_fake_quantize")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&quantaFakeQuantizeCallback),
+        llvm::JITSymbolFlags::Exported};
+    // Bufferization lowers memref.copy to this runtime function.
+    symbols[interner("memrefCopy")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&memrefCopy),
+        llvm::JITSymbolFlags::Exported};
+    return symbols;
+  });
+
+  return std::move(*engine);
+}
+
 namespace {
 struct CalibratePass : public quanta::impl::CalibrateBase<CalibratePass> {
   using Base::Base;
@@ -545,64 +612,10 @@ void CalibratePass::runOnOperation() {
     return signalPassFailure();
   session.errors.resize(session.observers.size() + session.fakeQuants.size());
 
-  // Clone, rewrite and lower in a private context.
-  OwningOpRef<ModuleOp> clone = module.clone();
-  rewriteObservers(*clone, calibrated, session);
-  (*clone)
-      .lookupSymbol<func::FuncOp>(entryFunc->getSymName())
-      ->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
-                UnitAttr::get(&getContext()));
-  if (failed(lowerFakeQuantOps(*clone)))
+  FailureOr<std::unique_ptr<ExecutionEngine>> engine = createCalibrationEngine(
+      module, entryFunc->getSymName(), calibrated, session);
+  if (failed(engine))
     return signalPassFailure();
-
-  std::string bytecode;
-  {
-    llvm::raw_string_ostream os(bytecode);
-    if (failed(writeBytecodeToFile(*clone, os))) {
-      emitError(module.getLoc(),
-                "quanta-calibrate: cannot serialize the model");
-      return signalPassFailure();
-    }
-  }
-  DialectRegistry registry;
-  registerAllDialects(registry);
-  registerAllExtensions(registry);
-  registerAllToLLVMIRTranslations(registry);
-  MLIRContext jitContext(registry);
-  jitContext.disableMultithreading();
-  OwningOpRef<ModuleOp> jitModule =
-      parseSourceString<ModuleOp>(bytecode, &jitContext);
-  if (!jitModule || failed(lowerToLLVM(*jitModule))) {
-    emitError(module.getLoc(),
-              "quanta-calibrate: cannot lower the model to LLVM for "
-              "the JIT (see the diagnostics above)");
-    return signalPassFailure();
-  }
-
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
-  ExecutionEngineOptions engineOptions;
-  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
-  auto engine = ExecutionEngine::create(*jitModule, engineOptions);
-  if (!engine) {
-    emitError(module.getLoc(), "quanta-calibrate: JIT compilation failed: ")
-        << llvm::toString(engine.takeError());
-    return signalPassFailure();
-  }
-  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
-    llvm::orc::SymbolMap symbols;
-    symbols[interner("_mlir_ciface_quanta_observe")] = {
-        llvm::orc::ExecutorAddr::fromPtr(&quantaObserveCallback),
-        llvm::JITSymbolFlags::Exported};
-    symbols[interner("_mlir_ciface_quanta_fake_quantize")] = {
-        llvm::orc::ExecutorAddr::fromPtr(&quantaFakeQuantizeCallback),
-        llvm::JITSymbolFlags::Exported};
-    // Bufferization lowers memref.copy to this runtime function.
-    symbols[interner("memrefCopy")] = {
-        llvm::orc::ExecutorAddr::fromPtr(&memrefCopy),
-        llvm::JITSymbolFlags::Exported};
-    return symbols;
-  });
 
   // Result buffers, reused for every batch.
   SmallVector<std::vector<float>> results;
