@@ -9,29 +9,18 @@ followed by a MinMaxObserver of its (fake-quantized) output; the CHECK lines
 hold what PyTorch's modules and observers hold after the same five batches.
 """
 import os
-import struct
 
 import numpy as np
 import torch
 from torch.ao.quantization import fake_quantize as tfq
 from torch.ao.quantization import observer as tq
 
+from mlir_literals import short_float
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TEST_DIR = os.path.join(ROOT, "test", "Dialect", "Quanta", "Transforms")
 INPUTS = os.path.join(TEST_DIR, "Inputs", "calibrate")
 batches = [np.load(os.path.join(INPUTS, "x%d.npy" % i)) for i in range(5)]
-
-
-def short(value):
-    v = struct.unpack("<f", struct.pack("<f", value))[0]
-    for p in range(1, 18):
-        text = "%.*g" % (p, v)
-        if struct.unpack("<f", struct.pack("<f", float(text)))[0] == v:
-            break
-    if "." not in text and "n" not in text:
-        mantissa, _, exponent = text.partition("e")
-        text = mantissa + ".0" + ("e" + exponent if exponent else "")
-    return text
 
 
 fake_quant = tfq.FakeQuantize(observer=tq.MovingAverageMinMaxObserver,
@@ -62,8 +51,8 @@ def module_check(name, module):
     return ("// CHECK-DAG: quanta.fake_quant %%{{.*}} {{{.*}}name = \"%s\", "
             "scale = array<f32: %.9g>, stats = #quanta.min_max_stats<min = [%s], max = [%s], "
             "num_batches = 5>, zero_point = array<i64: %d>}\n"
-            % (name, float(module.scale), short(float(obs.min_val)),
-               short(float(obs.max_val)), int(module.zero_point)))
+            % (name, float(module.scale), short_float(float(obs.min_val)),
+               short_float(float(obs.max_val)), int(module.zero_point)))
 
 
 lines.append(module_check("fq", fake_quant))
@@ -71,7 +60,7 @@ lines.append(module_check("fused", fused))
 for name, obs in (("after_fq", after_fake_quant), ("after_fused", after_fused)):
     lines.append("// CHECK-DAG: name = \"%s\", observer = #quanta.min_max<>, stats = "
                  "#quanta.min_max_stats<min = [%s], max = [%s], num_batches = 5>\n"
-                 % (name, short(float(obs.min_val)), short(float(obs.max_val))))
+                 % (name, short_float(float(obs.min_val)), short_float(float(obs.max_val))))
 lines.append("""
 func.func @model(%x: tensor<4x16xf32>) -> (tensor<4x16xf32>, tensor<4x16xf32>) {
   %0 = quanta.fake_quant %x {name = "fq", fake_quantize = #quanta.fake_quantize<observer = #quanta.moving_average_min_max<reduce_range = true>, quant_min = 0, quant_max = 255>} : tensor<4x16xf32>

@@ -9,11 +9,12 @@ statistics and qparams PyTorch's observers reach after the same forward()
 calls (ranges that grow, shrink and are one-sided, moving averages).
 """
 import os
-import struct
 
 import numpy as np
 import torch
 from torch.ao.quantization import observer as tq
+
+from mlir_literals import short_float
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TEST_DIR = os.path.join(ROOT, "test", "Dialect", "Quanta", "Transforms")
@@ -34,19 +35,6 @@ np.save(os.path.join(INPUTS, "nan.npy"), poisoned)
 # The same data as .npz batches (one archive per batch).
 for i, b in enumerate(batches):
     np.savez(os.path.join(INPUTS, "batch%d.npz" % i), b)
-
-
-def short(value):
-    """The shortest decimal that round-trips float32 (Quanta's printer)."""
-    v = struct.unpack("<f", struct.pack("<f", value))[0]
-    for p in range(1, 18):
-        text = "%.*g" % (p, v)
-        if struct.unpack("<f", struct.pack("<f", float(text)))[0] == v:
-            break
-    if "." not in text and "n" not in text:
-        mantissa, _, exponent = text.partition("e")
-        text = mantissa + ".0" + ("e" + exponent if exponent else "")
-    return text
 
 
 def fmt(values):
@@ -100,15 +88,15 @@ lines = [
 ]
 for name, obs, _ in observers[:2] + [observers[2], ("relu", relu_observer, None)]:
     lines.append("// STATS-DAG: name = \"%s\", {{.*}}stats = #quanta.min_max_stats<min = [%s], max = [%s], num_batches = 5>\n"
-                 % (name, short(float(obs.min_val)), short(float(obs.max_val))))
+                 % (name, short_float(float(obs.min_val)), short_float(float(obs.max_val))))
 for name, obs, _ in observers[3:5]:
     lines.append("// STATS-DAG: name = \"%s\", {{.*}}stats = #quanta.min_max_stats<min = [%s], max = [%s], num_batches = 5>\n"
-                 % (name, ", ".join(short(v) for v in obs.min_val.tolist()),
-                    ", ".join(short(v) for v in obs.max_val.tolist())))
+                 % (name, ", ".join(short_float(v) for v in obs.min_val.tolist()),
+                    ", ".join(short_float(v) for v in obs.max_val.tolist())))
 hist = observers[5][1]
 lines.append("// STATS-DAG: name = \"in_hist\", {{.*}}stats = #quanta.histogram_stats<min = %s, max = %s, histogram = [%s], num_batches = 5>\n"
-             % (short(float(hist.min_val)), short(float(hist.max_val)),
-                ", ".join(short(v) for v in hist.histogram.tolist())))
+             % (short_float(float(hist.min_val)), short_float(float(hist.max_val)),
+                ", ".join(short_float(v) for v in hist.histogram.tolist())))
 lines.append("\n")
 for name, obs, _ in observers + [("relu", relu_observer, None)]:
     scale, zero_point = obs.calculate_qparams()

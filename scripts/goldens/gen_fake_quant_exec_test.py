@@ -8,19 +8,16 @@ mlir-runner and counts the outputs whose float32 bits differ from what
 torch.fake_quantize_per_{tensor,channel}_affine returned (expected: 0).
 """
 import os
-import struct
 
 import numpy as np
 import torch
+
+from mlir_literals import float_bits, nested
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 OUT = os.path.join(ROOT, "test", "Dialect", "Quanta", "Transforms",
                    "lower-fake-quant-exec.mlir")
 rng = np.random.default_rng(7)
-
-
-def bits(values):
-    return [struct.unpack("<i", struct.pack("<f", float(v)))[0] for v in values]
 
 
 def special_inputs(scale, n):
@@ -92,15 +89,6 @@ add_case("per_channel_float_zero_point", x.reshape(-1),
          y.reshape(-1), (channels, 10))
 
 
-def nested(tokens, shape):
-    """A row-major list of literal tokens as a nested MLIR dense literal."""
-    if len(shape) == 1:
-        return "[" + ", ".join(tokens) + "]"
-    step = len(tokens) // shape[0]
-    return "[" + ", ".join(nested(tokens[i * step:(i + 1) * step], shape[1:])
-                           for i in range(shape[0])) + "]"
-
-
 def shape_str(shape):
     return "x".join(str(d) for d in shape)
 
@@ -129,9 +117,9 @@ for name, x, attrs, expected, shape in cases:
     lines.append("func.func @%s() -> i64 {\n" % name)
     # Hexadecimal literals carry the exact float32 bits (NaN, -0.0 included).
     lines.append("  %%x = arith.constant dense<%s> : tensor<%sxf32>\n"
-                 % (nested(["0x%08X" % (b & 0xFFFFFFFF) for b in bits(x)], shape), s))
+                 % (nested(["0x%08X" % (b & 0xFFFFFFFF) for b in float_bits(x)], shape), s))
     lines.append("  %%want = arith.constant dense<%s> : tensor<%sxi32>\n"
-                 % (nested([str(b) for b in bits(expected)], shape), s))
+                 % (nested([str(b) for b in float_bits(expected)], shape), s))
     lines.append("  %%y = quanta.fake_quant %%x {%s} : tensor<%sxf32>\n" % (attrs, s))
     lines.append("  %c0 = arith.constant 0 : index\n  %c1 = arith.constant 1 : index\n"
                  "  %zero = arith.constant 0 : i64\n")

@@ -8,19 +8,16 @@ with torch.quantize_per_tensor/per_channel(...).int_repr() and the
 dequantized floats with .dequantize(), bit for bit.
 """
 import os
-import struct
 
 import numpy as np
 import torch
+
+from mlir_literals import float_bits, nested
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 OUT = os.path.join(ROOT, "test", "Dialect", "Quanta", "Transforms",
                    "lower-quant-casts-exec.mlir")
 rng = np.random.default_rng(11)
-
-
-def bits(values):
-    return [struct.unpack("<i", struct.pack("<f", float(v)))[0] for v in values]
 
 
 def inputs(scale, n):
@@ -51,14 +48,6 @@ q = torch.quantize_per_channel(torch.from_numpy(x), torch.from_numpy(scales).dou
 cases.append(("per_axis_i8", x.reshape(-1), (8, 6),
               "!quant.uniform<i8:f32:1, {%s}>" % ",".join(
                   "%r:%d" % (float(s), z) for s, z in zip(scales, zps)), q, 8))
-
-
-def nested(tokens, shape):
-    if len(shape) == 1:
-        return "[" + ", ".join(tokens) + "]"
-    step = len(tokens) // shape[0]
-    return "[" + ", ".join(nested(tokens[i * step:(i + 1) * step], shape[1:])
-                           for i in range(shape[0])) + "]"
 
 
 def count_loop(lines, shape, prefix, body):
@@ -107,11 +96,11 @@ for name, x, shape, qtype, q, width in cases:
     itype = "i%d" % width
     lines.append("func.func @%s() -> (i64, i64) {\n" % name)
     lines.append("  %%x = arith.constant dense<%s> : tensor<%sxf32>\n"
-                 % (nested(["0x%08X" % (b & 0xFFFFFFFF) for b in bits(x)], shape), s))
+                 % (nested(["0x%08X" % (b & 0xFFFFFFFF) for b in float_bits(x)], shape), s))
     lines.append("  %%want_q = arith.constant dense<%s> : tensor<%sx%s>\n"
                  % (nested([str(int(np.array(v).astype(np.int64).astype("int%d" % width))) for v in stored], shape), s, itype))
     lines.append("  %%want_x = arith.constant dense<%s> : tensor<%sxi32>\n"
-                 % (nested([str(b) for b in bits(deq)], shape), s))
+                 % (nested([str(b) for b in float_bits(deq)], shape), s))
     lines.append("  %%q = quant.qcast %%x : tensor<%sxf32> to tensor<%sx%s>\n" % (s, s, qtype))
     lines.append("  %%stored = quant.scast %%q : tensor<%sx%s> to tensor<%sx%s>\n" % (s, qtype, s, itype))
     lines.append("  %%y = quant.dcast %%q : tensor<%sx%s> to tensor<%sxf32>\n" % (s, qtype, s))

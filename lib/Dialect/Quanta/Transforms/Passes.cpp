@@ -12,7 +12,13 @@
 using namespace mlir;
 
 namespace {
-struct PrepareOptions : public PassPipelineOptions<PrepareOptions> {
+/// The options of PyTorch's prepare(), shared by the pipelines.
+template <typename Derived>
+struct PrepareOptionsBase : public PassPipelineOptions<Derived> {
+  template <typename T> using Option = mlir::detail::PassOptions::Option<T>;
+  template <typename T>
+  using ListOption = mlir::detail::PassOptions::ListOption<T>;
+
   Option<std::string> qconfig{*this, "qconfig",
                               llvm::cl::desc("qconfig preset or attribute"),
                               llvm::cl::init("x86")};
@@ -24,13 +30,10 @@ struct PrepareOptions : public PassPipelineOptions<PrepareOptions> {
       llvm::cl::desc("compute statistics of constant weights now"),
       llvm::cl::init(true)};
 };
-struct PtqOptions : public PassPipelineOptions<PtqOptions> {
-  Option<std::string> qconfig{*this, "qconfig",
-                              llvm::cl::desc("qconfig preset or attribute"),
-                              llvm::cl::init("x86")};
-  ListOption<std::string> overrides{
-      *this, "override",
-      llvm::cl::desc("per-op qconfig: <op name or location name>=<qconfig>")};
+
+struct PrepareOptions : public PrepareOptionsBase<PrepareOptions> {};
+
+struct PtqOptions : public PrepareOptionsBase<PtqOptions> {
   Option<std::string> entry{*this, "entry",
                             llvm::cl::desc("function to calibrate")};
   ListOption<std::string> data{
@@ -78,7 +81,7 @@ void quanta::registerQuantaPassesAndPipelines() {
       "given data, quanta-freeze-qparams",
       [](OpPassManager &pm, const PtqOptions &options) {
         buildPreparePipeline(pm, options.qconfig, options.overrides,
-                             /*foldConstantWeights=*/true);
+                             options.foldConstantWeights);
         CalibrateOptions calibrate;
         calibrate.entry = options.entry;
         calibrate.data.assign(options.data.begin(), options.data.end());
