@@ -81,12 +81,14 @@ struct HistcEdges {
 } // namespace
 
 /// histc_select_outer_bin_edges, then the two outer elements of linspace.
+/// `extrema`, if known, are the data's min/max.
 static StatusOr<HistcEdges> histcEdges(const float *data, size_t size,
-                                       int64_t bins, double min, double max) {
+                                       int64_t bins, double min, double max,
+                                       const MinMaxStats *extrema) {
   if (min == max && size > 0) {
-    MinMaxStats extrema = computeMinMax(data, size);
-    min = extrema.min;
-    max = extrema.max;
+    const MinMaxStats found = extrema ? *extrema : computeMinMax(data, size);
+    min = found.min;
+    max = found.max;
   }
   if (min == max) {
     min -= 1;
@@ -115,12 +117,13 @@ static StatusOr<HistcEdges> histcEdges(const float *data, size_t size,
   return HistcEdges{start, right};
 }
 
-StatusOr<std::vector<float>> torchHistc(const float *data, size_t size,
-                                        int64_t bins, double min, double max) {
+static StatusOr<std::vector<float>> histc(const float *data, size_t size,
+                                          int64_t bins, double min, double max,
+                                          const MinMaxStats *extrema) {
   if (bins <= 0)
     return Status::error("torch.histogram(): bins must be > 0, but got " +
                          std::to_string(bins) + " for dimension 0");
-  StatusOr<HistcEdges> edges = histcEdges(data, size, bins, min, max);
+  StatusOr<HistcEdges> edges = histcEdges(data, size, bins, min, max, extrema);
   if (!edges)
     return edges.getStatus();
   std::vector<uint64_t> counts(bins, 0);
@@ -135,6 +138,11 @@ StatusOr<std::vector<float>> torchHistc(const float *data, size_t size,
   for (int64_t bin = 0; bin < bins; ++bin)
     hist[bin] = static_cast<float>(std::min(counts[bin], kFloatCountLimit));
   return hist;
+}
+
+StatusOr<std::vector<float>> torchHistc(const float *data, size_t size,
+                                        int64_t bins, double min, double max) {
+  return histc(data, size, bins, min, max, /*extrema=*/nullptr);
 }
 
 //===----------------------------------------------------------------------===//
@@ -154,16 +162,17 @@ static StatusOr<double> histcBound(float bound, bool exact) {
   return exact ? static_cast<double>(bound) : std::trunc(bound);
 }
 
+/// torch.histc of a batch whose min/max are `batch`.
 static StatusOr<std::vector<float>>
 histogramOfBatch(const HistogramOptions &options, const float *data,
-                 size_t size, float min, float max) {
+                 size_t size, const MinMaxStats &batch, float min, float max) {
   StatusOr<double> lo = histcBound(min, options.exactHistcRange);
   if (!lo)
     return lo.getStatus();
   StatusOr<double> hi = histcBound(max, options.exactHistcRange);
   if (!hi)
     return hi.getStatus();
-  return torchHistc(data, size, options.bins, *lo, *hi);
+  return histc(data, size, options.bins, *lo, *hi, &batch);
 }
 
 namespace {
@@ -275,7 +284,7 @@ Status updateHistogram(HistogramStats &stats, const HistogramOptions &options,
   if (!stats.isInitialized() || stats.min == stats.max) {
     // First batch, or a min == max state: restart from this batch alone.
     StatusOr<std::vector<float>> hist =
-        histogramOfBatch(options, data, size, batch.min, batch.max);
+        histogramOfBatch(options, data, size, batch, batch.min, batch.max);
     if (!hist)
       return hist.getStatus();
     stats.histogram = std::move(*hist);
@@ -294,7 +303,7 @@ Status updateHistogram(HistogramStats &stats, const HistogramOptions &options,
   if (!range)
     return range.getStatus();
   StatusOr<std::vector<float>> hist =
-      histogramOfBatch(options, data, size, range->min, range->max);
+      histogramOfBatch(options, data, size, batch, range->min, range->max);
   if (!hist)
     return hist.getStatus();
   if (range->min == stats.min && range->max == stats.max) {

@@ -114,45 +114,68 @@ static void channelMinMaxValues(const float *data,
     }
 }
 
+/// Whether [data, data + size) holds a +0.0 or -0.0 (in chunks, so that
+/// the compiler can vectorize the test).
+static bool hasZero(const float *data, int64_t size) {
+  constexpr int64_t kChunk = 64;
+  int64_t i = 0;
+  for (; i + kChunk <= size; i += kChunk) {
+    bool zero = false;
+    for (int64_t j = 0; j < kChunk; ++j)
+      zero |= data[i + j] == 0.0f;
+    if (zero)
+      return true;
+  }
+  return std::find(data + i, data + size, 0.0f) != data + size;
+}
+
 /// PyTorch permutes dims 0 and ch_axis, flattens the others and runs a
 /// scalar loop over each channel that keeps the first of equal elements.
 /// So a zero minimum or maximum takes the sign of the channel's first zero
-/// in that order: dims 1, ..., ch_axis - 1, 0, ch_axis + 1, ... Only
-/// channels with a zero extremum are walked, up to their first zero.
+/// in that order: dims 1, ..., ch_axis - 1, then 0, then ch_axis + 1, ...
+/// Outer slices are visited in that order and skipped when they hold no
+/// zero, until every such channel has its zero: usually in the first
+/// slices, and at worst about one more pass over the data.
 static void applyFirstZeroSigns(const float *data,
-                                const std::vector<int64_t> &shape,
-                                int64_t axis, PerChannelMinMaxStats &stats) {
-  const auto rank = static_cast<int64_t>(shape.size());
-  std::vector<int64_t> strides(rank, 1);
-  for (int64_t dim = rank - 1; dim > 0; --dim)
-    strides[dim - 1] = strides[dim] * shape[dim];
-  // (size, stride) of the walked dims, innermost last.
-  std::vector<std::pair<int64_t, int64_t>> dims;
-  for (int64_t position = 1; position < rank; ++position) {
-    const int64_t dim = position == axis ? 0 : position;
-    dims.emplace_back(shape[dim], strides[dim]);
-  }
-  std::vector<int64_t> index(dims.size());
-  for (size_t c = 0; c < stats.min.size(); ++c) {
-    if (stats.min[c] != 0.0f && stats.max[c] != 0.0f)
-      continue;
-    std::fill(index.begin(), index.end(), 0);
-    const float *element = data + c * strides[axis];
-    while (*element != 0.0f) {
-      // Odometer step; a zero extremum guarantees a zero element ahead.
-      size_t d = dims.size() - 1;
-      while (++index[d] == dims[d].first) {
-        index[d] = 0;
-        element -= (dims[d].first - 1) * dims[d].second;
-        --d;
-      }
-      element += dims[d].second;
+                                const std::vector<int64_t> &shape, int64_t axis,
+                                const detail::ChannelLayout &layout,
+                                PerChannelMinMaxStats &stats) {
+  const int64_t channels = layout.channels, inner = layout.inner;
+  std::vector<bool> pending(channels, false);
+  int64_t remaining = 0;
+  for (int64_t c = 0; c < channels; ++c) {
+    if (stats.min[c] == 0.0f || stats.max[c] == 0.0f) {
+      pending[c] = true;
+      ++remaining;
     }
-    const float zero = *element;
-    if (stats.min[c] == 0.0f)
-      stats.min[c] = zero;
-    if (stats.max[c] == 0.0f)
-      stats.max[c] = zero;
+  }
+  if (remaining == 0)
+    return;
+  // Outer slice o = i0 * middle + m (i0 along dim 0, m over dims 1 to
+  // ch_axis - 1), in PyTorch's order: m, then i0.
+  const int64_t first = axis == 0 ? 1 : shape[0];
+  const int64_t middle = layout.outer / first;
+  for (int64_t m = 0; m < middle; ++m) {
+    for (int64_t i0 = 0; i0 < first; ++i0) {
+      const float *slice = data + layout.offset(i0 * middle + m, 0);
+      if (!hasZero(slice, channels * inner))
+        continue;
+      for (int64_t c = 0; c < channels; ++c) {
+        if (!pending[c])
+          continue;
+        const float *run = slice + c * inner;
+        const float *zero = std::find(run, run + inner, 0.0f);
+        if (zero == run + inner)
+          continue;
+        if (stats.min[c] == 0.0f)
+          stats.min[c] = *zero;
+        if (stats.max[c] == 0.0f)
+          stats.max[c] = *zero;
+        pending[c] = false;
+        if (--remaining == 0)
+          return;
+      }
+    }
   }
 }
 
@@ -179,7 +202,7 @@ computePerChannelMinMax(const float *data, const std::vector<int64_t> &shape,
   stats.min.assign(layout.channels, detail::kInf);
   stats.max.assign(layout.channels, -detail::kInf);
   channelMinMaxValues(data, layout, stats);
-  applyFirstZeroSigns(data, shape, axis, stats);
+  applyFirstZeroSigns(data, shape, axis, layout, stats);
   return stats;
 }
 

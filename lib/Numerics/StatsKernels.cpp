@@ -13,7 +13,7 @@
 
 #include <vector>
 
-#if (defined(__x86_64__) || defined(__i386__)) &&                             \
+#if (defined(__x86_64__) || defined(__i386__)) &&                              \
     !defined(QUANTA_PORTABLE_KERNELS)
 #include <immintrin.h>
 #define QUANTA_AVX2_KERNELS 1
@@ -29,32 +29,34 @@ namespace mlir::quanta::numerics::detail {
 static void foldMinMaxLanesPortable(const float *data, size_t size,
                                     LaneMinMax &lanes) {
   bool nan = false;
-  for (size_t i = 0; i < size; i += kMinMaxLanes) {
-    const size_t count = std::min(kMinMaxLanes, size - i);
-    for (size_t j = 0; j < count; ++j) {
-      const float x = data[i + j];
-      nan |= x != x;
-      // _mm256_min_ps(acc, x) is acc < x ? acc : x.
-      lanes.min[j] = lanes.min[j] < x ? lanes.min[j] : x;
-      lanes.max[j] = lanes.max[j] > x ? lanes.max[j] : x;
-    }
-  }
+  // _mm256_min_ps(acc, x) is acc < x ? acc : x. A constant inner trip
+  // count lets the compiler vectorize.
+  auto fold = [&](size_t lane, float x) {
+    nan |= x != x;
+    lanes.min[lane] = lanes.min[lane] < x ? lanes.min[lane] : x;
+    lanes.max[lane] = lanes.max[lane] > x ? lanes.max[lane] : x;
+  };
+  const size_t vectorFloats = size - size % kMinMaxLanes;
+  for (size_t i = 0; i < vectorFloats; i += kMinMaxLanes)
+    for (size_t j = 0; j < kMinMaxLanes; ++j)
+      fold(j, data[i + j]);
+  for (size_t j = 0; vectorFloats + j < size; ++j)
+    fold(j, data[vectorFloats + j]);
   lanes.sawNaN |= nan;
 }
 
 static void foldMinMaxRunsPortable(const float *data, size_t runs,
                                    size_t length, size_t channels, float *min,
                                    float *max, bool &sawNaN) {
-  bool nan = false;
   for (size_t r = 0, c = 0; r < runs; ++r, c = c + 1 == channels ? 0 : c + 1) {
-    const float *run = data + r * length;
-    for (size_t i = 0; i < length; ++i) {
-      nan |= run[i] != run[i];
-      min[c] = std::min(min[c], run[i]);
-      max[c] = std::max(max[c], run[i]);
+    LaneMinMax lanes;
+    foldMinMaxLanesPortable(data + r * length, length, lanes);
+    sawNaN |= lanes.sawNaN;
+    for (size_t j = 0; j < kMinMaxLanes; ++j) {
+      min[c] = std::min(min[c], lanes.min[j]);
+      max[c] = std::max(max[c], lanes.max[j]);
     }
   }
-  sawNaN |= nan;
 }
 
 /// Columns [0, columns) of `rows` rows `stride` floats apart.
@@ -66,8 +68,8 @@ static void foldColumnsPortable(const float *data, size_t rows, size_t stride,
     const float *row = data + r * stride;
     for (size_t k = 0; k < columns; ++k) {
       nan |= row[k] != row[k];
-      min[k] = std::min(min[k], row[k]);
-      max[k] = std::max(max[k], row[k]);
+      min[k] = min[k] < row[k] ? min[k] : row[k];
+      max[k] = max[k] > row[k] ? max[k] : row[k];
     }
   }
   sawNaN |= nan;
@@ -95,7 +97,7 @@ static void countHistcBinsPortable(const float *data, size_t size,
 namespace {
 constexpr size_t kVector = kMinMaxLanes;
 
-/// Running min/max of one group of lanes and its NaN flag.
+/// Running min/max of 8 lanes.
 struct MinMax8 {
   __m256 min, max;
 
@@ -120,35 +122,47 @@ QUANTA_AVX2 __m256 orNaN(__m256 nan, __m256 x, __m256 y) {
 QUANTA_AVX2 bool anyLane(__m256 mask) { return _mm256_movemask_ps(mask) != 0; }
 } // namespace
 
-QUANTA_AVX2 static void foldMinMaxLanesAvx2(const float *data, size_t size,
-                                            LaneMinMax &lanes) {
-  // Four accumulator chains (one would be latency bound), each over a
-  // contiguous quarter of the whole vectors, so that lane j still only sees
-  // elements j mod 8 in order. Folding the chains in memory order keeps
-  // ties going to the later element: the lanes are the single chain's, bit
-  // for bit.
-  constexpr size_t kChains = 4;
-  const size_t vectorFloats = size - size % kVector;
-  const size_t chainFloats = vectorFloats / kVector / kChains * kVector;
-  MinMax8 chain[kChains];
-  chain[0].min = _mm256_loadu_ps(lanes.min);
-  chain[0].max = _mm256_loadu_ps(lanes.max);
-  __m256 nan = _mm256_setzero_ps();
-  for (size_t i = 0; i < chainFloats; i += kVector) {
-    __m256 x[kChains];
-    for (size_t c = 0; c < kChains; ++c) {
-      x[c] = _mm256_loadu_ps(data + c * chainFloats + i);
+/// Four accumulator chains (one would be latency bound) reading four
+/// streams (faster from L3 than one): chain c folds the `floats` floats at
+/// `data + c * stride`, in order.
+QUANTA_AVX2 static void foldFourStreams(const float *data, size_t stride,
+                                        size_t floats, MinMax8 (&chain)[4],
+                                        __m256 &nan) {
+  for (size_t i = 0; i < floats; i += kVector) {
+    __m256 x[4];
+    for (size_t c = 0; c < 4; ++c) {
+      x[c] = _mm256_loadu_ps(data + c * stride + i);
       chain[c].fold(x[c]);
     }
     nan = orNaN(orNaN(nan, x[0], x[1]), x[2], x[3]);
   }
+}
+
+/// Whole vectors per stream when `floats` floats are split in four.
+static size_t quarterFloats(size_t floats) {
+  return floats / kVector / 4 * kVector;
+}
+
+QUANTA_AVX2 static void foldMinMaxLanesAvx2(const float *data, size_t size,
+                                            LaneMinMax &lanes) {
+  // Each chain takes a contiguous quarter of the whole vectors, so that
+  // lane j still only sees elements j mod 8 in order. Folding the chains in
+  // memory order keeps ties going to the later element: the lanes are the
+  // single chain's of ATen, bit for bit.
+  const size_t vectorFloats = size - size % kVector;
+  const size_t quarter = quarterFloats(vectorFloats);
+  MinMax8 chain[4];
+  chain[0].min = _mm256_loadu_ps(lanes.min);
+  chain[0].max = _mm256_loadu_ps(lanes.max);
+  __m256 nan = _mm256_setzero_ps();
+  foldFourStreams(data, quarter, quarter, chain, nan);
   // The vectors left over extend the last chain.
-  for (size_t i = kChains * chainFloats; i < vectorFloats; i += kVector) {
+  for (size_t i = 4 * quarter; i < vectorFloats; i += kVector) {
     const __m256 x = _mm256_loadu_ps(data + i);
-    chain[kChains - 1].fold(x);
+    chain[3].fold(x);
     nan = orNaN(nan, x, x);
   }
-  for (size_t c = 1; c < kChains; ++c)
+  for (size_t c = 1; c < 4; ++c)
     chain[0].fold(chain[c]);
   _mm256_storeu_ps(lanes.min, chain[0].min);
   _mm256_storeu_ps(lanes.max, chain[0].max);
@@ -164,33 +178,28 @@ QUANTA_AVX2 static void foldMinMaxRunsAvx2(const float *data, size_t runs,
   if (length < kVector)
     return foldMinMaxRunsPortable(data, runs, length, channels, min, max,
                                   sawNaN);
-  // Lane-wise accumulators per channel; the order does not matter, so a
-  // run's last vector may overlap the one before.
+  // Lane-wise accumulators per channel. The order does not matter: a run
+  // is read as four streams, and its last vector may overlap the previous.
   std::vector<float> accMin(channels * kVector, kInf);
   std::vector<float> accMax(channels * kVector, -kInf);
   __m256 nan = _mm256_setzero_ps();
-  const size_t lastVector = length - kVector;
+  const size_t quarter = quarterFloats(length);
   for (size_t r = 0, c = 0; r < runs; ++r, c = c + 1 == channels ? 0 : c + 1) {
     const float *run = data + r * length;
-    MinMax8 even, odd;
-    even.min = _mm256_loadu_ps(&accMin[c * kVector]);
-    even.max = _mm256_loadu_ps(&accMax[c * kVector]);
-    size_t i = 0;
-    for (; i + 2 * kVector <= length; i += 2 * kVector) {
-      const __m256 x = _mm256_loadu_ps(run + i);
-      const __m256 y = _mm256_loadu_ps(run + i + kVector);
-      even.fold(x);
-      odd.fold(y);
-      nan = orNaN(nan, x, y);
-    }
-    for (; i < length; i += kVector) {
-      const __m256 x = _mm256_loadu_ps(run + std::min(i, lastVector));
-      odd.fold(x);
+    MinMax8 chain[4];
+    chain[0].min = _mm256_loadu_ps(&accMin[c * kVector]);
+    chain[0].max = _mm256_loadu_ps(&accMax[c * kVector]);
+    foldFourStreams(run, quarter, quarter, chain, nan);
+    for (size_t i = 4 * quarter; i < length; i += kVector) {
+      const __m256 x = _mm256_loadu_ps(run + std::min(i, length - kVector));
+      chain[1].fold(x);
       nan = orNaN(nan, x, x);
     }
-    even.fold(odd);
-    _mm256_storeu_ps(&accMin[c * kVector], even.min);
-    _mm256_storeu_ps(&accMax[c * kVector], even.max);
+    chain[0].fold(chain[1]);
+    chain[2].fold(chain[3]);
+    chain[0].fold(chain[2]);
+    _mm256_storeu_ps(&accMin[c * kVector], chain[0].min);
+    _mm256_storeu_ps(&accMax[c * kVector], chain[0].max);
   }
   for (size_t k = 0; k < channels * kVector; ++k) {
     min[k / kVector] = std::min(min[k / kVector], accMin[k]);
@@ -199,24 +208,41 @@ QUANTA_AVX2 static void foldMinMaxRunsAvx2(const float *data, size_t runs,
   sawNaN |= anyLane(nan);
 }
 
+/// Folds rows a, b, c and d into the accumulators, `width` whole vectors.
+QUANTA_AVX2 static void foldFourRows(const float *a, const float *b,
+                                     const float *c, const float *d,
+                                     size_t width, float *min, float *max,
+                                     __m256 &nan) {
+  for (size_t k = 0; k < width; k += kVector) {
+    const __m256 w = _mm256_loadu_ps(a + k), x = _mm256_loadu_ps(b + k);
+    const __m256 y = _mm256_loadu_ps(c + k), z = _mm256_loadu_ps(d + k);
+    nan = orNaN(orNaN(nan, w, x), y, z);
+    const __m256 rowsMin =
+        _mm256_min_ps(_mm256_min_ps(w, x), _mm256_min_ps(y, z));
+    const __m256 rowsMax =
+        _mm256_max_ps(_mm256_max_ps(w, x), _mm256_max_ps(y, z));
+    _mm256_storeu_ps(min + k, _mm256_min_ps(_mm256_loadu_ps(min + k), rowsMin));
+    _mm256_storeu_ps(max + k, _mm256_max_ps(_mm256_loadu_ps(max + k), rowsMax));
+  }
+}
+
 QUANTA_AVX2 static void foldMinMaxColumnsAvx2(const float *data, size_t rows,
                                               size_t width, float *min,
                                               float *max, bool &sawNaN) {
   const size_t vectorWidth = width - width % kVector;
   __m256 nan = _mm256_setzero_ps();
-  for (size_t r = 0; r < rows; r += 2) {
-    // Two rows per pass halve the loads and stores of the accumulators (a
-    // last odd row is paired with itself).
-    const float *a = data + r * width;
-    const float *b = r + 1 < rows ? a + width : a;
-    for (size_t k = 0; k < vectorWidth; k += kVector) {
-      const __m256 x = _mm256_loadu_ps(a + k), y = _mm256_loadu_ps(b + k);
-      nan = orNaN(nan, x, y);
-      _mm256_storeu_ps(min + k, _mm256_min_ps(_mm256_loadu_ps(min + k),
-                                              _mm256_min_ps(x, y)));
-      _mm256_storeu_ps(max + k, _mm256_max_ps(_mm256_loadu_ps(max + k),
-                                              _mm256_max_ps(x, y)));
-    }
+  // Four rows per pass, one from each quarter of the rows: a quarter of
+  // the accumulator traffic, and four streams.
+  const size_t quarter = rows / 4;
+  for (size_t r = 0; r < quarter; ++r) {
+    const float *row = data + r * width;
+    const size_t step = quarter * width;
+    foldFourRows(row, row + step, row + 2 * step, row + 3 * step, vectorWidth,
+                 min, max, nan);
+  }
+  for (size_t r = 4 * quarter; r < rows; ++r) {
+    const float *row = data + r * width;
+    foldFourRows(row, row, row, row, vectorWidth, min, max, nan);
   }
   sawNaN |= anyLane(nan);
   foldColumnsPortable(data + vectorWidth, rows, width, width - vectorWidth,
@@ -225,21 +251,21 @@ QUANTA_AVX2 static void foldMinMaxColumnsAvx2(const float *data, size_t rows,
 
 /// histcBin of 8 values, -1 for the skipped ones.
 ///
-/// Counted values (left <= x <= right, or NaN) also have x - left <= width
-/// in float32, so their quotient q is NaN, +inf (from an overflowed
-/// product) or in [0, bins * (1 + 2^-23)]: truncating, then clamping to
-/// [0, bins - 1] gives histcBin, the conversion's 0x80000000 for NaN and
-/// +inf becoming bin 0 (truncateToInt64 gives INT64_MIN for both).
+/// Counted values (left <= x <= right, or NaN) also have
+/// 0 <= x - left <= width in float32, so their quotient q is NaN or in
+/// [0, bins]: truncating, then clamping to [0, bins - 1] gives histcBin, the
+/// conversion's 0x80000000 for NaN becoming bin 0 (truncateToInt64 gives
+/// INT64_MIN).
 QUANTA_AVX2 static __m256i histcBins8(__m256 x, const HistcBins &edges) {
   const __m256 left = _mm256_set1_ps(edges.left);
   const __m256 right = _mm256_set1_ps(edges.right);
-  const __m256 q = _mm256_div_ps(
-      _mm256_mul_ps(_mm256_sub_ps(x, left),
-                    _mm256_set1_ps(static_cast<float>(edges.bins))),
-      _mm256_set1_ps(edges.right - edges.left));
-  __m256i bin = _mm256_min_epi32(
-      _mm256_cvttps_epi32(q),
-      _mm256_set1_epi32(static_cast<int32_t>(edges.bins - 1)));
+  const __m256 q =
+      _mm256_mul_ps(_mm256_div_ps(_mm256_sub_ps(x, left),
+                                  _mm256_set1_ps(edges.right - edges.left)),
+                    _mm256_set1_ps(static_cast<float>(edges.bins)));
+  __m256i bin =
+      _mm256_min_epi32(_mm256_cvttps_epi32(q),
+                       _mm256_set1_epi32(static_cast<int32_t>(edges.bins - 1)));
   bin = _mm256_max_epi32(bin, _mm256_setzero_si256());
   // Skips values outside the edges, but not NaN.
   const __m256 skip = _mm256_or_ps(_mm256_cmp_ps(x, left, _CMP_LT_OQ),
@@ -259,10 +285,10 @@ QUANTA_AVX2 static void countHistcBinsAvx2(const float *data, size_t size,
   // starts with a slot for the skipped values (bin -1). The counts are
   // exact integers; the caller applies PyTorch's float32 saturation.
   constexpr int32_t kCopies = 4;
-  const bool copies = bins <= 16384 && size >= 64 * size_t(bins);
+  const bool useCopies = bins <= 16384 && size >= 64 * size_t(bins);
   const auto stride = static_cast<int32_t>(bins + 1);
-  const int32_t s = copies ? stride : 0;
-  std::vector<uint32_t> partial((copies ? kCopies : 1) * stride);
+  const int32_t s = useCopies ? stride : 0;
+  std::vector<uint32_t> partial((useCopies ? kCopies : 1) * stride);
   uint32_t *const binZero = partial.data() + 1;
   const __m256i copyOffset =
       _mm256_setr_epi32(0, s, 2 * s, 3 * s, 0, s, 2 * s, 3 * s);
@@ -280,7 +306,8 @@ QUANTA_AVX2 static void countHistcBinsAvx2(const float *data, size_t size,
     for (size_t block = begin; block < end; block += kBlock) {
       const size_t blockSize = std::min(kBlock, end - block);
       for (size_t i = 0; i < blockSize; i += kVector) {
-        const __m256i bin = histcBins8(_mm256_loadu_ps(data + block + i), edges);
+        const __m256i bin =
+            histcBins8(_mm256_loadu_ps(data + block + i), edges);
         _mm256_store_si256(reinterpret_cast<__m256i *>(slots + i),
                            _mm256_add_epi32(bin, copyOffset));
       }
@@ -341,8 +368,8 @@ void foldMinMaxRuns(const float *data, size_t runs, size_t length,
   kernels().foldMinMaxRuns(data, runs, length, channels, min, max, sawNaN);
 }
 
-void foldMinMaxColumns(const float *data, size_t rows, size_t width,
-                       float *min, float *max, bool &sawNaN) {
+void foldMinMaxColumns(const float *data, size_t rows, size_t width, float *min,
+                       float *max, bool &sawNaN) {
   kernels().foldMinMaxColumns(data, rows, width, min, max, sawNaN);
 }
 

@@ -11,6 +11,8 @@
 #ifndef QUANTA_LIB_NUMERICS_STATSKERNELS_H
 #define QUANTA_LIB_NUMERICS_STATSKERNELS_H
 
+#include "quanta/Numerics/TorchReductions.h"
+
 #include "TorchFloat.h"
 
 #include <algorithm>
@@ -21,7 +23,7 @@
 namespace mlir::quanta::numerics::detail {
 
 /// Float lanes of ATen's Vectorized<float> in the AVX2 build.
-constexpr size_t kMinMaxLanes = 8;
+constexpr size_t kMinMaxLanes = kTorchFloatLanes;
 
 /// The accumulators of ATen's vectorized min/max loop: lane j folds the
 /// elements whose index is j modulo 8.
@@ -53,8 +55,8 @@ void foldMinMaxRuns(const float *data, size_t runs, size_t length,
 /// min[k] = min(min[k], data[r * width + k]) over all r, max alike. Which of
 /// +0.0/-0.0 wins a tie is unspecified. Any NaN sets sawNaN and leaves the
 /// columns unspecified.
-void foldMinMaxColumns(const float *data, size_t rows, size_t width,
-                       float *min, float *max, bool &sawNaN);
+void foldMinMaxColumns(const float *data, size_t rows, size_t width, float *min,
+                       float *max, bool &sawNaN);
 
 /// The float32 outer edges of torch.histc and its bin count.
 struct HistcBins {
@@ -68,12 +70,14 @@ inline int64_t histcBin(float value, const HistcBins &edges) {
   // Skips values outside the edges, but not NaN.
   if (value < edges.left || value > edges.right)
     return -1;
-  // LINEAR_INTERPOLATION in float32. A NaN quotient (NaN data, or edges
-  // equal in float32) converts to INT64_MIN on x86, an offset that wraps
-  // to bin 0 once scaled by sizeof(float).
+  // LINEAR_INTERPOLATION in float32, dividing before multiplying as
+  // PyTorch 1.13 does ((x - left) * bins / width rounds differently near bin
+  // edges). A NaN quotient (NaN data, or edges equal in float32) converts to
+  // INT64_MIN on x86, an offset that wraps to bin 0 once scaled by
+  // sizeof(float).
   const int64_t pos =
-      truncateToInt64((value - edges.left) * static_cast<float>(edges.bins) /
-                      (edges.right - edges.left));
+      truncateToInt64((value - edges.left) / (edges.right - edges.left) *
+                      static_cast<float>(edges.bins));
   const int64_t bin = pos == std::numeric_limits<int64_t>::min() ? 0 : pos;
   // The last bin includes its right edge.
   return std::min(bin, edges.bins - 1);
