@@ -194,6 +194,250 @@ def search_case(writer, name, hist, min_val, max_val, **options):
     writer.case(name, fields + search_fields(obs))
 
 
+# --- torch.histc's bin formula --------------------------------------------------
+#
+# histogramdd_cpu_contiguous (LINEAR_INTERPOLATION) computes a bin in float32
+# as int64((x - left) / (right - left) * bins): it divides first. Multiplying
+# first ((x - left) * bins / (right - left)) rounds differently for a few
+# values near bin edges. These cases hold such values; the generator checks
+# with a numpy model of both orders that each case tells them apart.
+
+def histc_outer_edges(data, bins, lo, hi):
+    """The float32 edges histc bins between (histogram_select_outer_bin_edges
+    and the outer elements of linspace)."""
+    lo, hi = float(lo), float(hi)
+    if lo == hi and data.size > 0:
+        lo, hi = float(data.min()), float(data.max())
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    edges = torch.linspace(lo, hi, bins + 1, dtype=torch.float32)
+    return F32(edges[0].item()), F32(edges[-1].item())
+
+
+def histc_bins_model(data, bins, lo, hi, divide_first):
+    """Each element's bin (-1 outside the edges) under either order."""
+    data = np.asarray(data, dtype=F32)
+    left, right = histc_outer_edges(data, bins, lo, hi)
+    with np.errstate(all="ignore"):
+        if divide_first:
+            q = (data - left) / (right - left) * F32(bins)
+        else:
+            q = (data - left) * F32(bins) / (right - left)
+    inside = (data >= left) & (data <= right)
+    pos = np.minimum(np.trunc(np.where(inside, q, 0)).astype(np.int64),
+                     bins - 1)
+    return np.where(inside, pos, -1)
+
+
+def histc_model(data, bins, lo, hi, divide_first):
+    pos = histc_bins_model(data, bins, lo, hi, divide_first)
+    return np.bincount(pos[pos >= 0], minlength=bins).astype(F32)
+
+
+def histc_order_elements(data, bins, lo, hi):
+    """Indices of the elements whose bin depends on the order."""
+    return np.nonzero(histc_bins_model(data, bins, lo, hi, True) !=
+                      histc_bins_model(data, bins, lo, hi, False))[0]
+
+
+def edge_values(rng, count, bins, left, right):
+    """`count` float32 values in (left, right) that the two orders put in
+    different bins: the float32 neighbours of bin edges, kept when the
+    model says so (none exist when right - left is a power of two)."""
+    left, right = F32(left), F32(right)
+    found = []
+    for attempt in range(100):
+        k = rng.integers(1, bins, 512)
+        edge = (float(left) + k * ((float(right) - float(left)) / bins))
+        x = edge.astype(F32)
+        steps = rng.integers(-4, 5, k.size)
+        x = np.array([np.nextafter(v, F32(np.sign(n) * np.inf)) if n else v
+                      for v, n in zip(x, steps)], dtype=F32)
+        for _ in range(3):  # up to 3 more ulps
+            more = rng.random(k.size) < 0.5
+            x = np.where(more, np.nextafter(x, np.where(steps < 0, -np.inf,
+                                                        np.inf).astype(F32)),
+                         x).astype(F32)
+        x = x[(x > left) & (x < right)]
+        q_div = np.trunc((x - left) / (right - left) * F32(bins))
+        q_mul = np.trunc((x - left) * F32(bins) / (right - left))
+        found += list(x[q_div != q_mul][:count - len(found)])
+        if len(found) == count:
+            return np.array(found, dtype=F32)
+    raise AssertionError("no edge values for %d bins over [%r, %r]" %
+                         (bins, left, right))
+
+
+def check_histc_orders(name, data, bins, lo, hi, hist):
+    """The golden must tell the orders apart, and the model must be right."""
+    assert np.array_equal(histc_model(data, bins, lo, hi, True), hist), name
+    assert not np.array_equal(histc_model(data, bins, lo, hi, False), hist), \
+        name
+
+
+def tanh_normals(count=100000, seed=1):
+    """tanh of seeded standard normals: torch.histc(x, 1000) bins two of
+    them differently from the multiply-first order."""
+    gen = torch.Generator().manual_seed(seed)
+    return torch.tanh(torch.randn(count, generator=gen)).numpy()
+
+
+def tanh_subset(rng, size):
+    """A few hundred of tanh_normals(), the same histc edges (its min and
+    max) and every element whose bin depends on the order, one of them in
+    the last size % 8 elements."""
+    full = tanh_normals()
+    special = list(histc_order_elements(full, 1000, 0, 0))
+    assert special, "no distinguishing element"
+    keep = [int(full.argmin()), int(full.argmax())] + [int(i) for i in special]
+    others = rng.choice(np.setdiff1d(np.arange(full.size), keep),
+                        size - len(keep), replace=False)
+    order = list(others)
+    order.insert(3, keep[0])
+    order.insert(size // 2, keep[1])
+    for k, index in enumerate(keep[2:]):
+        order.insert(7 + 40 * k, index)
+    order.insert(size - 1, order.pop(7))  # into the tail
+    return full[np.array(order)]
+
+
+def histc_formula_cases(write_case):
+    def case(name, data, bins, lo, hi):
+        data = np.asarray(data, dtype=F32)
+        hist = torch.histc(torch.from_numpy(data.copy()), bins, min=lo,
+                           max=hi).numpy()
+        check_histc_orders(name, data, bins, lo, hi, hist)
+        write_case(name, data, bins, lo, hi)
+
+    rng = np.random.default_rng(687)
+    full = tanh_normals()
+    hist = torch.histc(torch.from_numpy(full.copy()), 1000).numpy()
+    check_histc_orders("tanh_full", full, 1000, 0, 0, hist)
+    subset = tanh_subset(rng, 301)
+    case("divide_first_tanh_normal_1000", subset, 1000, 0, 0)
+    # Searched: the first seeded few-hundred-element data set whose
+    # histogram depends on the order.
+    # (Powers of two for bins or for the width make both orders exact.)
+    for bins, lo, hi, scale in [(300, 0, 0, 1.0), (500, -3, 4, 1.5),
+                                (255, -1.25, 2.5, 0.8)]:
+        for seed in range(10000):
+            data = np.random.default_rng(seed).normal(0.5, scale, 300)
+            data = data.astype(F32)
+            if histc_order_elements(data, bins, lo, hi).size:
+                break
+        case("divide_first_search_%d_seed%d" % (bins, seed), data, bins, lo,
+             hi)
+    # Edge values inserted into random data, some in the last size % 8.
+    for bins, lo, hi, size in [(100, -2, 3, 203), (999, -0.75, 3.5, 150),
+                               (13, -1, 2, 61)]:
+        data = rng.uniform(lo, hi, size).astype(F32)
+        left, right = histc_outer_edges(data, bins, lo, hi)
+        where = np.concatenate([rng.choice(size - size % 8, 5, replace=False),
+                                [size - 1]])
+        data[where] = edge_values(rng, where.size, bins, left, right)
+        case("divide_first_edges_%d" % bins, data, bins, lo, hi)
+
+
+@contextlib.contextmanager
+def patched_histc(replacement):
+    real = torch.histc
+
+    def histc(input, bins=100, min=0, max=0, out=None):
+        result = replacement(real, input, bins, min, max)
+        if out is None:
+            return result
+        out.resize_(result.shape)
+        return out.copy_(result)
+    torch.histc = histc
+    try:
+        yield
+    finally:
+        torch.histc = real
+
+
+def histc_calls(batches, exact, **options):
+    """The (bins, min, max) of every torch.histc call of an observer run."""
+    calls = []
+
+    def record(real, input, bins, lo, hi):
+        calls.append((bins, lo, hi))
+        return real(input, bins, min=lo, max=hi)
+    obs, _ = make_observer(**options)
+    with patched_histc(record), exact_histc_range(exact):
+        for batch in batches:
+            obs(torch.from_numpy(np.asarray(batch, dtype=F32)))
+    return calls
+
+
+def observer_run(batches, exact, divide_first, **options):
+    """Per batch the histogram, min and max (numpy model of either order)."""
+    def model(real, input, bins, lo, hi):
+        return torch.from_numpy(histc_model(input.numpy(), bins, lo, hi,
+                                            divide_first))
+    obs, _ = make_observer(**options)
+    states = []
+    with patched_histc(model), exact_histc_range(exact):
+        for batch in batches:
+            obs(torch.from_numpy(np.asarray(batch, dtype=F32)))
+            states.append((obs.histogram.numpy().copy(), obs.min_val.item(),
+                           obs.max_val.item()))
+    return states
+
+
+def check_observer_orders(name, batches, exact, **options):
+    """The observer run's histograms depend on the order of histc's bin
+    formula, and the model of the divide-first order is torch's."""
+    def run(divide_first):
+        return observer_run(batches, exact, divide_first, **options)
+
+    obs, _ = make_observer(**options)
+    with exact_histc_range(exact):
+        real = []
+        for batch in batches:
+            obs(torch.from_numpy(np.asarray(batch, dtype=F32)))
+            real.append((obs.histogram.numpy().copy(), obs.min_val.item(),
+                         obs.max_val.item()))
+
+    def same(a, b):
+        return all(np.array_equal(x[0], y[0]) and x[1:] == y[1:]
+                   for x, y in zip(a, b))
+    assert same(run(True), real), name
+    assert not same(run(False), real), name
+
+
+def observer_formula_cases(w, rng):
+    """HistogramObserver runs whose histograms depend on histc's order."""
+    def checked(name, batches, exact=False, **options):
+        check_observer_orders(name, batches, exact, **options)
+        observer_case(w, name, batches, exact=exact, **options)
+
+    # The first batch: int() bounds 0, 0, so histc bins over the data's
+    # min/max like torch.histc(x, 1000).
+    checked("divide_first_tanh_normal_bins1000",
+            [tanh_subset(rng, 301)], bins=1000, upsample_rate=4)
+    # Later batches (the combined range), with int() and exact bounds: edge
+    # values for the bounds histc gets, inserted between the batch's min and
+    # max (which fix those bounds).
+    for exact, bins, up, ranges in [
+            (False, 250, 16, [(-2.7, 3.6), (-3.4, 4.2), (-1.0, 6.3)]),
+            (True, 200, 8, [(-1.3, 0.9), (-2.1, 1.7), (-0.4, 2.9)]),
+            (False, 47, 3, [(0.2, 0.8), (-5.5, 9.5)])]:
+        batches = [rng.uniform(lo, hi, 120).astype(F32) for lo, hi in ranges]
+        calls = histc_calls(batches, exact, bins=bins, upsample_rate=up)
+        for batch, (_, lo, hi) in zip(batches, calls):
+            data = np.asarray(batch, dtype=F32)
+            left, right = histc_outer_edges(data, bins, lo, hi)
+            interior = np.nonzero((data > data.min()) & (data < data.max()))[0]
+            where = rng.choice(interior, 3, replace=False)
+            data[where] = np.clip(edge_values(rng, 3, bins, left, right),
+                                  data.min(), data.max())
+        # The bounds did not move.
+        assert histc_calls(batches, exact, bins=bins,
+                           upsample_rate=up) == calls
+        checked("divide_first_%s_bins%d" % ("exact" if exact else "int", bins),
+                batches, exact=exact, bins=bins, upsample_rate=up)
+
+
 def gen_search():
     w = Writer("histogram_search.txt",
                "HistogramObserver._non_linear_param_search on histograms set "
@@ -386,6 +630,7 @@ def gen_observer():
         options["reduce_range"] = bool(rng.integers(0, 2))
         options["exact"] = bool(k % 4 == 3)
         observer_case(w, "fuzz_%02d" % k, batches, **options)
+    observer_formula_cases(w, np.random.default_rng(1000))
     w.write()
 
 
@@ -442,6 +687,7 @@ def gen_histc():
     case("error_inf_bound", np.array([1.0]), 4, 0, math.inf)
     case("error_nan_bound", np.array([1.0]), 4, math.nan, 1)
     case("error_min_above_max", np.array([1.0]), 4, 2, 1)
+    histc_formula_cases(case)
     w.write()
 
 

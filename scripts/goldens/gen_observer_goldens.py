@@ -427,7 +427,235 @@ def gen_observers():
             w.case(f"{kind}_{index}_{pattern}",
                    fields + observe_fields(o, batches, "PerChannel" in kind))
             index += 1
+    gen_signed_zero_observers(w)
     w.close()
+
+
+# ----------------------------------------------------------------------------
+# Signed zeros in min/max statistics.
+# ----------------------------------------------------------------------------
+
+def f32_bits(value):
+    return int(torch.tensor([value], dtype=torch.float32).view(torch.int32)[0])
+
+
+def zero_heavy(gen, shape, pattern, zero_fraction, odd_fraction=0.05):
+    """+0.0 and -0.0 (random signs, about zero_fraction of the elements) and
+    small values: positive ("nonneg", the minimum is a zero), negative
+    ("nonpos", the maximum is a zero), none ("zeros") or both ("mixed",
+    zeros in the middle). The small values are mostly short dyadics."""
+    n = 1
+    for d in shape:
+        n *= d
+    u = torch.rand(n, generator=gen)
+    negative_zero = torch.rand(n, generator=gen) < 0.5
+    exponent = torch.randint(-12, -1, (n,), generator=gen).double()
+    small = torch.pow(2.0, exponent)
+    # A few non-dyadic values.
+    odd = torch.rand(n, generator=gen) < odd_fraction
+    small = torch.where(odd, small * (1 + torch.rand(n, generator=gen)),
+                        small).float()
+    if pattern == "nonpos":
+        small = -small
+    elif pattern == "mixed":
+        small = torch.where(torch.rand(n, generator=gen) < 0.5, small, -small)
+    zero = torch.where(negative_zero, torch.tensor(-0.0), torch.tensor(0.0))
+    if pattern == "zeros":
+        x = zero
+    else:
+        x = torch.where(u < zero_fraction, zero, small)
+    return x.reshape(shape).contiguous()
+
+
+def lane_minmax(x, body_later=True, tail_later=True, tree_second=True):
+    """torch.aminmax over a float32 list as ATen's AVX2 reduction runs it,
+    or with one of its tie rules changed: lane i % 8 folds the whole vectors
+    keeping the later of equal elements (body_later), then the last len % 8
+    elements into lanes 0, 1, ... (tail_later); the lanes then combine with
+    lanes j ^ 4, j ^ 2, j ^ 1 where a tie returns the second operand
+    (tree_second); below 8 elements, lane 0 folds the others in order, a
+    tie returning the later one (tree_second)."""
+    def pick(a, b, less, second):
+        if less(a, b):
+            return a
+        if less(b, a):
+            return b
+        return b if second else a
+
+    def lt(a, b):
+        return a < b
+
+    def gt(a, b):
+        return a > b
+    if len(x) < 8:
+        lo = hi = x[0]
+        for v in x[1:]:
+            lo, hi = pick(lo, v, lt, tree_second), pick(hi, v, gt, tree_second)
+        return f32_bits(lo), f32_bits(hi)
+    lo, hi = [math.inf] * 8, [-math.inf] * 8
+    body = len(x) - len(x) % 8
+    for i, v in enumerate(x):
+        later = body_later if i < body else tail_later
+        lo[i % 8] = pick(lo[i % 8], v, lt, later)
+        hi[i % 8] = pick(hi[i % 8], v, gt, later)
+    for d in (4, 2, 1):
+        lo = [pick(lo[j], lo[j ^ d], lt, tree_second) for j in range(8)]
+        hi = [pick(hi[j], hi[j ^ d], gt, tree_second) for j in range(8)]
+    return f32_bits(lo[0]), f32_bits(hi[0])
+
+
+def zero_tie_rules(x):
+    """(min, max) bit patterns of x (a flat float32 list) under other tie
+    rules than ATen's: each of lane_minmax's changed, and the first or last
+    of equal elements in memory order."""
+    rules = {}
+    if len(x) >= 16:
+        rules["body_earlier"] = lane_minmax(x, body_later=False)
+    if len(x) > 8 and len(x) % 8:
+        rules["tail_earlier"] = lane_minmax(x, tail_later=False)
+    rules["tree_first"] = lane_minmax(x, tree_second=False)
+    for name, seq in [("first", x), ("last", x[::-1])]:
+        lo = hi = seq[0]
+        for v in seq[1:]:
+            lo = v if v < lo else lo
+            hi = v if v > hi else hi
+        rules[name] = (f32_bits(lo), f32_bits(hi))
+    return rules
+
+
+def channel_first_zero_rules(x, axis):
+    """Per-channel (min, max) bit patterns under other orders than PyTorch's
+    permuted one: the first and the last zero of the channel in memory
+    order."""
+    moved = torch.movedim(x, axis, 0).reshape(x.shape[axis], -1)
+    # movedim keeps the other dims in order: memory order per channel.
+    rules = {"memory_first": [], "memory_last": []}
+    for row in moved.tolist():
+        for name, seq in [("memory_first", row), ("memory_last", row[::-1])]:
+            lo, hi = seq[0], seq[0]
+            for v in seq[1:]:
+                lo = v if v < lo else lo
+                hi = v if v > hi else hi
+            rules[name].append((f32_bits(lo), f32_bits(hi)))
+    return rules
+
+
+def gen_signed_zero_observers(w):
+    """Zero-heavy batches whose min or max is +0.0 or -0.0: the sign PyTorch
+    returns depends on its reduction order (whole tensor: ATen's 8 lanes and
+    shuffle tree; per channel: the first equal element in the permuted
+    order). The goldens hold the bit patterns."""
+    gen = torch.Generator().manual_seed(1313)
+    rng = random.Random(1313)
+    base = [("dtype", "quint8"), ("reduce_range", False)] + \
+        range_fields(None) + [("eps", F32_EPS)]
+    # Which simpler tie rules each group of cases tells apart from PyTorch.
+    told_apart = {}
+
+    def note(group, rule, differs):
+        told_apart.setdefault(group, {}).setdefault(rule, False)
+        told_apart[group][rule] |= differs
+
+    rule_turn = itertools.count()
+
+    def per_tensor_case(kind, sizes, patterns, tag, big=False):
+        qscheme = rng.choice(PER_TENSOR)
+        extra, fields = {}, [("kind", kind)] + base[:1] + \
+            [("qscheme", qscheme)] + base[1:]
+        if kind == "MovingAverageMinMax":
+            c = rng.choice([0.01, 0.25, 0.5, 1.0])
+            extra["averaging_constant"] = c
+            fields.append(("averaging_constant", c))
+        o = make_observer(kind, "quint8", qscheme, False, None, F32_EPS,
+                          **extra)
+        batches = []
+        for size, pattern in zip(sizes, patterns):
+            # Draws until the batch tells PyTorch's reduction from the next
+            # changed tie rule (round robin) that can matter at this size.
+            target = None
+            for attempt in range(200):
+                # Large tensors: mostly zeros and short dyadics (file size).
+                x = zero_heavy(gen, (size,), pattern,
+                               0.9 if big else rng.choice([0.3, 0.6, 0.9]),
+                               0.0 if big else 0.05)
+                flat = x.tolist()
+                lo, hi = torch.aminmax(x)
+                got = (f32_bits(lo.item()), f32_bits(hi.item()))
+                assert got == lane_minmax(flat), tag
+                rules = zero_tie_rules(flat)
+                if target is None:
+                    names = sorted(rules)
+                    target = names[next(rule_turn) % len(names)]
+                if rules[target] != got:
+                    break
+            for rule, bits in rules.items():
+                note("per_tensor", rule + "_min", bits[0] != got[0])
+                note("per_tensor", rule + "_max", bits[1] != got[1])
+            batches.append(x)
+        w.case(f"signed_zero_{kind}_{tag}",
+               fields + observe_fields(o, batches, False))
+
+    patterns = ["zeros", "nonneg", "nonpos", "mixed"]
+    for n in range(1, 65):
+        # A second batch (ties with the running min/max) in some.
+        batches = 2 if n % 4 == 1 or n <= 8 else 1
+        per_tensor_case("MinMax", [n] * batches,
+                        [patterns[(n + k) % 4] for k in range(batches)],
+                        f"n{n}")
+    for n in range(1, 65, 4):
+        per_tensor_case("MovingAverageMinMax", [n, n + 1],
+                        [patterns[n % 4], patterns[(n + 1) % 4]], f"n{n}")
+    # Several thousand elements: ATen's lanes over many vectors.
+    for kind, sizes, kinds in [("MinMax", [2051], ["zeros"]),
+                               ("MovingAverageMinMax", [1030], ["nonpos"])]:
+        per_tensor_case(kind, sizes, kinds, "n" + "_".join(map(str, sizes)),
+                        big=True)
+
+    # Per channel: 3-D and 4-D tensors, every channel's min or max a zero.
+    per_channel_shapes = [((4, 5, 6), 0), ((4, 5, 6), 1), ((4, 5, 6), 2),
+                          ((4, 5, 6), -1), ((3, 4, 2, 5), 0),
+                          ((3, 4, 2, 5), 1), ((3, 4, 2, 5), 2),
+                          ((3, 4, 2, 5), -1), ((2, 3, 4, 9), 1),
+                          ((2, 3, 4, 9), 2), ((5, 2, 3, 4), 3),
+                          ((3, 6, 11), 1), ((3, 2, 20), 0),
+                          ((6, 3, 2, 2), -1)]
+    for index, (shape, axis) in enumerate(per_channel_shapes):
+        kind = ["PerChannelMinMax",
+                "MovingAveragePerChannelMinMax"][index % 2]
+        qscheme = PER_CHANNEL[index % 3]
+        extra = {"ch_axis": axis}
+        fields = [("kind", kind)] + base[:1] + [("qscheme", qscheme)] + \
+            base[1:] + [("ch_axis", axis)]
+        if kind.startswith("MovingAverage"):
+            c = rng.choice([0.1, 0.5, 1.0])
+            extra["averaging_constant"] = c
+            fields.append(("averaging_constant", c))
+        o = make_observer(kind, "quint8", qscheme, False, None, F32_EPS,
+                          **extra)
+        batches = []
+        for b in range(2):
+            channels = shape[axis]
+            # One pattern per channel along ch_axis.
+            parts = [zero_heavy(gen, shape, patterns[(c + b + index) % 4],
+                                rng.choice([0.3, 0.6]))
+                     for c in range(channels)]
+            x = torch.stack([torch.select(p, axis, c)
+                             for c, p in enumerate(parts)], dim=axis % len(shape))
+            x = x.contiguous()
+            lo, hi = torch.aminmax(torch.flatten(x.permute(
+                [axis % len(shape) if i == 0 else (0 if i == axis % len(shape)
+                                                   else i)
+                 for i in range(len(shape))]), start_dim=1), dim=1)
+            got = [(f32_bits(a), f32_bits(b)) for a, b in
+                   zip(lo.tolist(), hi.tolist())]
+            for rule, per in channel_first_zero_rules(x, axis).items():
+                note("per_channel", rule, per != got)
+            batches.append(x)
+        w.case(f"signed_zero_{kind}_{'x'.join(map(str, shape))}_axis{axis}",
+               fields + observe_fields(o, batches, True))
+    for group, rules in told_apart.items():
+        for rule, differs in rules.items():
+            assert differs, f"no {group} case tells {rule} from PyTorch"
 
 
 # ----------------------------------------------------------------------------

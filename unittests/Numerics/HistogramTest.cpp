@@ -70,6 +70,21 @@ TEST(TorchHistc, MatchesPyTorch) {
   }
 }
 
+// torch.histc bins in float32 as int64((x - left) / (right - left) * bins),
+// dividing first; the divide_first_* goldens hold values near bin edges that
+// (x - left) * bins / (right - left) puts in the neighbouring bin (the
+// generator checks this with a model of both orders). With a power of two
+// for bins or for the width both orders are exact and agree.
+TEST(TorchHistc, DivideFirstCasesPresent) {
+  size_t histc = 0, observer = 0;
+  for (const GoldenCase &c : readGoldenFile("histogram_histc.txt"))
+    histc += c.name.rfind("divide_first_", 0) == 0;
+  for (const GoldenCase &c : readGoldenFile("histogram_observer.txt"))
+    observer += c.name.rfind("divide_first_", 0) == 0;
+  EXPECT_GE(histc, 7u);
+  EXPECT_GE(observer, 4u);
+}
+
 /// Every quantization error the golden search evaluated, its result and the
 /// qparams.
 void checkSearch(const GoldenCase &c, const HistogramOptions &options,

@@ -87,6 +87,28 @@ TEST(ObserversGolden, Sequences) {
   EXPECT_GT(batchesChecked, 600u);
 }
 
+// The signed_zero_* cases (min or max a zero, its sign chosen by PyTorch's
+// reduction order) are only a regression test if the goldens keep the sign
+// through writing and reading: check that both zeros occur among their
+// statistics. Sequences compares the bit patterns (sameFloat).
+TEST(ObserversGolden, SignedZeroCasesHoldBothZeros) {
+  size_t cases = 0, positive = 0, negative = 0;
+  for (const GoldenCase &c : readGoldenFile("observers.txt")) {
+    if (c.name.rfind("signed_zero_", 0) != 0)
+      continue;
+    ++cases;
+    for (int64_t i = 0; i < c.getInt("batches"); ++i)
+      for (const char *stat : {"min", "max"})
+        for (float value : c.floats(stat + std::to_string(i))) {
+          positive += floatBits(value) == floatBits(0.0f);
+          negative += floatBits(value) == floatBits(-0.0f);
+        }
+  }
+  EXPECT_GT(cases, 80u);
+  EXPECT_GT(positive, 50u);
+  EXPECT_GT(negative, 50u);
+}
+
 TEST(Observers, EmptyBatchesChangeNothing) {
   MinMaxStats stats;
   updateMovingAverageMinMax(stats, nullptr, 0, 0.5);
