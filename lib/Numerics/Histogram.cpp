@@ -568,11 +568,10 @@ Status mergeHistograms(HistogramStats &stats, const HistogramStats &other,
   }
   const auto bins = static_cast<size_t>(options.bins);
   if (stats.histogram.size() != bins || other.histogram.size() != bins)
-    return Status::error("histograms of " +
-                         std::to_string(stats.histogram.size()) + " and " +
-                         std::to_string(other.histogram.size()) +
-                         " bins cannot be merged with bins = " +
-                         std::to_string(options.bins));
+    return Status::error(
+        "histograms of " + std::to_string(stats.histogram.size()) + " and " +
+        std::to_string(other.histogram.size()) +
+        " bins cannot be merged with bins = " + std::to_string(options.bins));
   // The wider histogram is the base whose grid PyTorch's combine extends.
   const bool otherIsWider = static_cast<double>(other.max) - other.min >
                             static_cast<double>(stats.max) - stats.min;

@@ -42,10 +42,10 @@ struct ExportStatisticsPass
         op.emitOpError("has statistics but no name to export them under");
         return WalkResult::interrupt();
       }
-      observers.push_back(llvm::json::Object{
-          {"name", *op.getName()},
-          {"observer", printAttr(op.getObserver())},
-          {"stats", printAttr(op.getStatsAttr())}});
+      observers.push_back(
+          llvm::json::Object{{"name", *op.getName()},
+                             {"observer", printAttr(op.getObserver())},
+                             {"stats", printAttr(op.getStatsAttr())}});
       return WalkResult::advance();
     });
     if (walk.wasInterrupted())
@@ -59,11 +59,11 @@ struct ExportStatisticsPass
           << "cannot write statistics to '" << file << "': " << errorMessage;
       return signalPassFailure();
     }
-    output->os() << llvm::formatv(
-        "{0:2}\n", llvm::json::Value(llvm::json::Object{
-                       {"format", kFormat},
-                       {"version", kVersion},
-                       {"observers", std::move(observers)}}));
+    output->os() << llvm::formatv("{0:2}\n",
+                                  llvm::json::Value(llvm::json::Object{
+                                      {"format", kFormat},
+                                      {"version", kVersion},
+                                      {"observers", std::move(observers)}}));
     output->keep();
   }
 };
@@ -94,8 +94,8 @@ ImportStatisticsPass::readFile(const std::string &path) {
   llvm::Expected<llvm::json::Value> json =
       llvm::json::parse((*buffer)->getBuffer());
   if (!json)
-    return emitError(loc) << path << ": not JSON: "
-                          << llvm::toString(json.takeError());
+    return emitError(loc) << path
+                          << ": not JSON: " << llvm::toString(json.takeError());
   const llvm::json::Object *root = json->getAsObject();
   if (!root || root->getString("format") != kFormat ||
       root->getInteger("version") != kVersion)
@@ -153,9 +153,8 @@ void ImportStatisticsPass::runOnOperation() {
       }
       const auto &[fileObserver, statsText] = it->second;
       if (fileObserver != observerText) {
-        op.emitOpError("is ")
-            << observerText << " but " << file.path << " holds statistics of "
-            << fileObserver;
+        op.emitOpError("is ") << observerText << " but " << file.path
+                              << " holds statistics of " << fileObserver;
         return WalkResult::interrupt();
       }
       Attribute stats = parseAttribute(statsText, op.getContext());
