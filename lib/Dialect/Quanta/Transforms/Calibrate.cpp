@@ -664,8 +664,10 @@ void CalibratePass::runOnOperation() {
   }
 
   // Everything ran: fold the statistics into the original module.
+  // Observers the entry never reached (other functions) stay as they were.
   for (auto [op, state] : llvm::zip_equal(calibratedOps, session.observers))
-    op.setStatsAttr(getStatisticsAttr(&getContext(), state));
+    if (state.getNumBatches() > 0)
+      op.setStatsAttr(getStatisticsAttr(&getContext(), state));
   for (auto [op, fakeQuant] : llvm::zip_equal(moduleOps, session.fakeQuants))
     writeBackModule(op, fakeQuant, batchFiles->size());
 }

@@ -1,5 +1,5 @@
-// RUN: quant-opt %s --quanta-calibrate='data=%S/Inputs/calibrate/x0.npy quiet' --quanta-export-statistics=file=%t.a.json -o /dev/null
-// RUN: quant-opt %s --quanta-calibrate='data=%S/Inputs/calibrate/x1.npy quiet' --quanta-export-statistics=file=%t.b.json -o /dev/null
+// RUN: quant-opt %s --quanta-calibrate='data=%S/Inputs/calibrate/x0.npy quiet entry=model' --quanta-export-statistics=file=%t.a.json -o /dev/null
+// RUN: quant-opt %s --quanta-calibrate='data=%S/Inputs/calibrate/x1.npy quiet entry=model' --quanta-export-statistics=file=%t.b.json -o /dev/null
 // Moving averages depend on the order of the batches.
 // RUN: not quant-opt %s --quanta-import-statistics=files=%t.a.json,%t.b.json 2>&1 | FileCheck %s --check-prefix=ORDER
 // RUN: not quant-opt %s --quanta-import-statistics=files=%t.missing.json 2>&1 | FileCheck %s --check-prefix=MISSING
@@ -17,5 +17,13 @@
 
 func.func @model(%x: tensor<4x16xf32>) -> tensor<4x16xf32> {
   %0 = quanta.observe %x {name = "avg", observer = #quanta.moving_average_min_max<>} : tensor<4x16xf32>
+  return %0 : tensor<4x16xf32>
+}
+
+// An observer with statistics needs a name to be exported under.
+// RUN: not quant-opt %s --quanta-calibrate='data=%S/Inputs/calibrate/x0.npy quiet entry=unnamed' --quanta-export-statistics 2>&1 | FileCheck %s --check-prefix=UNNAMED
+// UNNAMED: error: 'quanta.observe' op has statistics but no name to export them under
+func.func @unnamed(%x: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  %0 = quanta.observe %x {observer = #quanta.min_max<>} : tensor<4x16xf32>
   return %0 : tensor<4x16xf32>
 }
