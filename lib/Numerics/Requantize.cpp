@@ -105,6 +105,15 @@ int32_t requantize(int32_t acc, QuantizedMultiplier m, int32_t outputZeroPoint,
   return static_cast<int32_t>(std::clamp<int64_t>(shifted, qmin, qmax));
 }
 
+int64_t quantizeValue(float x, float scale, int64_t zeroPoint,
+                      int64_t quantMin, int64_t quantMax) {
+  assert(!std::isnan(x) && "NaN has no quantized value");
+  const float shifted =
+      static_cast<float>(zeroPoint) + std::nearbyint(x * (1.0f / scale));
+  return static_cast<int64_t>(std::clamp<double>(
+      shifted, static_cast<double>(quantMin), static_cast<double>(quantMax)));
+}
+
 QRange dtypeRange(DType dtype) {
   UniformObserverOptions options;
   options.dtype = dtype;
@@ -127,15 +136,8 @@ StatusOr<QRange> fusedActivationRange(DType dtype, float scale,
     return Status::error("fused activation bounds [" +
                          formatReal(activation.lo) + ", " +
                          formatReal(activation.hi) + "] are not an interval");
-  const float invScale = 1.0f / scale;
-  // PyTorch's quantize_val, clamped before the conversion to an integer so
-  // that infinite bounds (and huge finite ones) map to the dtype's ends.
   auto quantize = [&](float x) {
-    float shifted =
-        static_cast<float>(zeroPoint) + std::nearbyint(x * invScale);
-    return static_cast<int64_t>(
-        std::clamp<double>(shifted, static_cast<double>(range.quantMin),
-                           static_cast<double>(range.quantMax)));
+    return quantizeValue(x, scale, zeroPoint, range.quantMin, range.quantMax);
   };
   return QRange{quantize(activation.lo), quantize(activation.hi)};
 }

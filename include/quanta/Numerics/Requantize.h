@@ -129,6 +129,13 @@ struct FusedActivation {
   static FusedActivation clamp(float lo, float hi) { return {lo, hi}; }
 };
 
+/// PyTorch's quantize_val (zp + nearbyint(x * (1.0f / scale)), the
+/// addition in float32), clamped to [quantMin, quantMax] before the
+/// conversion to an integer, so that infinities map to the range's ends.
+/// `x` must not be NaN.
+int64_t quantizeValue(float x, float scale, int64_t zeroPoint,
+                      int64_t quantMin, int64_t quantMax);
+
 /// The output range of a requantization with a fused activation:
 /// [quantize(lo), quantize(hi)] intersected with the dtype's range, where
 /// quantize is PyTorch's quantize_val (zp + nearbyint(x * (1.0f / scale)) in

@@ -2,6 +2,9 @@
 
 #include "quanta/Dialect/Quanta/IR/QuantaOps.h"
 
+#include "quanta/Numerics/Requantize.h"
+
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
@@ -171,6 +174,85 @@ LogicalResult FakeQuantOp::verify() {
         return emitOpError("`zero_point` must be between `quant_min` and "
                            "`quant_max`, got ")
                << value << " outside [" << quantMin << ", " << quantMax << "]";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// QMatmulOp
+//===----------------------------------------------------------------------===//
+
+/// The 8-bit per-tensor quantized element type of a static 2-D tensor.
+static FailureOr<quant::UniformQuantizedType>
+getQuantized8BitMatrix(Operation *op, StringRef what, Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  auto element = tensor ? dyn_cast<quant::UniformQuantizedType>(
+                              tensor.getElementType())
+                        : quant::UniformQuantizedType();
+  if (!element || tensor.getRank() != 2 || !tensor.hasStaticShape() ||
+      element.getStorageTypeIntegralWidth() != 8)
+    return op->emitOpError()
+           << what << " must be a static 2-D tensor of per-tensor "
+           << "!quant.uniform with 8-bit storage, got " << type;
+  return element;
+}
+
+LogicalResult QMatmulOp::verify() {
+  FailureOr<quant::UniformQuantizedType> input =
+      getQuantized8BitMatrix(*this, "input", getInput().getType());
+  FailureOr<quant::UniformQuantizedType> output =
+      getQuantized8BitMatrix(*this, "output", getOutput().getType());
+  if (failed(input) || failed(output))
+    return failure();
+  ArrayRef<int64_t> inputShape = getInput().getType().getShape();
+  ArrayRef<int64_t> outputShape = getOutput().getType().getShape();
+  auto weightsType = cast<ShapedType>(getWeights().getType());
+  if (weightsType.getRank() != 2 || !weightsType.getElementType().isInteger(8))
+    return emitOpError("weights must be a K x N tensor of i8, got ")
+           << weightsType;
+  const int64_t k = weightsType.getDimSize(0), n = weightsType.getDimSize(1);
+  if (inputShape[1] != k || outputShape[1] != n ||
+      inputShape[0] != outputShape[0])
+    return emitOpError("shapes do not compose: input ")
+           << inputShape[0] << "x" << inputShape[1] << ", weights " << k << "x"
+           << n << ", output " << outputShape[0] << "x" << outputShape[1];
+  const auto perChannel = [&](StringRef name, size_t size) -> LogicalResult {
+    if (static_cast<int64_t>(size) != n)
+      return emitOpError() << name << " must hold one value per output "
+                           << "channel (" << n << "), got " << size;
+    return success();
+  };
+  size_t weightZeroPoints = getWeightZeroPoints().size();
+  if (weightZeroPoints != 1 && failed(perChannel("weight_zero_points",
+                                                 weightZeroPoints)))
+    return failure();
+  if (failed(perChannel("column_offsets", getColumnOffsets().size())) ||
+      failed(perChannel("multipliers", getMultipliers().size())) ||
+      failed(perChannel("shifts", getShifts().size())))
+    return failure();
+  for (int32_t zeroPoint : getWeightZeroPoints())
+    if (zeroPoint < -128 || zeroPoint > 127)
+      return emitOpError("weight zero point ")
+             << zeroPoint << " is outside the s8 range";
+  for (int32_t multiplier : getMultipliers())
+    if (multiplier != 0 && multiplier < (1 << 30))
+      return emitOpError("multiplier ")
+             << multiplier << " is not a normalized Q31 value (0 or in "
+             << "[2^30, 2^31))";
+  for (int32_t shift : getShifts())
+    if (shift < numerics::QuantizedMultiplier::kMinShift ||
+        shift > numerics::QuantizedMultiplier::kMaxShift)
+      return emitOpError("shift ")
+             << shift << " is outside ["
+             << numerics::QuantizedMultiplier::kMinShift << ", "
+             << numerics::QuantizedMultiplier::kMaxShift << "]";
+  const int64_t storageMin = output->getStorageTypeMin();
+  const int64_t storageMax = output->getStorageTypeMax();
+  if (getOutputMin() > getOutputMax() || getOutputMin() < storageMin ||
+      getOutputMax() > storageMax)
+    return emitOpError("output range [")
+           << getOutputMin() << ", " << getOutputMax()
+           << "] is empty or outside the output storage range [" << storageMin
+           << ", " << storageMax << "]";
   return success();
 }
 

@@ -86,4 +86,41 @@ def Quanta_FakeQuantOp : Quanta_Op<"fake_quant", [AllTypesMatch<["input", "outpu
   }];
 }
 
+def Quanta_QMatmulOp : Quanta_Op<"qmatmul", [Pure]> {
+  let summary = "Integer matmul with requantization fused in its epilogue";
+  let description = [{
+    `output = requantize(input x weights)`: a quantized M x K input (u8 or
+    s8 storage, per-tensor `!quant.uniform`) times constant K x N s8
+    `weights`, accumulated in i32, requantized to a quantized M x N output,
+    the integer semantics of PyTorch's, TFLite's and XNNPACK's quantized
+    linear layers. With za, zo the input and output zero points:
+
+        acc[m][n] = sum_k a[m][k] * w[k][n]
+                    - weight_zero_points[n] * sum_k a[m][k]
+                    + column_offsets[n]
+        out[m][n] = clamp(((acc * multipliers[n]) + 2^(t - 1)) >> t + zo,
+                          output_min, output_max),  t = 31 - shifts[n]
+
+    `column_offsets` folds the quantized bias and the zero-point cross
+    terms (bias_q[n] - za * colsum(w)[n] + K * za * zb[n]); the product and
+    the rounding shift are exact in 64 bits (a single rounding, half up);
+    `output_min`/`output_max` hold the output range with any fused
+    relu / relu6 / clamp applied. `quanta-quantize` computes all of them
+    with the numeric library (prepareIntegerGemm) from float weights, bias
+    and qparams; `weight_zero_points` holds 1 value (per tensor) or N.
+  }];
+  let arguments = (ins
+      RankedTensorOf<[AnyType]>:$input,
+      ElementsAttr:$weights,
+      DenseI32ArrayAttr:$weight_zero_points,
+      DenseI32ArrayAttr:$column_offsets,
+      DenseI32ArrayAttr:$multipliers,
+      DenseI32ArrayAttr:$shifts,
+      I32Attr:$output_min,
+      I32Attr:$output_max);
+  let results = (outs RankedTensorOf<[AnyType]>:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasVerifier = 1;
+}
+
 #endif // QUANTA_DIALECT_QUANTA_IR_QUANTAOPS_TD

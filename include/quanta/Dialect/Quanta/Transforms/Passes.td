@@ -258,4 +258,27 @@ def ReportQParams : Pass<"quanta-report-qparams", "ModuleOp"> {
   ];
 }
 
+def Quantize : Pass<"quanta-quantize", "ModuleOp"> {
+  let summary = "Rewrite float ops between dequantize and quantize into "
+                "integer ops";
+  let description = [{
+    Replaces `quant.dcast` -> `linalg.matmul` (weights a quantized float
+    constant; an accumulator starting from zero or a broadcast bias) ->
+    optional bias add -> optional relu / relu6 / clamp -> `quant.qcast` by
+    one `quanta.qmatmul`: u8 or s8 input, s8 weights per tensor or per
+    output channel, i32 accumulation, bias quantized to i32 with scale
+    s_in * s_w (PyTorch's rule), zero-point terms folded into i32 column
+    offsets, requantization by a Q31 multiplier with a single rounding, and
+    the activation fused into the output range. The constants come from the
+    numeric library (prepareIntegerGemm), whose reference kernels match
+    PyTorch's quantized linear within 1 LSB (exactly with qnnpack).
+
+    Everything else stays float between its dq/q pairs, and a remark says
+    why (unsupported op, transposed operands, non-constant weights, an
+    accumulator that could overflow int32, ...).
+  }];
+  let dependentDialects = ["::mlir::quant::QuantDialect",
+                           "::mlir::quanta::QuantaDialect"];
+}
+
 #endif // QUANTA_DIALECT_QUANTA_TRANSFORMS_PASSES_TD
