@@ -36,7 +36,11 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.quanta_tools_dir, append_path=True)
 
 llvm_config.add_tool_substitutions(
-    [ToolSubst("quant-opt", unresolved="fatal")], [config.quanta_tools_dir]
+    [
+        ToolSubst("quant-opt", unresolved="fatal"),
+        ToolSubst("quant-run", unresolved="fatal"),
+    ],
+    [config.quanta_tools_dir],
 )
 
 # JIT execution tests link MLIR's runner support libraries.

@@ -314,8 +314,14 @@ StatusOr<std::vector<NumpyArray>> readNpz(const std::string &path) {
 
 Status writeNpyFloat32(const std::string &path,
                        const std::vector<int64_t> &shape, const float *data) {
+  return writeNpy(path, "<f4", shape, data, sizeof(float));
+}
+
+Status writeNpy(const std::string &path, const std::string &descr,
+                const std::vector<int64_t> &shape, const void *data,
+                size_t elementSize) {
   std::ostringstream dict;
-  dict << "{'descr': '<f4', 'fortran_order': False, 'shape': (";
+  dict << "{'descr': '" << descr << "', 'fortran_order': False, 'shape': (";
   int64_t count = 1;
   for (size_t i = 0; i < shape.size(); ++i) {
     dict << (i ? ", " : "") << shape[i];
@@ -335,7 +341,7 @@ Status writeNpyFloat32(const std::string &path,
                           static_cast<char>(header.size() >> 8)};
   out.write(length, 2);
   out << header;
-  out.write(reinterpret_cast<const char *>(data), count * sizeof(float));
+  out.write(static_cast<const char *>(data), count * elementSize);
   if (!out)
     return error(path, "write failed");
   return Status::success();

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "quanta/Conversion/Passes.h"
 #include "quanta/Dialect/Quanta/IR/QuantaOps.h"
 #include "quanta/Dialect/Quanta/Transforms/Passes.h"
 
@@ -20,6 +21,7 @@
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
   mlir::quanta::registerQuantaPassesAndPipelines();
+  mlir::quanta::registerQuantaConversionPasses();
 
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);

@@ -54,6 +54,12 @@ StatusOr<NumpyArray> readNpy(const std::string &path);
 StatusOr<std::vector<NumpyArray>> readNpz(const std::string &path);
 
 /// Writes a float32 C-order .npy file (format 1.0).
+/// Writes a C-order .npy file (format 1.0) of `shape` elements of NumPy
+/// type `descr` ("<f4", "|i1", "|u1", "<i4", ...), `elementSize` bytes each.
+Status writeNpy(const std::string &path, const std::string &descr,
+                const std::vector<int64_t> &shape, const void *data,
+                size_t elementSize);
+
 Status writeNpyFloat32(const std::string &path,
                        const std::vector<int64_t> &shape, const float *data);
 

@@ -256,5 +256,12 @@ LogicalResult QMatmulOp::verify() {
   return success();
 }
 
+LogicalResult IntrinsicOp::verify() {
+  if (!getName().starts_with("llvm."))
+    return emitOpError("names an LLVM intrinsic (llvm.*), got '")
+           << getName() << "'";
+  return success();
+}
+
 #define GET_OP_CLASSES
 #include "quanta/Dialect/Quanta/IR/QuantaOps.cpp.inc"

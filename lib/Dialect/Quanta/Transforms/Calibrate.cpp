@@ -9,38 +9,19 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "quanta/Dialect/Quanta/Transforms/Jit.h"
 #include "quanta/Dialect/Quanta/Transforms/ObserverStatistics.h"
 #include "quanta/Dialect/Quanta/Transforms/Passes.h"
 #include "quanta/Numerics/FakeQuant.h"
 #include "quanta/Runtime/NumpyFile.h"
 
-#include "mlir/Bytecode/BytecodeWriter.h"
-#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
-#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
-#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
-#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
-#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
-#include "mlir/Conversion/MathToLibm/MathToLibm.h"
-#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
-#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
-#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
-#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
-#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
-#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/ExecutionEngine/CRunnerUtils.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/IR/SymbolTable.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
-#include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Target/LLVMIR/Dialect/All.h"
-#include "llvm/Support/TargetSelect.h"
 
 #include <chrono>
 #include <cmath>
@@ -235,62 +216,6 @@ static void rewriteObservers(ModuleOp clone, ArrayRef<bool> calibrated,
   }
 }
 
-/// Lowers the rewritten clone to the LLVM dialect in `context`.
-static LogicalResult lowerToLLVM(ModuleOp module) {
-  PassManager pm(module.getContext());
-  bufferization::OneShotBufferizePassOptions bufferize;
-  bufferize.bufferizeFunctionBoundaries = true;
-  bufferize.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
-  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
-  // Results become caller-owned out-parameters: nothing leaks per batch.
-  bufferization::BufferResultsToOutParamsPassOptions outParams;
-  outParams.modifyPublicFunctions = true;
-  outParams.hoistStaticAllocs = true;
-  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
-  bufferization::buildBufferDeallocationPipeline(pm);
-  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
-  pm.addPass(createSCFToControlFlowPass());
-  pm.addPass(memref::createExpandStridedMetadataPass());
-  pm.addPass(createLowerAffinePass());
-  pm.addPass(createConvertMathToLibmPass());
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
-  pm.addPass(createConvertMathToLLVMPass());
-  pm.addPass(createArithToLLVMConversionPass());
-  pm.addPass(createConvertFuncToLLVMPass());
-  pm.addPass(createConvertControlFlowToLLVMPass());
-  pm.addPass(createUBToLLVMConversionPass());
-  pm.addPass(createReconcileUnrealizedCastsPass());
-  return pm.run(module);
-}
-
-/// A memref descriptor of any rank, laid out as StridedMemRefType.
-namespace {
-class MemRefDescriptor {
-public:
-  MemRefDescriptor(void *data, ArrayRef<int64_t> shape) {
-    fields.push_back(reinterpret_cast<int64_t>(data)); // allocated
-    fields.push_back(reinterpret_cast<int64_t>(data)); // aligned
-    fields.push_back(0);                               // offset
-    fields.append(shape.begin(), shape.end());
-    SmallVector<int64_t> strides(shape.size(), 1);
-    for (int64_t dim = static_cast<int64_t>(shape.size()) - 2; dim >= 0; --dim)
-      strides[dim] = strides[dim + 1] * shape[dim + 1];
-    fields.append(strides.begin(), strides.end());
-  }
-  /// What the packed C interface takes for this argument: the address of a
-  /// pointer to the descriptor. Valid until the descriptor moves.
-  void *packed() {
-    pointer = fields.data();
-    return &pointer;
-  }
-
-private:
-  SmallVector<int64_t> fields;
-  void *pointer;
-};
-} // namespace
-
 /// The batches `paths` describe for an entry with `numArguments` inputs.
 static FailureOr<SmallVector<std::vector<std::string>>>
 groupBatches(Location loc, ArrayRef<std::string> paths, size_t numArguments) {
@@ -456,56 +381,17 @@ createCalibrationEngine(ModuleOp module, StringRef entryName,
   if (failed(lowerFakeQuantOps(*clone)))
     return failure();
 
-  std::string bytecode;
-  {
-    llvm::raw_string_ostream os(bytecode);
-    if (failed(writeBytecodeToFile(*clone, os))) {
-      emitError(module.getLoc(),
-                "quanta-calibrate: cannot serialize the model");
-      return failure();
-    }
-  }
-  DialectRegistry registry;
-  registerAllDialects(registry);
-  registerAllExtensions(registry);
-  registerAllToLLVMIRTranslations(registry);
-  MLIRContext jitContext(registry);
-  jitContext.disableMultithreading();
-  OwningOpRef<ModuleOp> jitModule =
-      parseSourceString<ModuleOp>(bytecode, &jitContext);
-  if (!jitModule || failed(lowerToLLVM(*jitModule))) {
-    emitError(module.getLoc(),
-              "quanta-calibrate: cannot lower the model to LLVM for "
-              "the JIT (see the diagnostics above)");
-    return failure();
-  }
-
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
-  ExecutionEngineOptions engineOptions;
-  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
-  auto engine = ExecutionEngine::create(*jitModule, engineOptions);
-  if (!engine) {
-    emitError(module.getLoc(), "quanta-calibrate: JIT compilation failed: ")
-        << llvm::toString(engine.takeError());
-    return failure();
-  }
-  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
-    llvm::orc::SymbolMap symbols;
-    symbols[interner("_mlir_ciface_quanta_observe")] = {
-        llvm::orc::ExecutorAddr::fromPtr(&quantaObserveCallback),
-        llvm::JITSymbolFlags::Exported};
-    symbols[interner("_mlir_ciface_quanta_fake_quantize")] = {
-        llvm::orc::ExecutorAddr::fromPtr(&quantaFakeQuantizeCallback),
-        llvm::JITSymbolFlags::Exported};
-    // Bufferization lowers memref.copy to this runtime function.
-    symbols[interner("memrefCopy")] = {
-        llvm::orc::ExecutorAddr::fromPtr(&memrefCopy),
-        llvm::JITSymbolFlags::Exported};
-    return symbols;
-  });
-
-  return std::move(*engine);
+  return compileForJit(
+      *clone, "quanta-calibrate",
+      [](llvm::orc::SymbolMap &symbols,
+         llvm::orc::MangleAndInterner &interner) {
+        symbols[interner("_mlir_ciface_quanta_observe")] = {
+            llvm::orc::ExecutorAddr::fromPtr(&quantaObserveCallback),
+            llvm::JITSymbolFlags::Exported};
+        symbols[interner("_mlir_ciface_quanta_fake_quantize")] = {
+            llvm::orc::ExecutorAddr::fromPtr(&quantaFakeQuantizeCallback),
+            llvm::JITSymbolFlags::Exported};
+      });
 }
 
 namespace {

@@ -67,6 +67,7 @@ void buildPreparePipeline(OpPassManager &pm, StringRef qconfig,
 
 void quanta::registerQuantaPassesAndPipelines() {
   registerQuantaPasses();
+  registerLowerToLLVMPipeline();
   PassPipelineRegistration<PrepareOptions>(
       "quanta-prepare",
       "PyTorch's prepare(): TOSA to linalg (upstream pipeline), then "

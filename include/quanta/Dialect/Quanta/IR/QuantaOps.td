@@ -123,4 +123,25 @@ def Quanta_QMatmulOp : Quanta_Op<"qmatmul", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Quanta_IntrinsicOp : Quanta_Op<"intrinsic", [Pure]> {
+  let summary = "A side-effect-free LLVM vector intrinsic, named";
+  let description = [{
+    Calls the LLVM intrinsic `name` on vectors, e.g.
+    `llvm.x86.avx2.pmadd.wd` or `llvm.x86.avx512.vpdpbusd.256`. Unlike
+    `llvm.call_intrinsic` it is `Pure`, so that tensor-level kernels using
+    it bufferize and pass buffer deallocation, which reject ops with
+    unknown memory effects; `quanta-lower-intrinsics` turns it into
+    `llvm.call_intrinsic` once that is done. Only intrinsics without memory
+    effects may be named (arithmetic ones such as vpmaddubsw, vpmaddwd,
+    vpdpbusd, NEON sdot).
+  }];
+  let arguments = (ins StrAttr:$name,
+                       Variadic<AnyVectorOfNonZeroRank>:$operands);
+  let results = (outs AnyVectorOfNonZeroRank:$result);
+  let assemblyFormat = [{
+    $name `(` $operands `)` attr-dict `:` functional-type($operands, $result)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // QUANTA_DIALECT_QUANTA_IR_QUANTAOPS_TD

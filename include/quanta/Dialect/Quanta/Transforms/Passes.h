@@ -13,6 +13,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
 
 namespace mlir::quanta {
 
@@ -24,6 +25,14 @@ namespace mlir::quanta {
 
 /// Lowers every quanta.fake_quant under `root` (see quanta-lower-fake-quant).
 LogicalResult lowerFakeQuantOps(Operation *root);
+
+/// Tensors to the LLVM dialect, for the JIT and object files: quant casts
+/// lowered, one-shot bufferization with results as caller-owned
+/// out-parameters, linalg to loops, vector and the rest to LLVM.
+void buildLowerToLLVMPipeline(OpPassManager &pm);
+
+/// Registers `quanta-lower-to-llvm` (buildLowerToLLVMPipeline).
+void registerLowerToLLVMPipeline();
 
 /// Registers the quanta passes and the `quanta-prepare` pipeline (upstream
 /// tosa-to-linalg, then quanta-insert-observers).

@@ -281,4 +281,13 @@ def Quantize : Pass<"quanta-quantize", "ModuleOp"> {
                            "::mlir::quanta::QuantaDialect"];
 }
 
+def LowerIntrinsics : Pass<"quanta-lower-intrinsics", "ModuleOp"> {
+  let summary = "Turn quanta.intrinsic into llvm.call_intrinsic";
+  let description = [{
+    Runs after bufferization (buffer deallocation rejects
+    llvm.call_intrinsic, whose memory effects it cannot know).
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // QUANTA_DIALECT_QUANTA_TRANSFORMS_PASSES_TD

@@ -1,0 +1,26 @@
+//===- Passes.h - Quanta conversion passes ----------------------*- C++ -*-===//
+
+#ifndef QUANTA_CONVERSION_PASSES_H
+#define QUANTA_CONVERSION_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "quanta/Dialect/Quanta/IR/QuantaOps.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Quant/IR/Quant.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir::quanta {
+
+#define GEN_PASS_DECL
+#include "quanta/Conversion/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "quanta/Conversion/Passes.h.inc"
+
+} // namespace mlir::quanta
+
+#endif // QUANTA_CONVERSION_PASSES_H

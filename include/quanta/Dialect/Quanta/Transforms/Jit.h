@@ -1,0 +1,53 @@
+//===- Jit.h - Compiling and calling tensor functions in process -*- C++ -*-===//
+//
+// What quanta-calibrate and quant-run share: the lowering of a module of
+// tensors through buildLowerToLLVMPipeline into an ExecutionEngine (in a
+// private context, so the caller's module is untouched), and the memref
+// descriptors its C interface takes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QUANTA_DIALECT_QUANTA_TRANSFORMS_JIT_H
+#define QUANTA_DIALECT_QUANTA_TRANSFORMS_JIT_H
+
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <memory>
+
+namespace mlir::quanta {
+
+/// A memref descriptor of any rank over contiguous row-major data, laid
+/// out as StridedMemRefType.
+class MemRefDescriptor {
+public:
+  MemRefDescriptor(void *data, ArrayRef<int64_t> shape);
+  /// What the packed C interface takes for this argument: the address of a
+  /// pointer to the descriptor. Valid until the descriptor moves.
+  void *packed() {
+    pointer = fields.data();
+    return &pointer;
+  }
+
+private:
+  SmallVector<int64_t> fields;
+  void *pointer = nullptr;
+};
+
+/// Extra symbols for the engine (runtime callbacks).
+using SymbolRegistrar =
+    llvm::function_ref<void(llvm::orc::SymbolMap &,
+                            llvm::orc::MangleAndInterner &)>;
+
+/// Lowers a copy of `module` to LLVM and JIT-compiles it for the host CPU
+/// (its features included, so x86 intrinsics compile). Functions marked
+/// `llvm.emit_c_interface` get `_mlir_ciface_` wrappers taking memref
+/// descriptors, results as trailing out-parameters. Errors are reported at
+/// the module's location, prefixed by `tool`.
+FailureOr<std::unique_ptr<ExecutionEngine>>
+compileForJit(ModuleOp module, StringRef tool, SymbolRegistrar extra = {});
+
+} // namespace mlir::quanta
+
+#endif // QUANTA_DIALECT_QUANTA_TRANSFORMS_JIT_H

@@ -1,0 +1,597 @@
+//===- LowerQMatmul.cpp - quanta.qmatmul to tiled vector code -------------===//
+//
+// One integer GEMM design for every target: B (the s8 weights) is packed at
+// compile time into strips of 8 output columns, [N / 8][K / g][8][g] with g
+// consecutive k values per 32-bit lane; a tile of MR rows x NV strips keeps
+// MR * NV (times a k split) vector<8xi32> accumulators in registers while
+// the k loop broadcasts g input bytes per row and issues one "dot step" per
+// accumulator; the epilogue adds the column offsets, requantizes in 64 bits
+// and clamps, writing 8 outputs per strip: no second pass over memory.
+//
+// A target is a DotStep: how g products per lane are accumulated. x86 has
+// three (AVX-512 VNNI / AVX-VNNI vpdpbusd; AVX2 vpmaddubsw + vpmaddwd, used
+// only where the operand ranges rule out its i16 saturation; AVX2
+// sign-extended vpmaddwd, exact for every range) and a generic one in plain
+// vector arithmetic. The NEON lowering adds sdot/smlal steps to the same
+// builder. Upstream x86vector has no vpmaddubsw/vpmaddwd/vpdpbusd op (its
+// avx.dot.i8 is AVX-VNNI-INT8 vpdpbssd), so the steps are quanta.intrinsic
+// ops naming the LLVM intrinsic (llvm.call_intrinsic would block buffer
+// deallocation, which cannot know its memory effects).
+//
+//===----------------------------------------------------------------------===//
+
+#include "quanta/Conversion/Passes.h"
+#include "quanta/Dialect/Quanta/IR/QuantaOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Quant/IR/Quant.h"
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/TargetParser/Host.h"
+
+namespace mlir::quanta {
+#define GEN_PASS_DEF_LOWERX86
+#include "quanta/Conversion/Passes.h.inc"
+} // namespace mlir::quanta
+
+using namespace mlir;
+using namespace mlir::quanta;
+
+namespace {
+constexpr int64_t kLanes = 8; // i32 lanes of a 256-bit vector
+
+enum class DotStep {
+  /// vpdpbusd: acc += 4 u8 x s8 products per lane, exact.
+  Vnni,
+  /// vpmaddubsw (u8 x s8 pairs summed in saturating i16), vpmaddwd by 1,
+  /// vpaddd: exact only when no pair sum leaves i16.
+  MaddUbs,
+  /// vpmaddwd on zero/sign-extended i16 pairs, vpaddd: exact.
+  MaddWd,
+  /// extend, multiply and reduce groups of 4 in vector arithmetic.
+  Generic,
+};
+
+struct KernelShape {
+  DotStep step;
+  /// k values per 32-bit lane.
+  int64_t group;
+  /// Rows x strips of the main tile, and the k split (independent
+  /// accumulator sets) of the one-row tile used for the rows left over.
+  int64_t rows, strips, rowStrips, rowSplit;
+  /// The input converted to u8 by flipping the sign bit (u8 x s8 steps).
+  bool flipSignedInput;
+  StringRef name;
+};
+} // namespace
+
+static KernelShape getKernelShape(DotStep step) {
+  switch (step) {
+  case DotStep::Vnni:
+    return {step, 4, 6, 2, 4, 2, true, "vpdpbusd"};
+  case DotStep::MaddUbs:
+    return {step, 4, 4, 2, 4, 2, true, "vpmaddubsw+vpmaddwd"};
+  case DotStep::MaddWd:
+    return {step, 2, 4, 2, 4, 2, false, "vpmaddwd"};
+  case DotStep::Generic:
+    return {step, 4, 4, 2, 4, 2, false, "generic"};
+  }
+  llvm_unreachable("unknown dot step");
+}
+
+/// Whether vpmaddubsw cannot saturate: every pair of packed weights (k, k+1)
+/// of a column, times inputs anywhere in [lo, hi] (0 <= lo), sums within i16.
+static bool isMaddUbsExact(ArrayRef<int8_t> weights, int64_t k, int64_t n,
+                           int64_t lo, int64_t hi) {
+  for (int64_t kk = 0; kk < k; kk += 2)
+    for (int64_t col = 0; col < n; ++col) {
+      int64_t maxSum = 0, minSum = 0;
+      for (int64_t j = kk; j < std::min(kk + 2, k); ++j) {
+        int64_t w = weights[j * n + col];
+        maxSum += w > 0 ? hi * w : lo * w;
+        minSum += w > 0 ? lo * w : hi * w;
+      }
+      if (maxSum > INT16_MAX || minSum < INT16_MIN)
+        return false;
+    }
+  return true;
+}
+
+namespace {
+/// Emits the tiled kernel of one quanta.qmatmul.
+class QMatmulLowering {
+public:
+  QMatmulLowering(QMatmulOp op, const KernelShape &shape)
+      : op(op), shape(shape), b(op), loc(op.getLoc()) {}
+  Value build();
+
+private:
+  Value index(int64_t value) {
+    return arith::ConstantIndexOp::create(b, loc, value);
+  }
+  Value constantTensor(ArrayRef<int32_t> values);
+  Value constantTensor64(ArrayRef<int64_t> values);
+  Value prepareInput(Value storage);
+  Value packWeights();
+  Value broadcastInput(Value input, Value row, Value kGroup);
+  Value dot(Value acc, Value lhs, Value rhs);
+  Value tile(Value output, Value row0, Value strip0, int64_t rows,
+             int64_t strips, int64_t split);
+  Value requantize(Value acc, Value row, Value column);
+
+  QMatmulOp op;
+  KernelShape shape;
+  OpBuilder b;
+  Location loc;
+  int64_t m = 0, k = 0, n = 0, paddedK = 0, paddedN = 0;
+  bool signedInput = false, hasWeightZeroPoints = false;
+  SmallVector<int8_t> weights;
+  Value input, packed, offsets, multipliers, rounding, shifts, weightZero,
+      rowSums;
+  VectorType vectorType, i32Vector, i64Vector;
+};
+} // namespace
+
+Value QMatmulLowering::constantTensor(ArrayRef<int32_t> values) {
+  auto type = RankedTensorType::get({static_cast<int64_t>(values.size())},
+                                    b.getI32Type());
+  return arith::ConstantOp::create(b, loc, DenseElementsAttr::get(type, values));
+}
+
+Value QMatmulLowering::constantTensor64(ArrayRef<int64_t> values) {
+  auto type = RankedTensorType::get({static_cast<int64_t>(values.size())},
+                                    b.getI64Type());
+  return arith::ConstantOp::create(b, loc, DenseElementsAttr::get(type, values));
+}
+
+/// The input as the kernel reads it: u8 (sign bit flipped) for u8 x s8
+/// steps, i16 pairs for vpmaddwd, zero-padded to a whole k group.
+Value QMatmulLowering::prepareInput(Value storage) {
+  Type element = shape.step == DotStep::MaddWd ? b.getI16Type() : b.getI8Type();
+  bool flip = signedInput && shape.flipSignedInput;
+  Value prepared = storage;
+  if (flip || element != b.getI8Type()) {
+    auto type = RankedTensorType::get({m, k}, element);
+    Value empty = tensor::EmptyOp::create(b, loc, type.getShape(), element);
+    auto identity = b.getMultiDimIdentityMap(2);
+    prepared =
+        linalg::GenericOp::create(
+            b, loc, type, storage, empty,
+            ArrayRef<AffineMap>{identity, identity},
+            ArrayRef<utils::IteratorType>{utils::IteratorType::parallel,
+                                          utils::IteratorType::parallel},
+            [&](OpBuilder &nb, Location nloc, ValueRange args) {
+              Value v = args[0];
+              if (flip)
+                v = arith::XOrIOp::create(
+                    nb, nloc, v,
+                    arith::ConstantIntOp::create(nb, nloc, nb.getI8Type(),
+                                                 0x80));
+              else if (element != nb.getI8Type())
+                v = signedInput
+                        ? arith::ExtSIOp::create(nb, nloc, element, v)
+                              .getResult()
+                        : arith::ExtUIOp::create(nb, nloc, element, v)
+                              .getResult();
+              linalg::YieldOp::create(nb, nloc, v);
+            })
+            .getResult(0);
+  }
+  if (paddedK == k)
+    return prepared;
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
+  auto paddedType = RankedTensorType::get({m, paddedK}, element);
+  SmallVector<OpFoldResult> low(2, b.getIndexAttr(0));
+  SmallVector<OpFoldResult> high = {b.getIndexAttr(0),
+                                    b.getIndexAttr(paddedK - k)};
+  return tensor::PadOp::create(b, loc, paddedType, prepared, low, high, zero);
+}
+
+/// B in strips of 8 columns, [paddedN / 8][paddedK / g][8][g], zero-padded.
+Value QMatmulLowering::packWeights() {
+  const int64_t groups = paddedK / shape.group;
+  const int64_t size = paddedN * paddedK;
+  auto at = [&](int64_t kk, int64_t col) -> int64_t {
+    return kk < k && col < n ? weights[kk * n + col] : 0;
+  };
+  auto packedIndex = [&](int64_t strip, int64_t g, int64_t lane, int64_t j) {
+    return ((strip * groups + g) * kLanes + lane) * shape.group + j;
+  };
+  auto fill = [&](auto &packedValues) {
+    for (int64_t strip = 0; strip < paddedN / kLanes; ++strip)
+      for (int64_t g = 0; g < groups; ++g)
+        for (int64_t lane = 0; lane < kLanes; ++lane)
+          for (int64_t j = 0; j < shape.group; ++j)
+            packedValues[packedIndex(strip, g, lane, j)] =
+                at(g * shape.group + j, strip * kLanes + lane);
+  };
+  if (shape.step == DotStep::MaddWd) {
+    SmallVector<int16_t> values(size);
+    fill(values);
+    auto type = RankedTensorType::get({size}, b.getI16Type());
+    return arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(type, ArrayRef<int16_t>(values)));
+  }
+  SmallVector<int8_t> values(size);
+  fill(values);
+  auto type = RankedTensorType::get({size}, b.getI8Type());
+  return arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(type, ArrayRef<int8_t>(values)));
+}
+
+/// The g input values at (row, g * group) broadcast to every lane.
+Value QMatmulLowering::broadcastInput(Value input, Value row, Value kGroup) {
+  Type element = cast<ShapedType>(input.getType()).getElementType();
+  Value column = arith::MulIOp::create(b, loc, kGroup, index(shape.group));
+  Value pad = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
+  auto groupType = VectorType::get({shape.group}, element);
+  Value group = vector::TransferReadOp::create(
+      b, loc, groupType, input, ValueRange{row, column}, pad,
+      ArrayRef<bool>{true});
+  Value word = vector::BitCastOp::create(
+      b, loc, VectorType::get({1}, b.getI32Type()), group);
+  Value scalar = vector::ExtractOp::create(b, loc, word, ArrayRef<int64_t>{0});
+  Value splat = vector::BroadcastOp::create(b, loc, i32Vector, scalar);
+  return vector::BitCastOp::create(b, loc, vectorType, splat);
+}
+
+Value QMatmulLowering::dot(Value acc, Value lhs, Value rhs) {
+  auto intrinsic = [&](StringRef name, Type type, ValueRange args) -> Value {
+    return IntrinsicOp::create(b, loc, type, b.getStringAttr(name), args);
+  };
+  switch (shape.step) {
+  case DotStep::Vnni:
+    return intrinsic("llvm.x86.avx512.vpdpbusd.256", i32Vector,
+                     {acc, lhs, rhs});
+  case DotStep::MaddUbs: {
+    auto i16Vector = VectorType::get({2 * kLanes}, b.getI16Type());
+    Value pairs = intrinsic("llvm.x86.avx2.pmadd.ub.sw", i16Vector, {lhs, rhs});
+    Value ones = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(i16Vector, b.getI16IntegerAttr(1)));
+    return arith::AddIOp::create(
+        b, loc, acc, intrinsic("llvm.x86.avx2.pmadd.wd", i32Vector,
+                               {pairs, ones}));
+  }
+  case DotStep::MaddWd:
+    return arith::AddIOp::create(
+        b, loc, acc, intrinsic("llvm.x86.avx2.pmadd.wd", i32Vector,
+                               {lhs, rhs}));
+  case DotStep::Generic: {
+    auto wide = VectorType::get({kLanes * shape.group}, b.getI32Type());
+    Value a = signedInput ? arith::ExtSIOp::create(b, loc, wide, lhs).getResult()
+                          : arith::ExtUIOp::create(b, loc, wide, lhs).getResult();
+    Value w = arith::ExtSIOp::create(b, loc, wide, rhs);
+    Value products = arith::MulIOp::create(b, loc, a, w);
+    // Lane j sums products g * j .. g * j + g - 1: g strided shuffles.
+    for (int64_t i = 0; i < shape.group; ++i) {
+      SmallVector<int64_t> lanes;
+      for (int64_t j = 0; j < kLanes; ++j)
+        lanes.push_back(j * shape.group + i);
+      acc = arith::AddIOp::create(
+          b, loc, acc,
+          vector::ShuffleOp::create(b, loc, products, products, lanes));
+    }
+    return acc;
+  }
+  }
+  llvm_unreachable("unknown dot step");
+}
+
+/// out = clamp(((acc * mul) + round) >> shift + zo): requantize() of the
+/// numeric library on 8 lanes, in 64 bits.
+Value QMatmulLowering::requantize(Value acc, Value row, Value column) {
+  auto read = [&](Value tensor, VectorType type) -> Value {
+    Type element = cast<ShapedType>(tensor.getType()).getElementType();
+    Value pad = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
+    return vector::TransferReadOp::create(b, loc, type, tensor, column, pad,
+                                          ArrayRef<bool>{true});
+  };
+  acc = arith::AddIOp::create(b, loc, acc, read(offsets, i32Vector));
+  if (hasWeightZeroPoints) {
+    Value rowSum = tensor::ExtractOp::create(b, loc, rowSums, row);
+    Value sums = vector::BroadcastOp::create(b, loc, i32Vector, rowSum);
+    acc = arith::SubIOp::create(
+        b, loc, acc,
+        arith::MulIOp::create(b, loc, read(weightZero, i32Vector), sums));
+  }
+  Value wide = arith::ExtSIOp::create(b, loc, i64Vector, acc);
+  Value product = arith::MulIOp::create(
+      b, loc, wide,
+      arith::ExtSIOp::create(b, loc, i64Vector, read(multipliers, i32Vector)));
+  Value shifted = arith::ShRSIOp::create(
+      b, loc,
+      arith::AddIOp::create(b, loc, product, read(rounding, i64Vector)),
+      read(shifts, i64Vector));
+  auto outputType = cast<quant::UniformQuantizedType>(
+      op.getOutput().getType().getElementType());
+  auto splat64 = [&](int64_t value) -> Value {
+    return arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(cast<ShapedType>(i64Vector),
+                                       b.getI64IntegerAttr(value)));
+  };
+  Value result =
+      arith::AddIOp::create(b, loc, shifted, splat64(outputType.getZeroPoint()));
+  result = arith::MaxSIOp::create(b, loc, result, splat64(op.getOutputMin()));
+  result = arith::MinSIOp::create(b, loc, result, splat64(op.getOutputMax()));
+  return arith::TruncIOp::create(
+      b, loc, VectorType::get({kLanes}, b.getI8Type()), result);
+}
+
+/// One tile: `rows` rows from row0 times `strips` strips from strip0, the k
+/// loop split over `split` accumulator sets. Returns the updated output.
+Value QMatmulLowering::tile(Value output, Value row0, Value strip0,
+                            int64_t rows, int64_t strips, int64_t split) {
+  const int64_t groups = paddedK / shape.group;
+  const int64_t accumulators = rows * strips;
+  Value zero = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(cast<ShapedType>(i32Vector),
+                                     b.getI32IntegerAttr(0)));
+  SmallVector<Value> init(accumulators * split, zero);
+  Value stripSize = index(groups * kLanes * shape.group);
+  Value stepSize = index(kLanes * shape.group);
+  Type element = cast<ShapedType>(packed.getType()).getElementType();
+  Value packedPad = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
+
+  // acc[set][r][s] += dot(input[row0 + r][g], packed[strip0 + s][g]).
+  auto body = [&](OpBuilder &, Location, Value g, ValueRange accs,
+                  int64_t set) {
+    SmallVector<Value> next(accs.begin(), accs.end());
+    SmallVector<Value> rhs;
+    for (int64_t s = 0; s < strips; ++s) {
+      Value strip = arith::AddIOp::create(b, loc, strip0, index(s));
+      Value offset = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, strip, stripSize),
+          arith::MulIOp::create(b, loc, g, stepSize));
+      rhs.push_back(vector::TransferReadOp::create(
+          b, loc, vectorType, packed, ValueRange{offset}, packedPad,
+          ArrayRef<bool>{true}));
+    }
+    for (int64_t r = 0; r < rows; ++r) {
+      Value row = arith::AddIOp::create(b, loc, row0, index(r));
+      Value lhs = broadcastInput(input, row, g);
+      for (int64_t s = 0; s < strips; ++s) {
+        int64_t slot = set * accumulators + r * strips + s;
+        next[slot] = dot(next[slot], lhs, rhs[s]);
+      }
+    }
+    return next;
+  };
+  const int64_t splitGroups = groups - groups % split;
+  auto mainLoop = scf::ForOp::create(
+      b, loc, index(0), index(splitGroups), index(split), init,
+      [&](OpBuilder &nb, Location nloc, Value g, ValueRange accs) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(nb.getInsertionBlock());
+        SmallVector<Value> current(accs.begin(), accs.end());
+        for (int64_t set = 0; set < split; ++set) {
+          Value gs = arith::AddIOp::create(b, loc, g, index(set));
+          current = body(b, loc, gs, current, set);
+        }
+        scf::YieldOp::create(b, loc, current);
+      });
+  SmallVector<Value> accs(mainLoop.getResults());
+  if (splitGroups != groups) {
+    auto tail = scf::ForOp::create(
+        b, loc, index(splitGroups), index(groups), index(1),
+        ValueRange(accs).take_front(accumulators),
+        [&](OpBuilder &nb, Location nloc, Value g, ValueRange current) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(nb.getInsertionBlock());
+          scf::YieldOp::create(b, loc, body(b, loc, g, current, 0));
+        });
+    llvm::copy(tail.getResults(), accs.begin());
+  }
+  const bool inBounds = n % (kLanes * strips) == 0;
+  for (int64_t r = 0; r < rows; ++r) {
+    Value row = arith::AddIOp::create(b, loc, row0, index(r));
+    for (int64_t s = 0; s < strips; ++s) {
+      Value acc = accs[r * strips + s];
+      for (int64_t set = 1; set < split; ++set)
+        acc = arith::AddIOp::create(b, loc, acc,
+                                    accs[set * accumulators + r * strips + s]);
+      Value column = arith::MulIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, strip0, index(s)),
+          index(kLanes));
+      Value result = requantize(acc, row, column);
+      output = vector::TransferWriteOp::create(b, loc, result, output,
+                                               ValueRange{row, column},
+                                               ArrayRef<bool>{inBounds})
+                   .getResult();
+    }
+  }
+  return output;
+}
+
+Value QMatmulLowering::build() {
+  auto inputType = op.getInput().getType();
+  auto element = cast<quant::UniformQuantizedType>(inputType.getElementType());
+  auto weightsAttr = cast<DenseIntElementsAttr>(op.getWeights());
+  m = inputType.getDimSize(0);
+  k = inputType.getDimSize(1);
+  n = op.getOutput().getType().getDimSize(1);
+  signedInput = element.isSigned();
+  for (APInt value : weightsAttr.getValues<APInt>())
+    weights.push_back(static_cast<int8_t>(value.getSExtValue()));
+  const int64_t tileColumns =
+      kLanes * std::max(shape.strips, shape.rowStrips);
+  paddedK = llvm::alignTo(k, shape.group);
+  paddedN = llvm::alignTo(n, tileColumns);
+  vectorType = VectorType::get(
+      {kLanes * 4 / (shape.step == DotStep::MaddWd ? 2 : 1)},
+      shape.step == DotStep::MaddWd ? b.getI16Type() : b.getI8Type());
+  i32Vector = VectorType::get({kLanes}, b.getI32Type());
+  i64Vector = VectorType::get({kLanes}, b.getI64Type());
+
+  // Epilogue constants, padded to whole tiles.
+  auto perChannel = [&](ArrayRef<int32_t> values, int64_t col) {
+    return values.size() == 1 ? values[0] : values[col];
+  };
+  SmallVector<int32_t> offsetValues(paddedN, 0), multiplierValues(paddedN, 0),
+      zeroValues(paddedN, 0);
+  SmallVector<int64_t> roundingValues(paddedN, 0), shiftValues(paddedN, 1);
+  const bool flip = signedInput && shape.flipSignedInput;
+  for (int64_t col = 0; col < n; ++col) {
+    int64_t offset = op.getColumnOffsets()[col];
+    if (flip) {
+      // Flipping the sign bit adds 128 to every input: take 128 * colsum
+      // back out of the offset.
+      int64_t columnSum = 0;
+      for (int64_t kk = 0; kk < k; ++kk)
+        columnSum += weights[kk * n + col];
+      offset -= 128 * columnSum;
+    }
+    offsetValues[col] = static_cast<int32_t>(offset); // wraps like the i32 acc
+    multiplierValues[col] = op.getMultipliers()[col];
+    const int64_t totalShift = 31 - op.getShifts()[col];
+    shiftValues[col] = totalShift;
+    roundingValues[col] = int64_t(1) << (totalShift - 1);
+    zeroValues[col] = perChannel(op.getWeightZeroPoints(), col);
+    hasWeightZeroPoints |= zeroValues[col] != 0;
+  }
+  offsets = constantTensor(offsetValues);
+  multipliers = constantTensor(multiplierValues);
+  rounding = constantTensor64(roundingValues);
+  shifts = constantTensor64(shiftValues);
+
+  auto storageType = RankedTensorType::get({m, k}, b.getI8Type());
+  Value storage =
+      quant::StorageCastOp::create(b, loc, storageType, op.getInput());
+  if (hasWeightZeroPoints) {
+    weightZero = constantTensor(zeroValues);
+    // sum_k a[m][k] of the stored input (before any sign flip).
+    auto sumType = RankedTensorType::get({m}, b.getI32Type());
+    Value zeroSum = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0);
+    Value init = linalg::FillOp::create(
+                     b, loc, zeroSum,
+                     ValueRange{tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{m},
+                                                        b.getI32Type())})
+                     .getResult(0);
+    MLIRContext *context = b.getContext();
+    rowSums =
+        linalg::GenericOp::create(
+            b, loc, sumType, storage, init,
+            ArrayRef<AffineMap>{
+                b.getMultiDimIdentityMap(2),
+                AffineMap::get(2, 0, getAffineDimExpr(0, context))},
+            ArrayRef<utils::IteratorType>{utils::IteratorType::parallel,
+                                          utils::IteratorType::reduction},
+            [&](OpBuilder &nb, Location nloc, ValueRange args) {
+              Value v = signedInput
+                            ? arith::ExtSIOp::create(nb, nloc, nb.getI32Type(),
+                                                     args[0])
+                                  .getResult()
+                            : arith::ExtUIOp::create(nb, nloc, nb.getI32Type(),
+                                                     args[0])
+                                  .getResult();
+              linalg::YieldOp::create(
+                  nb, nloc,
+                  arith::AddIOp::create(nb, nloc, args[1], v).getResult());
+            })
+            .getResult(0);
+  }
+  input = prepareInput(storage);
+  packed = packWeights();
+
+  Value output = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{m, n},
+                                         b.getI8Type());
+  // Row tiles inside column tiles: a K x 8 * strips panel of B stays in
+  // cache while every row block streams past it.
+  auto rowLoops = [&](Value output, int64_t rowBegin, int64_t rowEnd,
+                      int64_t rows, int64_t strips, int64_t split) -> Value {
+    if (rowBegin >= rowEnd)
+      return output;
+    auto columns = scf::ForOp::create(
+        b, loc, index(0), index(paddedN / kLanes), index(strips),
+        ValueRange{output},
+        [&](OpBuilder &nb, Location, Value strip0, ValueRange outer) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(nb.getInsertionBlock());
+          auto rowLoop = scf::ForOp::create(
+              b, loc, index(rowBegin), index(rowEnd), index(rows), outer,
+              [&](OpBuilder &ib, Location, Value row0, ValueRange inner) {
+                OpBuilder::InsertionGuard innerGuard(b);
+                b.setInsertionPointToStart(ib.getInsertionBlock());
+                scf::YieldOp::create(
+                    b, loc,
+                    tile(inner[0], row0, strip0, rows, strips, split));
+              });
+          scf::YieldOp::create(b, loc, rowLoop.getResults());
+        });
+    columns->setAttr("quanta.dot_step", b.getStringAttr(shape.name));
+    return columns.getResult(0);
+  };
+  const int64_t tiledRows = m - m % shape.rows;
+  output = rowLoops(output, 0, tiledRows, shape.rows, shape.strips, 1);
+  output = rowLoops(output, tiledRows, m, 1, shape.rowStrips, shape.rowSplit);
+  return quant::StorageCastOp::create(b, loc, op.getOutput().getType(), output);
+}
+
+//===----------------------------------------------------------------------===//
+// Pass
+//===----------------------------------------------------------------------===//
+
+/// The ISA the pass targets: the option, or the host's best.
+static FailureOr<StringRef> resolveIsa(StringRef isa, Operation *root) {
+  if (isa == "host") {
+    llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
+    if (features.lookup("avx512vnni") && features.lookup("avx512vl"))
+      return StringRef("avx512vnni");
+    if (features.lookup("avxvnni"))
+      return StringRef("avxvnni");
+    if (features.lookup("avx2"))
+      return StringRef("avx2");
+    return StringRef("generic");
+  }
+  if (isa == "avx512vnni" || isa == "avxvnni" || isa == "avx2" ||
+      isa == "generic")
+    return isa;
+  return emitError(root->getLoc(), "quanta-lower-x86: unknown isa '")
+         << isa << "' (expected host, avx512vnni, avxvnni, avx2 or generic)";
+}
+
+static DotStep chooseDotStep(StringRef isa, QMatmulOp op) {
+  if (isa == "generic")
+    return DotStep::Generic;
+  if (isa != "avx2")
+    return DotStep::Vnni;
+  // vpmaddubsw only where saturation is impossible for the input's storage
+  // range (flipped to u8 for s8 inputs) and these weights.
+  auto input = cast<quant::UniformQuantizedType>(
+      op.getInput().getType().getElementType());
+  int64_t lo = input.getStorageTypeMin(), hi = input.getStorageTypeMax();
+  if (input.isSigned()) {
+    lo += 128;
+    hi += 128;
+  }
+  auto weights = cast<DenseIntElementsAttr>(op.getWeights());
+  SmallVector<int8_t> values;
+  for (APInt value : weights.getValues<APInt>())
+    values.push_back(static_cast<int8_t>(value.getSExtValue()));
+  auto shape = cast<ShapedType>(weights.getType()).getShape();
+  return isMaddUbsExact(values, shape[0], shape[1], lo, hi) ? DotStep::MaddUbs
+                                                            : DotStep::MaddWd;
+}
+
+namespace {
+struct LowerX86Pass : public quanta::impl::LowerX86Base<LowerX86Pass> {
+  using LowerX86Base::LowerX86Base;
+  void runOnOperation() override {
+    FailureOr<StringRef> resolved = resolveIsa(isa, getOperation());
+    if (failed(resolved))
+      return signalPassFailure();
+    SmallVector<QMatmulOp> ops;
+    getOperation()->walk([&](QMatmulOp op) { ops.push_back(op); });
+    for (QMatmulOp op : ops) {
+      KernelShape shape = getKernelShape(chooseDotStep(*resolved, op));
+      Value result = QMatmulLowering(op, shape).build();
+      op.getResult().replaceAllUsesWith(result);
+      op.erase();
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,76 @@
+//===- Jit.cpp - Compiling and calling tensor functions in process --------===//
+
+#include "quanta/Dialect/Quanta/Transforms/Jit.h"
+#include "quanta/Dialect/Quanta/Transforms/Passes.h"
+
+#include "mlir/Bytecode/BytecodeWriter.h"
+#include "mlir/ExecutionEngine/CRunnerUtils.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "llvm/Support/TargetSelect.h"
+
+using namespace mlir;
+
+quanta::MemRefDescriptor::MemRefDescriptor(void *data,
+                                           ArrayRef<int64_t> shape) {
+  fields.push_back(reinterpret_cast<int64_t>(data)); // allocated
+  fields.push_back(reinterpret_cast<int64_t>(data)); // aligned
+  fields.push_back(0);                               // offset
+  fields.append(shape.begin(), shape.end());
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t dim = static_cast<int64_t>(shape.size()) - 2; dim >= 0; --dim)
+    strides[dim] = strides[dim + 1] * shape[dim + 1];
+  fields.append(strides.begin(), strides.end());
+}
+
+FailureOr<std::unique_ptr<ExecutionEngine>>
+quanta::compileForJit(ModuleOp module, StringRef tool, SymbolRegistrar extra) {
+  // A private context: the lowering must not touch the caller's IR, and
+  // the engine keeps nothing from the context once it has compiled.
+  std::string bytecode;
+  {
+    llvm::raw_string_ostream os(bytecode);
+    if (failed(writeBytecodeToFile(module, os)))
+      return emitError(module.getLoc()) << tool << ": cannot serialize the "
+                                        << "module";
+  }
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registerAllToLLVMIRTranslations(registry);
+  registry.insert<QuantaDialect>();
+  MLIRContext jitContext(registry);
+  jitContext.disableMultithreading();
+  OwningOpRef<ModuleOp> jitModule =
+      parseSourceString<ModuleOp>(bytecode, &jitContext);
+  PassManager pm(&jitContext);
+  buildLowerToLLVMPipeline(pm);
+  if (!jitModule || failed(pm.run(*jitModule)))
+    return emitError(module.getLoc())
+           << tool << ": cannot lower the module to LLVM for the JIT (see "
+           << "the diagnostics above)";
+
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  ExecutionEngineOptions engineOptions;
+  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  auto engine = ExecutionEngine::create(*jitModule, engineOptions);
+  if (!engine)
+    return emitError(module.getLoc())
+           << tool << ": JIT compilation failed: "
+           << llvm::toString(engine.takeError());
+  (*engine)->registerSymbols([&](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap symbols;
+    // Bufferization lowers memref.copy to this runtime function.
+    symbols[interner("memrefCopy")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&memrefCopy),
+        llvm::JITSymbolFlags::Exported};
+    if (extra)
+      extra(symbols, interner);
+    return symbols;
+  });
+  return std::move(*engine);
+}

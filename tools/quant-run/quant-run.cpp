@@ -1,0 +1,272 @@
+//===- quant-run.cpp - JIT-run a function of a module on .npy inputs ------===//
+//
+//   quant-run model.mlir --entry=f --input=a.npy [--input=b.npy ...]
+//       [--output=out.npy ...] [--pass-pipeline='builtin.module(...)']
+//       [--benchmark=N [--ops-per-call=X]]
+//
+// Optionally runs a pass pipeline (e.g. quanta-quantize, quanta-lower-x86),
+// lowers the module with quanta-lower-to-llvm, JIT-compiles it for this
+// CPU, calls the entry once on the inputs (one .npy per argument, or one
+// .npz holding them all) and writes its results as .npy files. With
+// --benchmark it then repeats the call N times and prints the time per
+// call (best and median) and, given --ops-per-call, the rate in GOPS.
+//
+//===----------------------------------------------------------------------===//
+
+#include "quanta/Conversion/Passes.h"
+#include "quanta/Dialect/Quanta/IR/QuantaOps.h"
+#include "quanta/Dialect/Quanta/Transforms/Jit.h"
+#include "quanta/Dialect/Quanta/Transforms/Passes.h"
+#include "quanta/Runtime/NumpyFile.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <algorithm>
+#include <chrono>
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<module>"),
+                                      cl::Required);
+static cl::opt<std::string> entryName("entry",
+                                      cl::desc("function to run (default: "
+                                               "the module's only function)"));
+static cl::list<std::string>
+    inputs("input", cl::desc("an argument: one .npy per argument, in order, "
+                             "or one .npz holding them all"));
+static cl::list<std::string>
+    outputs("output", cl::desc("where to write a result (.npy), in order"));
+static cl::opt<std::string>
+    pipeline("pass-pipeline",
+             cl::desc("passes to run before lowering, as for quant-opt"));
+static cl::opt<unsigned> benchmark("benchmark",
+                                   cl::desc("time N more calls"), cl::init(0));
+static cl::opt<double> opsPerCall("ops-per-call",
+                                  cl::desc("operations per call, to print "
+                                           "GOPS with --benchmark"),
+                                  cl::init(0));
+
+namespace {
+/// How a tensor of the entry's signature is stored in a .npy file.
+struct ArrayKind {
+  SmallVector<StringRef> descrs;
+  size_t elementSize;
+};
+} // namespace
+
+static std::optional<ArrayKind> getArrayKind(Type element) {
+  if (auto quantized = dyn_cast<quant::QuantizedType>(element)) {
+    if (quantized.getStorageTypeIntegralWidth() != 8)
+      return std::nullopt;
+    return ArrayKind{{quantized.isSigned() ? "|i1" : "|u1"}, 1};
+  }
+  if (element.isF32())
+    return ArrayKind{{"<f4"}, 4};
+  if (element.isF64())
+    return ArrayKind{{"<f8"}, 8};
+  if (element.isInteger(8))
+    return ArrayKind{{"|i1", "|u1"}, 1};
+  if (element.isInteger(16))
+    return ArrayKind{{"<i2", "<u2"}, 2};
+  if (element.isInteger(32))
+    return ArrayKind{{"<i4", "<u4"}, 4};
+  if (element.isInteger(64))
+    return ArrayKind{{"<i8", "<u8"}, 8};
+  return std::nullopt;
+}
+
+/// The static tensor type `type`, or an error naming `what`.
+static FailureOr<std::pair<RankedTensorType, ArrayKind>>
+checkSignatureType(Location loc, Type type, const Twine &what) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  std::optional<ArrayKind> kind =
+      tensor ? getArrayKind(tensor.getElementType()) : std::nullopt;
+  if (!tensor || !tensor.hasStaticShape() || !kind)
+    return emitError(loc) << what << " has type " << type
+                          << "; quant-run takes static tensors of f32, f64, "
+                          << "i8/i16/i32/i64 or 8-bit quantized types";
+  return std::make_pair(tensor, *kind);
+}
+
+static LogicalResult run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
+  if (!module)
+    return failure();
+  Location loc = module->getLoc();
+  if (!pipeline.empty()) {
+    PassManager pm(&context);
+    std::string errors;
+    llvm::raw_string_ostream errorStream(errors);
+    // quant-opt's form, builtin.module(...), or the bare list of passes.
+    StringRef passes = StringRef(pipeline).trim();
+    if (passes.consume_front("builtin.module(") && !passes.consume_back(")"))
+      return emitError(loc) << "bad --pass-pipeline: unbalanced parentheses";
+    if (failed(parsePassPipeline(passes, pm, errorStream)))
+      return emitError(loc) << "bad --pass-pipeline: " << errors;
+    if (failed(pm.run(*module)))
+      return failure();
+  }
+
+  func::FuncOp entry;
+  for (auto func : module->getOps<func::FuncOp>()) {
+    if (func.isExternal() || (!entryName.empty() && func.getSymName() != entryName))
+      continue;
+    if (entry)
+      return emitError(loc) << "the module has several functions: choose one "
+                            << "with --entry";
+    entry = func;
+  }
+  if (!entry)
+    return emitError(loc) << (entryName.empty()
+                                  ? std::string("the module has no function")
+                                  : "no function named '" + entryName + "'");
+  FunctionType type = entry.getFunctionType();
+
+  // Inputs, checked against the signature before anything is compiled.
+  std::vector<quanta::runtime::NumpyArray> arrays;
+  if (inputs.size() == 1 && StringRef(inputs[0]).ends_with(".npz")) {
+    auto archive = quanta::runtime::readNpz(inputs[0]);
+    if (!archive.ok())
+      return emitError(loc) << archive.getStatus().getMessage();
+    arrays = std::move(*archive);
+  } else {
+    for (const std::string &path : inputs) {
+      auto array = quanta::runtime::readNpy(path);
+      if (!array.ok())
+        return emitError(loc) << array.getStatus().getMessage();
+      arrays.push_back(std::move(*array));
+    }
+  }
+  if (arrays.size() != type.getNumInputs())
+    return emitError(loc) << "'" << entry.getSymName() << "' takes "
+                          << type.getNumInputs() << " argument(s), "
+                          << arrays.size() << " given";
+  for (auto [index, array] : llvm::enumerate(arrays)) {
+    auto checked = checkSignatureType(loc, type.getInput(index),
+                                      "argument " + Twine(index));
+    if (failed(checked))
+      return failure();
+    auto [tensor, kind] = *checked;
+    if (!llvm::is_contained(kind.descrs, array.dtype))
+      return emitError(loc) << array.source << ": argument " << index
+                            << " has type " << tensor << ", found "
+                            << array.dtypeName() << " data";
+    if (ArrayRef<int64_t>(array.shape) != tensor.getShape()) {
+      InFlightDiagnostic diag = emitError(loc);
+      diag << array.source << ": argument " << index << " expects shape (";
+      llvm::interleaveComma(tensor.getShape(), diag);
+      diag << "), found " << array.shapeString();
+      return diag;
+    }
+  }
+  std::vector<std::vector<char>> results;
+  SmallVector<std::pair<RankedTensorType, ArrayKind>> resultKinds;
+  for (auto [index, resultType] : llvm::enumerate(type.getResults())) {
+    auto checked =
+        checkSignatureType(loc, resultType, "result " + Twine(index));
+    if (failed(checked))
+      return failure();
+    resultKinds.push_back(*checked);
+    results.emplace_back(checked->first.getNumElements() *
+                         checked->second.elementSize);
+  }
+  if (!outputs.empty() && outputs.size() != results.size())
+    return emitError(loc) << "'" << entry.getSymName() << "' has "
+                          << results.size() << " result(s), "
+                          << outputs.size() << " --output file(s) given";
+
+  entry->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                 UnitAttr::get(&context));
+  auto engine = quanta::compileForJit(*module, "quant-run");
+  if (failed(engine))
+    return failure();
+  SmallVector<quanta::MemRefDescriptor> descriptors;
+  for (quanta::runtime::NumpyArray &array : arrays)
+    descriptors.emplace_back(array.bytes.data(), array.shape);
+  for (auto [result, kind] : llvm::zip(results, resultKinds))
+    descriptors.emplace_back(result.data(), kind.first.getShape());
+  SmallVector<void *> arguments;
+  for (quanta::MemRefDescriptor &descriptor : descriptors)
+    arguments.push_back(descriptor.packed());
+  const std::string symbol = ("_mlir_ciface_" + entry.getSymName()).str();
+  auto call = [&]() -> LogicalResult {
+    if (llvm::Error error = (*engine)->invokePacked(symbol, arguments))
+      return emitError(loc) << "quant-run: calling '" << entry.getSymName()
+                            << "' failed: " << llvm::toString(std::move(error));
+    return success();
+  };
+  if (failed(call()))
+    return failure();
+  for (auto [index, path] : llvm::enumerate(outputs)) {
+    auto &[tensor, kind] = resultKinds[index];
+    std::vector<int64_t> shape(tensor.getShape().begin(),
+                               tensor.getShape().end());
+    if (auto status = quanta::runtime::writeNpy(path, kind.descrs.front().str(),
+                                                shape, results[index].data(),
+                                                kind.elementSize);
+        !status)
+      return emitError(loc) << status.getMessage();
+  }
+
+  if (benchmark > 0) {
+    std::vector<double> seconds;
+    for (unsigned i = 0; i < benchmark; ++i) {
+      auto start = std::chrono::steady_clock::now();
+      if (failed(call()))
+        return failure();
+      seconds.push_back(std::chrono::duration<double>(
+                            std::chrono::steady_clock::now() - start)
+                            .count());
+    }
+    std::sort(seconds.begin(), seconds.end());
+    const double best = seconds.front(), median = seconds[seconds.size() / 2];
+    llvm::outs() << llvm::format("%s: %u calls, best %.3f ms, median %.3f ms",
+                                 entry.getSymName().str().c_str(), unsigned(benchmark),
+                                 best * 1e3, median * 1e3);
+    if (opsPerCall > 0)
+      llvm::outs() << llvm::format(", %.1f GOPS (best)",
+                                   opsPerCall / best * 1e-9);
+    llvm::outs() << "\n";
+  }
+  return success();
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  registerAllPasses();
+  quanta::registerQuantaPassesAndPipelines();
+  quanta::registerQuantaConversionPasses();
+  cl::ParseCommandLineOptions(argc, argv, "Quanta JIT runner\n");
+
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registry.insert<quanta::QuantaDialect>();
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+
+  std::string error;
+  auto file = openInputFile(inputFile, &error);
+  if (!file) {
+    llvm::errs() << "quant-run: " << error << "\n";
+    return 1;
+  }
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  return failed(run(context, sourceMgr)) ? 1 : 0;
+}
