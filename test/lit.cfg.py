@@ -50,3 +50,11 @@ config.substitutions.append(
         os.path.join(config.llvm_lib_dir, "libmlir_c_runner_utils.so"),
     )
 )
+
+# Execution tests of x86 kernels need the instructions they use.
+if os.path.exists("/proc/cpuinfo"):
+    with open("/proc/cpuinfo") as cpuinfo:
+        cpu_flags = set(cpuinfo.read().split())
+    for flag, feature in [("avx2", "avx2"), ("avx512_vnni", "avx512vnni")]:
+        if flag in cpu_flags:
+            config.available_features.add(feature)

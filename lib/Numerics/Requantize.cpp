@@ -105,8 +105,8 @@ int32_t requantize(int32_t acc, QuantizedMultiplier m, int32_t outputZeroPoint,
   return static_cast<int32_t>(std::clamp<int64_t>(shifted, qmin, qmax));
 }
 
-int64_t quantizeValue(float x, float scale, int64_t zeroPoint,
-                      int64_t quantMin, int64_t quantMax) {
+int64_t quantizeValue(float x, float scale, int64_t zeroPoint, int64_t quantMin,
+                      int64_t quantMax) {
   assert(!std::isnan(x) && "NaN has no quantized value");
   const float shifted =
       static_cast<float>(zeroPoint) + std::nearbyint(x * (1.0f / scale));

@@ -52,8 +52,8 @@ static cl::list<std::string>
 static cl::opt<std::string>
     pipeline("pass-pipeline",
              cl::desc("passes to run before lowering, as for quant-opt"));
-static cl::opt<unsigned> benchmark("benchmark",
-                                   cl::desc("time N more calls"), cl::init(0));
+static cl::opt<unsigned> benchmark("benchmark", cl::desc("time N more calls"),
+                                   cl::init(0));
 static cl::opt<double> opsPerCall("ops-per-call",
                                   cl::desc("operations per call, to print "
                                            "GOPS with --benchmark"),
@@ -123,7 +123,8 @@ static LogicalResult run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
 
   func::FuncOp entry;
   for (auto func : module->getOps<func::FuncOp>()) {
-    if (func.isExternal() || (!entryName.empty() && func.getSymName() != entryName))
+    if (func.isExternal() ||
+        (!entryName.empty() && func.getSymName() != entryName))
       continue;
     if (entry)
       return emitError(loc) << "the module has several functions: choose one "
@@ -136,7 +137,15 @@ static LogicalResult run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
                                   : "no function named '" + entryName + "'");
   FunctionType type = entry.getFunctionType();
 
-  // Inputs, checked against the signature before anything is compiled.
+  // The signature first, then the inputs against it, before compiling.
+  SmallVector<std::pair<RankedTensorType, ArrayKind>> argumentKinds;
+  for (auto [index, argumentType] : llvm::enumerate(type.getInputs())) {
+    auto checked =
+        checkSignatureType(loc, argumentType, "argument " + Twine(index));
+    if (failed(checked))
+      return failure();
+    argumentKinds.push_back(*checked);
+  }
   std::vector<quanta::runtime::NumpyArray> arrays;
   if (inputs.size() == 1 && StringRef(inputs[0]).ends_with(".npz")) {
     auto archive = quanta::runtime::readNpz(inputs[0]);
@@ -156,15 +165,11 @@ static LogicalResult run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
                           << type.getNumInputs() << " argument(s), "
                           << arrays.size() << " given";
   for (auto [index, array] : llvm::enumerate(arrays)) {
-    auto checked = checkSignatureType(loc, type.getInput(index),
-                                      "argument " + Twine(index));
-    if (failed(checked))
-      return failure();
-    auto [tensor, kind] = *checked;
+    auto &[tensor, kind] = argumentKinds[index];
     if (!llvm::is_contained(kind.descrs, array.dtype))
-      return emitError(loc) << array.source << ": argument " << index
-                            << " has type " << tensor << ", found "
-                            << array.dtypeName() << " data";
+      return emitError(loc)
+             << array.source << ": argument " << index << " has type " << tensor
+             << ", found " << array.dtypeName() << " data";
     if (ArrayRef<int64_t>(array.shape) != tensor.getShape()) {
       InFlightDiagnostic diag = emitError(loc);
       diag << array.source << ": argument " << index << " expects shape (";
@@ -186,8 +191,8 @@ static LogicalResult run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   }
   if (!outputs.empty() && outputs.size() != results.size())
     return emitError(loc) << "'" << entry.getSymName() << "' has "
-                          << results.size() << " result(s), "
-                          << outputs.size() << " --output file(s) given";
+                          << results.size() << " result(s), " << outputs.size()
+                          << " --output file(s) given";
 
   entry->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
                  UnitAttr::get(&context));
@@ -215,9 +220,9 @@ static LogicalResult run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
     auto &[tensor, kind] = resultKinds[index];
     std::vector<int64_t> shape(tensor.getShape().begin(),
                                tensor.getShape().end());
-    if (auto status = quanta::runtime::writeNpy(path, kind.descrs.front().str(),
-                                                shape, results[index].data(),
-                                                kind.elementSize);
+    if (auto status =
+            quanta::runtime::writeNpy(path, kind.descrs.front().str(), shape,
+                                      results[index].data(), kind.elementSize);
         !status)
       return emitError(loc) << status.getMessage();
   }
@@ -235,8 +240,8 @@ static LogicalResult run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
     std::sort(seconds.begin(), seconds.end());
     const double best = seconds.front(), median = seconds[seconds.size() / 2];
     llvm::outs() << llvm::format("%s: %u calls, best %.3f ms, median %.3f ms",
-                                 entry.getSymName().str().c_str(), unsigned(benchmark),
-                                 best * 1e3, median * 1e3);
+                                 entry.getSymName().str().c_str(),
+                                 unsigned(benchmark), best * 1e3, median * 1e3);
     if (opsPerCall > 0)
       llvm::outs() << llvm::format(", %.1f GOPS (best)",
                                    opsPerCall / best * 1e-9);

@@ -133,8 +133,8 @@ struct FusedActivation {
 /// addition in float32), clamped to [quantMin, quantMax] before the
 /// conversion to an integer, so that infinities map to the range's ends.
 /// `x` must not be NaN.
-int64_t quantizeValue(float x, float scale, int64_t zeroPoint,
-                      int64_t quantMin, int64_t quantMax);
+int64_t quantizeValue(float x, float scale, int64_t zeroPoint, int64_t quantMin,
+                      int64_t quantMax);
 
 /// The output range of a requantization with a fused activation:
 /// [quantize(lo), quantize(hi)] intersected with the dtype's range, where

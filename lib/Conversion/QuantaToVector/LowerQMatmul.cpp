@@ -140,13 +140,15 @@ private:
 Value QMatmulLowering::constantTensor(ArrayRef<int32_t> values) {
   auto type = RankedTensorType::get({static_cast<int64_t>(values.size())},
                                     b.getI32Type());
-  return arith::ConstantOp::create(b, loc, DenseElementsAttr::get(type, values));
+  return arith::ConstantOp::create(b, loc,
+                                   DenseElementsAttr::get(type, values));
 }
 
 Value QMatmulLowering::constantTensor64(ArrayRef<int64_t> values) {
   auto type = RankedTensorType::get({static_cast<int64_t>(values.size())},
                                     b.getI64Type());
-  return arith::ConstantOp::create(b, loc, DenseElementsAttr::get(type, values));
+  return arith::ConstantOp::create(b, loc,
+                                   DenseElementsAttr::get(type, values));
 }
 
 /// The input as the kernel reads it: u8 (sign bit flipped) for u8 x s8
@@ -168,16 +170,14 @@ Value QMatmulLowering::prepareInput(Value storage) {
             [&](OpBuilder &nb, Location nloc, ValueRange args) {
               Value v = args[0];
               if (flip)
-                v = arith::XOrIOp::create(
-                    nb, nloc, v,
-                    arith::ConstantIntOp::create(nb, nloc, nb.getI8Type(),
-                                                 0x80));
+                v = arith::XOrIOp::create(nb, nloc, v,
+                                          arith::ConstantIntOp::create(
+                                              nb, nloc, nb.getI8Type(), 0x80));
               else if (element != nb.getI8Type())
-                v = signedInput
-                        ? arith::ExtSIOp::create(nb, nloc, element, v)
-                              .getResult()
-                        : arith::ExtUIOp::create(nb, nloc, element, v)
-                              .getResult();
+                v = signedInput ? arith::ExtSIOp::create(nb, nloc, element, v)
+                                      .getResult()
+                                : arith::ExtUIOp::create(nb, nloc, element, v)
+                                      .getResult();
               linalg::YieldOp::create(nb, nloc, v);
             })
             .getResult(0);
@@ -230,9 +230,9 @@ Value QMatmulLowering::broadcastInput(Value input, Value row, Value kGroup) {
   Value column = arith::MulIOp::create(b, loc, kGroup, index(shape.group));
   Value pad = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
   auto groupType = VectorType::get({shape.group}, element);
-  Value group = vector::TransferReadOp::create(
-      b, loc, groupType, input, ValueRange{row, column}, pad,
-      ArrayRef<bool>{true});
+  Value group = vector::TransferReadOp::create(b, loc, groupType, input,
+                                               ValueRange{row, column}, pad,
+                                               ArrayRef<bool>{true});
   Value word = vector::BitCastOp::create(
       b, loc, VectorType::get({1}, b.getI32Type()), group);
   Value scalar = vector::ExtractOp::create(b, loc, word, ArrayRef<int64_t>{0});
@@ -254,17 +254,18 @@ Value QMatmulLowering::dot(Value acc, Value lhs, Value rhs) {
     Value ones = arith::ConstantOp::create(
         b, loc, DenseElementsAttr::get(i16Vector, b.getI16IntegerAttr(1)));
     return arith::AddIOp::create(
-        b, loc, acc, intrinsic("llvm.x86.avx2.pmadd.wd", i32Vector,
-                               {pairs, ones}));
+        b, loc, acc,
+        intrinsic("llvm.x86.avx2.pmadd.wd", i32Vector, {pairs, ones}));
   }
   case DotStep::MaddWd:
     return arith::AddIOp::create(
-        b, loc, acc, intrinsic("llvm.x86.avx2.pmadd.wd", i32Vector,
-                               {lhs, rhs}));
+        b, loc, acc,
+        intrinsic("llvm.x86.avx2.pmadd.wd", i32Vector, {lhs, rhs}));
   case DotStep::Generic: {
     auto wide = VectorType::get({kLanes * shape.group}, b.getI32Type());
-    Value a = signedInput ? arith::ExtSIOp::create(b, loc, wide, lhs).getResult()
-                          : arith::ExtUIOp::create(b, loc, wide, lhs).getResult();
+    Value a = signedInput
+                  ? arith::ExtSIOp::create(b, loc, wide, lhs).getResult()
+                  : arith::ExtUIOp::create(b, loc, wide, lhs).getResult();
     Value w = arith::ExtSIOp::create(b, loc, wide, rhs);
     Value products = arith::MulIOp::create(b, loc, a, w);
     // Lane j sums products g * j .. g * j + g - 1: g strided shuffles.
@@ -304,20 +305,22 @@ Value QMatmulLowering::requantize(Value acc, Value row, Value column) {
       b, loc, wide,
       arith::ExtSIOp::create(b, loc, i64Vector, read(multipliers, i32Vector)));
   Value shifted = arith::ShRSIOp::create(
-      b, loc,
-      arith::AddIOp::create(b, loc, product, read(rounding, i64Vector)),
+      b, loc, arith::AddIOp::create(b, loc, product, read(rounding, i64Vector)),
       read(shifts, i64Vector));
   auto outputType = cast<quant::UniformQuantizedType>(
       op.getOutput().getType().getElementType());
   auto splat64 = [&](int64_t value) -> Value {
     return arith::ConstantOp::create(
-        b, loc, DenseElementsAttr::get(cast<ShapedType>(i64Vector),
-                                       b.getI64IntegerAttr(value)));
+        b, loc,
+        DenseElementsAttr::get(cast<ShapedType>(i64Vector),
+                               b.getI64IntegerAttr(value)));
   };
-  Value result =
-      arith::AddIOp::create(b, loc, shifted, splat64(outputType.getZeroPoint()));
-  result = arith::MaxSIOp::create(b, loc, result, splat64(op.getOutputMin()));
-  result = arith::MinSIOp::create(b, loc, result, splat64(op.getOutputMax()));
+  Value result = arith::AddIOp::create(b, loc, shifted,
+                                       splat64(outputType.getZeroPoint()));
+  result = arith::MaxSIOp::create(
+      b, loc, result, splat64(static_cast<int32_t>(op.getOutputMin())));
+  result = arith::MinSIOp::create(
+      b, loc, result, splat64(static_cast<int32_t>(op.getOutputMax())));
   return arith::TruncIOp::create(
       b, loc, VectorType::get({kLanes}, b.getI8Type()), result);
 }
@@ -329,8 +332,9 @@ Value QMatmulLowering::tile(Value output, Value row0, Value strip0,
   const int64_t groups = paddedK / shape.group;
   const int64_t accumulators = rows * strips;
   Value zero = arith::ConstantOp::create(
-      b, loc, DenseElementsAttr::get(cast<ShapedType>(i32Vector),
-                                     b.getI32IntegerAttr(0)));
+      b, loc,
+      DenseElementsAttr::get(cast<ShapedType>(i32Vector),
+                             b.getI32IntegerAttr(0)));
   SmallVector<Value> init(accumulators * split, zero);
   Value stripSize = index(groups * kLanes * shape.group);
   Value stepSize = index(kLanes * shape.group);
@@ -417,8 +421,7 @@ Value QMatmulLowering::build() {
   signedInput = element.isSigned();
   for (APInt value : weightsAttr.getValues<APInt>())
     weights.push_back(static_cast<int8_t>(value.getSExtValue()));
-  const int64_t tileColumns =
-      kLanes * std::max(shape.strips, shape.rowStrips);
+  const int64_t tileColumns = kLanes * std::max(shape.strips, shape.rowStrips);
   paddedK = llvm::alignTo(k, shape.group);
   paddedN = llvm::alignTo(n, tileColumns);
   vectorType = VectorType::get(
@@ -468,8 +471,8 @@ Value QMatmulLowering::build() {
     Value zeroSum = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0);
     Value init = linalg::FillOp::create(
                      b, loc, zeroSum,
-                     ValueRange{tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{m},
-                                                        b.getI32Type())})
+                     ValueRange{tensor::EmptyOp::create(
+                         b, loc, ArrayRef<int64_t>{m}, b.getI32Type())})
                      .getResult(0);
     MLIRContext *context = b.getContext();
     rowSums =
@@ -497,8 +500,8 @@ Value QMatmulLowering::build() {
   input = prepareInput(storage);
   packed = packWeights();
 
-  Value output = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{m, n},
-                                         b.getI8Type());
+  Value output =
+      tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{m, n}, b.getI8Type());
   // Row tiles inside column tiles: a K x 8 * strips panel of B stays in
   // cache while every row block streams past it.
   auto rowLoops = [&](Value output, int64_t rowBegin, int64_t rowEnd,
@@ -517,8 +520,7 @@ Value QMatmulLowering::build() {
                 OpBuilder::InsertionGuard innerGuard(b);
                 b.setInsertionPointToStart(ib.getInsertionBlock());
                 scf::YieldOp::create(
-                    b, loc,
-                    tile(inner[0], row0, strip0, rows, strips, split));
+                    b, loc, tile(inner[0], row0, strip0, rows, strips, split));
               });
           scf::YieldOp::create(b, loc, rowLoop.getResults());
         });

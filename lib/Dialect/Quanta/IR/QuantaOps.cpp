@@ -185,9 +185,9 @@ LogicalResult FakeQuantOp::verify() {
 static FailureOr<quant::UniformQuantizedType>
 getQuantized8BitMatrix(Operation *op, StringRef what, Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
-  auto element = tensor ? dyn_cast<quant::UniformQuantizedType>(
-                              tensor.getElementType())
-                        : quant::UniformQuantizedType();
+  auto element =
+      tensor ? dyn_cast<quant::UniformQuantizedType>(tensor.getElementType())
+             : quant::UniformQuantizedType();
   if (!element || tensor.getRank() != 2 || !tensor.hasStaticShape() ||
       element.getStorageTypeIntegralWidth() != 8)
     return op->emitOpError()
@@ -197,11 +197,11 @@ getQuantized8BitMatrix(Operation *op, StringRef what, Type type) {
 }
 
 LogicalResult QMatmulOp::verify() {
-  FailureOr<quant::UniformQuantizedType> input =
-      getQuantized8BitMatrix(*this, "input", getInput().getType());
+  if (failed(getQuantized8BitMatrix(*this, "input", getInput().getType())))
+    return failure();
   FailureOr<quant::UniformQuantizedType> output =
       getQuantized8BitMatrix(*this, "output", getOutput().getType());
-  if (failed(input) || failed(output))
+  if (failed(output))
     return failure();
   ArrayRef<int64_t> inputShape = getInput().getType().getShape();
   ArrayRef<int64_t> outputShape = getOutput().getType().getShape();
@@ -222,8 +222,8 @@ LogicalResult QMatmulOp::verify() {
     return success();
   };
   size_t weightZeroPoints = getWeightZeroPoints().size();
-  if (weightZeroPoints != 1 && failed(perChannel("weight_zero_points",
-                                                 weightZeroPoints)))
+  if (weightZeroPoints != 1 &&
+      failed(perChannel("weight_zero_points", weightZeroPoints)))
     return failure();
   if (failed(perChannel("column_offsets", getColumnOffsets().size())) ||
       failed(perChannel("multipliers", getMultipliers().size())) ||
@@ -247,10 +247,12 @@ LogicalResult QMatmulOp::verify() {
              << numerics::QuantizedMultiplier::kMaxShift << "]";
   const int64_t storageMin = output->getStorageTypeMin();
   const int64_t storageMax = output->getStorageTypeMax();
-  if (getOutputMin() > getOutputMax() || getOutputMin() < storageMin ||
-      getOutputMax() > storageMax)
+  // I32Attr accessors return uint32_t.
+  const auto outputMin = static_cast<int32_t>(getOutputMin());
+  const auto outputMax = static_cast<int32_t>(getOutputMax());
+  if (outputMin > outputMax || outputMin < storageMin || outputMax > storageMax)
     return emitOpError("output range [")
-           << getOutputMin() << ", " << getOutputMax()
+           << outputMin << ", " << outputMax
            << "] is empty or outside the output storage range [" << storageMin
            << ", " << storageMax << "]";
   return success();

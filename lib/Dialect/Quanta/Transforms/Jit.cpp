@@ -59,9 +59,8 @@ quanta::compileForJit(ModuleOp module, StringRef tool, SymbolRegistrar extra) {
   engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
   auto engine = ExecutionEngine::create(*jitModule, engineOptions);
   if (!engine)
-    return emitError(module.getLoc())
-           << tool << ": JIT compilation failed: "
-           << llvm::toString(engine.takeError());
+    return emitError(module.getLoc()) << tool << ": JIT compilation failed: "
+                                      << llvm::toString(engine.takeError());
   (*engine)->registerSymbols([&](llvm::orc::MangleAndInterner interner) {
     llvm::orc::SymbolMap symbols;
     // Bufferization lowers memref.copy to this runtime function.

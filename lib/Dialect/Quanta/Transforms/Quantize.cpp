@@ -49,8 +49,7 @@ struct GemmChain {
 /// The f32 splat or dense constant `value` is defined by.
 static DenseElementsAttr getFloatConstant(Value value) {
   DenseElementsAttr attr;
-  if (!matchPattern(value, m_Constant(&attr)) ||
-      !attr.getElementType().isF32())
+  if (!matchPattern(value, m_Constant(&attr)) || !attr.getElementType().isF32())
     return {};
   return attr;
 }
@@ -85,7 +84,8 @@ static DenseElementsAttr getColumnBroadcast(linalg::GenericOp generic,
 
 /// Matches `generic` as a clamp of its only input by constants:
 /// minimumf/maximumf/minnumf/maxnumf chains (TOSA's clamp and relu).
-static std::optional<nx::FusedActivation> matchClamp(linalg::GenericOp generic) {
+static std::optional<nx::FusedActivation>
+matchClamp(linalg::GenericOp generic) {
   Block *body = getElementwiseBody(generic);
   if (!body || generic.getNumDpsInputs() != 1 ||
       !generic.getIndexingMapsArray()[0].isIdentity())
@@ -137,8 +137,7 @@ matchBiasAdd(linalg::GenericOp generic) {
 
 /// The bias a matmul's init holds: none for a fill with 0, the constant of
 /// a column broadcast (how TOSA lowers a biased matmul or convolution).
-static FailureOr<std::optional<DenseElementsAttr>>
-matchMatmulInit(Value init) {
+static FailureOr<std::optional<DenseElementsAttr>> matchMatmulInit(Value init) {
   if (auto fill = init.getDefiningOp<linalg::FillOp>()) {
     std::optional<float> value = getScalarFloat(fill.getInputs()[0]);
     if (value && *value == 0.0f)
@@ -319,8 +318,8 @@ static void replaceChain(quant::QuantizeCastOp qcast, GemmChain &chain,
                          ArrayRef<int8_t> weights) {
   OpBuilder builder(qcast);
   MLIRContext *context = qcast.getContext();
-  auto weightsType = RankedTensorType::get(
-      {gemm.k, gemm.n}, IntegerType::get(context, 8));
+  auto weightsType =
+      RankedTensorType::get({gemm.k, gemm.n}, IntegerType::get(context, 8));
   SmallVector<int32_t> multipliers, shifts;
   for (const nx::QuantizedMultiplier &multiplier : gemm.multipliers) {
     multipliers.push_back(multiplier.multiplier);
@@ -331,8 +330,7 @@ static void replaceChain(quant::QuantizeCastOp qcast, GemmChain &chain,
     weightZeroPoints.resize(1);
   auto qmatmul = QMatmulOp::create(
       builder, chain.matmul.getLoc(), qcast.getResult().getType(),
-      chain.quantizedInput,
-      DenseElementsAttr::get(weightsType, weights),
+      chain.quantizedInput, DenseElementsAttr::get(weightsType, weights),
       builder.getDenseI32ArrayAttr(weightZeroPoints),
       builder.getDenseI32ArrayAttr(gemm.columnOffsets),
       builder.getDenseI32ArrayAttr(multipliers),
@@ -385,8 +383,7 @@ void QuantizePass::runOnOperation() {
     bool readsDequantized = llvm::any_of(op->getOperands(), [](Value v) {
       return v.getDefiningOp<quant::DequantizeCastOp>();
     });
-    if (readsDequantized && !explained.contains(op) &&
-        !isa<linalg::FillOp>(op))
+    if (readsDequantized && !explained.contains(op) && !isa<linalg::FillOp>(op))
       op->emitRemark("stays float between dequantize and quantize: "
                      "quanta-quantize has no integer form for '")
           << op->getName() << "' yet";

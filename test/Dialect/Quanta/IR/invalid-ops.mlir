@@ -244,3 +244,59 @@ func.func @f(%x: tensor<2x3xf64>) -> tensor<2x3xf64> {
   %0 = quanta.fake_quant %x {scale = array<f32: 1.0>, zero_point = array<i64: 0>, quant_min = 0, quant_max = 255} : tensor<2x3xf64>
   return %0 : tensor<2x3xf64>
 }
+
+// -----
+
+!in = !quant.uniform<u8:f32, 0.05:3>
+!out = !quant.uniform<u8:f32, 0.1:10>
+func.func @qmatmul_shapes(%a: tensor<2x4x!in>) -> tensor<2x3x!out> {
+  // expected-error @below {{shapes do not compose: input 2x4, weights 5x3, output 2x3}}
+  %r = quanta.qmatmul %a {weights = dense<0> : tensor<5x3xi8>, weight_zero_points = array<i32: 0>, column_offsets = array<i32: 0, 0, 0>, multipliers = array<i32: 1073741824, 1073741824, 1073741824>, shifts = array<i32: 0, 0, 0>, output_min = 0 : i32, output_max = 255 : i32} : tensor<2x4x!in> -> tensor<2x3x!out>
+  return %r : tensor<2x3x!out>
+}
+
+// -----
+
+!in = !quant.uniform<u8:f32, 0.05:3>
+!out = !quant.uniform<u8:f32, 0.1:10>
+func.func @qmatmul_multiplier(%a: tensor<2x4x!in>) -> tensor<2x3x!out> {
+  // expected-error @below {{multiplier 5 is not a normalized Q31 value (0 or in [2^30, 2^31))}}
+  %r = quanta.qmatmul %a {weights = dense<0> : tensor<4x3xi8>, weight_zero_points = array<i32: 0>, column_offsets = array<i32: 0, 0, 0>, multipliers = array<i32: 5, 1073741824, 1073741824>, shifts = array<i32: 0, 0, 0>, output_min = 0 : i32, output_max = 255 : i32} : tensor<2x4x!in> -> tensor<2x3x!out>
+  return %r : tensor<2x3x!out>
+}
+
+// -----
+
+!in = !quant.uniform<u8:f32, 0.05:3>
+!out = !quant.uniform<u8<0:127>:f32, 0.1:10>
+func.func @qmatmul_range(%a: tensor<2x4x!in>) -> tensor<2x3x!out> {
+  // expected-error @below {{output range [0, 255] is empty or outside the output storage range [0, 127]}}
+  %r = quanta.qmatmul %a {weights = dense<0> : tensor<4x3xi8>, weight_zero_points = array<i32: 0>, column_offsets = array<i32: 0, 0, 0>, multipliers = array<i32: 1073741824, 1073741824, 1073741824>, shifts = array<i32: 0, 0, 0>, output_min = 0 : i32, output_max = 255 : i32} : tensor<2x4x!in> -> tensor<2x3x!out>
+  return %r : tensor<2x3x!out>
+}
+
+// -----
+
+func.func @qmatmul_float_input(%a: tensor<2x4xf32>) -> tensor<2x3xf32> {
+  // expected-error @below {{input must be a static 2-D tensor of per-tensor !quant.uniform with 8-bit storage, got 'tensor<2x4xf32>'}}
+  %r = quanta.qmatmul %a {weights = dense<0> : tensor<4x3xi8>, weight_zero_points = array<i32: 0>, column_offsets = array<i32: 0, 0, 0>, multipliers = array<i32: 0, 0, 0>, shifts = array<i32: 0, 0, 0>, output_min = 0 : i32, output_max = 255 : i32} : tensor<2x4xf32> -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
+
+// -----
+
+!in = !quant.uniform<u8:f32, 0.05:3>
+!out = !quant.uniform<u8:f32, 0.1:10>
+func.func @qmatmul_shifts(%a: tensor<2x4x!in>) -> tensor<2x3x!out> {
+  // expected-error @below {{shifts must hold one value per output channel (3), got 2}}
+  %r = quanta.qmatmul %a {weights = dense<0> : tensor<4x3xi8>, weight_zero_points = array<i32: 0>, column_offsets = array<i32: 0, 0, 0>, multipliers = array<i32: 0, 0, 0>, shifts = array<i32: 0, 0>, output_min = 0 : i32, output_max = 255 : i32} : tensor<2x4x!in> -> tensor<2x3x!out>
+  return %r : tensor<2x3x!out>
+}
+
+// -----
+
+func.func @intrinsic_name(%a: vector<8xi32>) -> vector<8xi32> {
+  // expected-error @below {{names an LLVM intrinsic (llvm.*), got 'x86.pmadd'}}
+  %r = quanta.intrinsic "x86.pmadd"(%a) : (vector<8xi32>) -> vector<8xi32>
+  return %r : vector<8xi32>
+}

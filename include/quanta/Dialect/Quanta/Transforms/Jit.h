@@ -1,4 +1,5 @@
-//===- Jit.h - Compiling and calling tensor functions in process -*- C++ -*-===//
+//===- Jit.h - Compiling and calling tensor functions in process -*- C++
+//-*-===//
 //
 // What quanta-calibrate and quant-run share: the lowering of a module of
 // tensors through buildLowerToLLVMPipeline into an ExecutionEngine (in a
@@ -36,9 +37,8 @@ private:
 };
 
 /// Extra symbols for the engine (runtime callbacks).
-using SymbolRegistrar =
-    llvm::function_ref<void(llvm::orc::SymbolMap &,
-                            llvm::orc::MangleAndInterner &)>;
+using SymbolRegistrar = llvm::function_ref<void(
+    llvm::orc::SymbolMap &, llvm::orc::MangleAndInterner &)>;
 
 /// Lowers a copy of `module` to LLVM and JIT-compiles it for the host CPU
 /// (its features included, so x86 intrinsics compile). Functions marked

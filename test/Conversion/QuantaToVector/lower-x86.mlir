@@ -1,0 +1,67 @@
+// RUN: quant-opt %s --split-input-file --quanta-lower-x86=isa=avx2 | FileCheck %s --check-prefix=AVX2
+// RUN: quant-opt %s --split-input-file --quanta-lower-x86=isa=avx512vnni | FileCheck %s --check-prefix=VNNI
+// RUN: quant-opt %s --split-input-file --quanta-lower-x86=isa=generic | FileCheck %s --check-prefix=GENERIC
+// RUN: not quant-opt %s --split-input-file --quanta-lower-x86=isa=sse2 2>&1 | FileCheck %s --check-prefix=BAD
+
+// 7-bit activations (reduce_range, u8<0:127>): vpmaddubsw cannot saturate,
+// so AVX2 uses it; VNNI uses vpdpbusd; the epilogue requantizes in i64.
+
+!in = !quant.uniform<u8<0:127>:f32, 0.05:3>
+!out = !quant.uniform<u8:f32, 0.1:10>
+// AVX2-LABEL: func.func @seven_bit
+// AVX2: quanta.intrinsic "llvm.x86.avx2.pmadd.ub.sw"({{.*}}) : (vector<32xi8>, vector<32xi8>) -> vector<16xi16>
+// AVX2: quanta.intrinsic "llvm.x86.avx2.pmadd.wd"({{.*}}) : (vector<16xi16>, vector<16xi16>) -> vector<8xi32>
+// AVX2: arith.muli {{.*}} : vector<8xi64>
+// AVX2: arith.shrsi {{.*}} : vector<8xi64>
+// AVX2: vector.transfer_write {{.*}} : vector<8xi8>, tensor<6x16xi8>
+// AVX2: {quanta.dot_step = "vpmaddubsw+vpmaddwd"}
+// VNNI-LABEL: func.func @seven_bit
+// VNNI: quanta.intrinsic "llvm.x86.avx512.vpdpbusd.256"({{.*}}) : (vector<8xi32>, vector<32xi8>, vector<32xi8>) -> vector<8xi32>
+// VNNI: {quanta.dot_step = "vpdpbusd"}
+// GENERIC-LABEL: func.func @seven_bit
+// GENERIC-NOT: quanta.intrinsic
+// GENERIC: vector.shuffle
+// GENERIC: {quanta.dot_step = "generic"}
+func.func @seven_bit(%a: tensor<6x8x!in>) -> tensor<6x16x!out> {
+  %r = quanta.qmatmul %a {weights = dense<-128> : tensor<8x16xi8>, weight_zero_points = array<i32: 0>, column_offsets = array<i32: 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>, multipliers = array<i32: 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824>, shifts = array<i32: -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8>, output_min = 0 : i32, output_max = 255 : i32} : tensor<6x8x!in> -> tensor<6x16x!out>
+  return %r : tensor<6x16x!out>
+}
+
+// -----
+
+// Full-range u8 activations with weights of -128: a vpmaddubsw pair could
+// reach 2 * 255 * -128 and saturate, so AVX2 takes the exact vpmaddwd
+// path on i16 pairs (the weights packed as i16 at compile time).
+
+!in = !quant.uniform<u8:f32, 0.05:3>
+!out = !quant.uniform<u8:f32, 0.1:10>
+// AVX2-LABEL: func.func @full_range
+// AVX2-NOT: pmadd.ub.sw
+// AVX2: arith.extui {{.*}} : i8 to i16
+// AVX2: arith.constant dense<"0x80FF80FF{{.*}}"> : tensor<256xi16>
+// AVX2: quanta.intrinsic "llvm.x86.avx2.pmadd.wd"({{.*}}) : (vector<16xi16>, vector<16xi16>) -> vector<8xi32>
+// AVX2: {quanta.dot_step = "vpmaddwd"}
+// VNNI-LABEL: func.func @full_range
+// VNNI: llvm.x86.avx512.vpdpbusd.256
+func.func @full_range(%a: tensor<6x8x!in>) -> tensor<6x16x!out> {
+  %r = quanta.qmatmul %a {weights = dense<-128> : tensor<8x16xi8>, weight_zero_points = array<i32: 0>, column_offsets = array<i32: 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>, multipliers = array<i32: 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824>, shifts = array<i32: -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8>, output_min = 0 : i32, output_max = 255 : i32} : tensor<6x8x!in> -> tensor<6x16x!out>
+  return %r : tensor<6x16x!out>
+}
+
+// -----
+
+// Full-range activations but small weights (|w0| + |w1| <= 128 for every
+// pair): vpmaddubsw is exact again. s8 inputs are flipped to u8.
+
+!in = !quant.uniform<i8:f32, 0.05:3>
+!out = !quant.uniform<u8:f32, 0.1:10>
+// AVX2-LABEL: func.func @small_weights
+// AVX2: arith.xori
+// AVX2: llvm.x86.avx2.pmadd.ub.sw
+// AVX2: {quanta.dot_step = "vpmaddubsw+vpmaddwd"}
+func.func @small_weights(%a: tensor<6x8x!in>) -> tensor<6x16x!out> {
+  %r = quanta.qmatmul %a {weights = dense<64> : tensor<8x16xi8>, weight_zero_points = array<i32: 0>, column_offsets = array<i32: 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>, multipliers = array<i32: 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824>, shifts = array<i32: -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8>, output_min = 0 : i32, output_max = 255 : i32} : tensor<6x8x!in> -> tensor<6x16x!out>
+  return %r : tensor<6x16x!out>
+}
+
+// BAD: error: quanta-lower-x86: unknown isa 'sse2' (expected host, avx512vnni, avxvnni, avx2 or generic)

@@ -1,0 +1,31 @@
+// RUN: not quant-run %s --input=%S/Inputs/qmatmul_odd_u8_input.npy 2>&1 | FileCheck %s --check-prefix=SEVERAL
+// RUN: not quant-run %s --entry=f32_in 2>&1 | FileCheck %s --check-prefix=COUNT
+// RUN: not quant-run %s --entry=f32_in --input=%S/Inputs/qmatmul_odd_u8_input.npy 2>&1 | FileCheck %s --check-prefix=DTYPE
+// RUN: not quant-run %s --entry=i8_in --input=%S/Inputs/qmatmul_tiles_s8_input.npy 2>&1 | FileCheck %s --check-prefix=SHAPE
+// RUN: not quant-run %s --entry=i8_in --input=%t.missing.npy 2>&1 | FileCheck %s --check-prefix=MISSING
+// RUN: not quant-run %s --entry=nope 2>&1 | FileCheck %s --check-prefix=ENTRY
+// RUN: not quant-run %s --entry=i8_in --input=%S/Inputs/qmatmul_odd_u8_input.npy --output=a.npy --output=b.npy 2>&1 | FileCheck %s --check-prefix=OUTPUTS
+// RUN: not quant-run %s --entry=dynamic 2>&1 | FileCheck %s --check-prefix=DYNAMIC
+// RUN: not quant-run %s --entry=i8_in --pass-pipeline='builtin.module(no-such-pass)' 2>&1 | FileCheck %s --check-prefix=PIPELINE
+
+// SEVERAL: error: the module has several functions: choose one with --entry
+// COUNT: error: 'f32_in' takes 1 argument(s), 0 given
+// DTYPE: qmatmul_odd_u8_input.npy: argument 0 has type 'tensor<5x7xf32>', found uint8 data
+// SHAPE: qmatmul_tiles_s8_input.npy: argument 0 expects shape (5, 7), found (13, 33)
+// MISSING: missing.npy
+// ENTRY: error: no function named 'nope'
+// OUTPUTS: error: 'i8_in' has 1 result(s), 2 --output file(s) given
+// DYNAMIC: error: argument 0 has type 'tensor<?xf32>'; quant-run takes static tensors
+// PIPELINE: bad --pass-pipeline
+
+func.func @f32_in(%a: tensor<5x7xf32>) -> tensor<5x7xf32> {
+  return %a : tensor<5x7xf32>
+}
+
+func.func @i8_in(%a: tensor<5x7xi8>) -> tensor<5x7xi8> {
+  return %a : tensor<5x7xi8>
+}
+
+func.func @dynamic(%a: tensor<?xf32>) -> tensor<?xf32> {
+  return %a : tensor<?xf32>
+}
