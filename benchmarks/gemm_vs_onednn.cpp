@@ -1,0 +1,426 @@
+//===- gemm_vs_onednn.cpp - Quanta's int8 GEMM against oneDNN -------------===//
+//
+// Runs, side by side in one process and one thread, on the same data:
+//   - Quanta's quanta.qmatmul lowered by quanta-lower-x86 (u8 x s8 ->
+//     requantized u8) for avx2 (7-bit inputs: vpmaddubsw; full-range inputs:
+//     the exact vpmaddwd path) and avx512vnni;
+//   - oneDNN's u8s8 matmul with requantization to u8 (output scales and
+//     zero points), at whatever ISA oneDNN runs (restrict it with
+//     DNNL_MAX_CPU_ISA=AVX2 in the environment for the AVX2 comparison);
+//   - oneDNN's fp32 matmul, the fp32 anchor, and Quanta's fp32 lowering of
+//     linalg.matmul (scalar loops today) on the smaller shapes;
+// and prints GOPS and ratios. A program to read, not a test: timings on a
+// shared machine are noisy, which is why everything runs in one process.
+//
+//   DNNL_MAX_CPU_ISA=AVX2 build/bin/quanta-gemm-benchmark
+//
+//===----------------------------------------------------------------------===//
+
+#include "quanta/Conversion/Passes.h"
+#include "quanta/Dialect/Quanta/IR/QuantaOps.h"
+#include "quanta/Dialect/Quanta/Transforms/Jit.h"
+#include "quanta/Dialect/Quanta/Transforms/Passes.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <dnnl.hpp>
+#include <immintrin.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <sstream>
+#include <unistd.h>
+
+using namespace mlir;
+
+namespace {
+struct Shape {
+  int64_t m, n, k;
+};
+
+/// Best time of `repeats` calls after one warm-up call, in seconds.
+double bestTime(const std::function<void()> &call, int repeats) {
+  call();
+  double best = 1e30;
+  for (int i = 0; i < repeats; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    call();
+    best = std::min(best, std::chrono::duration<double>(
+                              std::chrono::steady_clock::now() - start)
+                              .count());
+  }
+  return best;
+}
+
+/// A JIT-compiled function of one input and one result.
+struct JitFunction {
+  std::unique_ptr<ExecutionEngine> engine;
+  std::string symbol;
+  void call(void *input, ArrayRef<int64_t> inputShape, void *output,
+            ArrayRef<int64_t> outputShape) {
+    quanta::MemRefDescriptor in(input, inputShape), out(output, outputShape);
+    SmallVector<void *> args = {in.packed(), out.packed()};
+    if (llvm::Error error = engine->invokePacked(symbol, args)) {
+      llvm::errs() << llvm::toString(std::move(error)) << "\n";
+      std::exit(1);
+    }
+  }
+};
+
+JitFunction compile(MLIRContext &context, const std::string &source,
+                    StringRef passes) {
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(source, ParserConfig(&context));
+  if (!module)
+    std::exit(1);
+  PassManager pm(&context);
+  if (!passes.empty() && failed(parsePassPipeline(passes, pm)))
+    std::exit(1);
+  if (failed(pm.run(*module)))
+    std::exit(1);
+  auto func = *module->getOps<func::FuncOp>().begin();
+  func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                UnitAttr::get(&context));
+  auto engine = quanta::compileForJit(*module, "benchmark");
+  if (failed(engine))
+    std::exit(1);
+  return {std::move(*engine), ("_mlir_ciface_" + func.getSymName()).str()};
+}
+
+std::string joined(int64_t count, int64_t value) {
+  std::string out;
+  for (int64_t i = 0; i < count; ++i)
+    out += (i ? ", " : "") + std::to_string(value);
+  return out;
+}
+
+/// The instruction-mix peaks of this core, in GOPS (2 ops per MAC).
+/// Operands are laundered through empty asm every iteration so that no
+/// product is hoisted or shared; there are enough independent chains that
+/// throughput, not latency, bounds each loop.
+template <typename Step> double peakGops(Step step, double macsPerIteration) {
+  constexpr int kIterations = 20000000;
+  auto start = std::chrono::steady_clock::now();
+  volatile int32_t sink = step(kIterations);
+  (void)sink;
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  return 2.0 * macsPerIteration * kIterations / seconds * 1e-9;
+}
+
+__attribute__((target("avx2"))) int32_t horizontalSum(const __m256i *acc,
+                                                      int count) {
+  __m256i sum = acc[0];
+  for (int i = 1; i < count; ++i)
+    sum = _mm256_add_epi32(sum, acc[i]);
+  alignas(32) int32_t lanes[8];
+  _mm256_store_si256(reinterpret_cast<__m256i *>(lanes), sum);
+  return lanes[0];
+}
+
+/// 8 x (vpmaddubsw + vpmaddwd + vpaddd) per iteration: 256 MACs.
+__attribute__((target("avx2"))) int32_t maddubsPeak(int iterations) {
+  __m256i acc[8], a0 = _mm256_set1_epi8(3), a1 = _mm256_set1_epi8(4),
+                  b0 = _mm256_set1_epi8(-5), b1 = _mm256_set1_epi8(6),
+                  b2 = _mm256_set1_epi8(7), b3 = _mm256_set1_epi8(-8),
+                  ones = _mm256_set1_epi16(1);
+  for (__m256i &x : acc)
+    x = _mm256_setzero_si256();
+  for (int it = 0; it < iterations; ++it) {
+    __asm__ volatile(""
+                     : "+x"(a0), "+x"(a1), "+x"(b0), "+x"(b1), "+x"(b2),
+                       "+x"(b3));
+    const __m256i as[2] = {a0, a1}, bs[4] = {b0, b1, b2, b3};
+    for (int i = 0; i < 8; ++i)
+      acc[i] = _mm256_add_epi32(
+          acc[i],
+          _mm256_madd_epi16(_mm256_maddubs_epi16(as[i / 4], bs[i % 4]), ones));
+  }
+  return horizontalSum(acc, 8);
+}
+
+/// 8 x (vpmaddwd + vpaddd) per iteration: 128 MACs.
+__attribute__((target("avx2"))) int32_t maddwdPeak(int iterations) {
+  __m256i acc[8], a0 = _mm256_set1_epi16(3), a1 = _mm256_set1_epi16(4),
+                  b0 = _mm256_set1_epi16(-5), b1 = _mm256_set1_epi16(6),
+                  b2 = _mm256_set1_epi16(7), b3 = _mm256_set1_epi16(-8);
+  for (__m256i &x : acc)
+    x = _mm256_setzero_si256();
+  for (int it = 0; it < iterations; ++it) {
+    __asm__ volatile(""
+                     : "+x"(a0), "+x"(a1), "+x"(b0), "+x"(b1), "+x"(b2),
+                       "+x"(b3));
+    const __m256i as[2] = {a0, a1}, bs[4] = {b0, b1, b2, b3};
+    for (int i = 0; i < 8; ++i)
+      acc[i] =
+          _mm256_add_epi32(acc[i], _mm256_madd_epi16(as[i / 4], bs[i % 4]));
+  }
+  return horizontalSum(acc, 8);
+}
+
+/// 12 x vpdpbusd (ymm) per iteration: 384 MACs.
+__attribute__((target("avx2,avx512vnni,avx512vl"))) int32_t
+vnniPeak(int iterations) {
+  __m256i acc[12], a = _mm256_set1_epi8(3), b = _mm256_set1_epi8(-5);
+  for (__m256i &x : acc)
+    x = _mm256_setzero_si256();
+  for (int it = 0; it < iterations; ++it) {
+    __asm__ volatile("" : "+x"(a), "+x"(b));
+    for (__m256i &x : acc)
+      x = _mm256_dpbusd_epi32(x, a, b);
+  }
+  return horizontalSum(acc, 12);
+}
+
+/// The quantized GEMM as a module: u8 input of `inputStorage` (u8 or
+/// u8<0:127>), requantized u8 output with one multiplier for all channels.
+std::string qmatmulSource(const Shape &s, const std::vector<int8_t> &weights,
+                          StringRef inputStorage, int32_t multiplier,
+                          int32_t shift, int32_t outputZero) {
+  std::ostringstream hex;
+  hex << std::hex << std::uppercase;
+  for (int8_t w : weights) {
+    unsigned byte = static_cast<uint8_t>(w);
+    hex << (byte < 16 ? "0" : "") << byte;
+  }
+  std::ostringstream os;
+  os << "!in = !quant.uniform<" << inputStorage.str() << ":f32, 0.05>\n"
+     << "!out = !quant.uniform<u8:f32, 0.1:" << outputZero << ">\n"
+     << "func.func @gemm(%a: tensor<" << s.m << "x" << s.k << "xi8>) -> tensor<"
+     << s.m << "x" << s.n << "xi8> {\n"
+     << "  %q = quant.scast %a : tensor<" << s.m << "x" << s.k
+     << "xi8> to tensor<" << s.m << "x" << s.k << "x!in>\n"
+     << "  %r = quanta.qmatmul %q {weights = dense<\"0x" << hex.str()
+     << "\"> : tensor<" << s.k << "x" << s.n
+     << "xi8>, weight_zero_points = array<i32: 0>, column_offsets = "
+     << "array<i32: " << joined(s.n, 0)
+     << ">, multipliers = array<i32: " << joined(s.n, multiplier)
+     << ">, shifts = array<i32: " << joined(s.n, shift)
+     << ">, output_min = 0 : i32, output_max = 255 : i32} : tensor<" << s.m
+     << "x" << s.k << "x!in> -> tensor<" << s.m << "x" << s.n << "x!out>\n"
+     << "  %s = quant.scast %r : tensor<" << s.m << "x" << s.n
+     << "x!out> to tensor<" << s.m << "x" << s.n << "xi8>\n"
+     << "  return %s : tensor<" << s.m << "x" << s.n << "xi8>\n}\n";
+  return os.str();
+}
+
+std::string floatMatmulSource(const Shape &s, const std::vector<float> &w) {
+  std::ostringstream hex;
+  hex << std::hex << std::uppercase;
+  for (float value : w) {
+    uint32_t bits;
+    std::memcpy(&bits, &value, 4);
+    for (int byte = 0; byte < 4; ++byte) {
+      unsigned b = (bits >> (8 * byte)) & 0xff;
+      hex << (b < 16 ? "0" : "") << b;
+    }
+  }
+  std::ostringstream os;
+  os << "func.func @gemm(%a: tensor<" << s.m << "x" << s.k
+     << "xf32>) -> tensor<" << s.m << "x" << s.n << "xf32> {\n"
+     << "  %w = arith.constant dense<\"0x" << hex.str() << "\"> : tensor<"
+     << s.k << "x" << s.n << "xf32>\n"
+     << "  %zero = arith.constant 0.0 : f32\n"
+     << "  %e = tensor.empty() : tensor<" << s.m << "x" << s.n << "xf32>\n"
+     << "  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<" << s.m << "x"
+     << s.n << "xf32>) -> tensor<" << s.m << "x" << s.n << "xf32>\n"
+     << "  %r = linalg.matmul ins(%a, %w : tensor<" << s.m << "x" << s.k
+     << "xf32>, tensor<" << s.k << "x" << s.n << "xf32>) outs(%init : tensor<"
+     << s.m << "x" << s.n << "xf32>) -> tensor<" << s.m << "x" << s.n
+     << "xf32>\n  return %r : tensor<" << s.m << "x" << s.n << "xf32>\n}\n";
+  return os.str();
+}
+
+/// oneDNN's matmul of `src` (M x K) by weights reordered once into the
+/// layout its implementation wants.
+struct OneDnnMatmul {
+  dnnl::matmul primitive;
+  dnnl::memory src, weights, dst;
+  std::string implementation;
+};
+
+OneDnnMatmul makeOneDnn(dnnl::engine &engine, dnnl::stream &stream,
+                        const Shape &s, dnnl::memory::data_type srcType,
+                        dnnl::memory::data_type weightType,
+                        dnnl::memory::data_type dstType, void *srcData,
+                        void *weightData, void *dstData, float scale,
+                        int32_t outputZero) {
+  using tag = dnnl::memory::format_tag;
+  dnnl::memory::desc srcDesc({s.m, s.k}, srcType, tag::ab);
+  dnnl::memory::desc userWeights({s.k, s.n}, weightType, tag::ab);
+  dnnl::memory::desc anyWeights({s.k, s.n}, weightType, tag::any);
+  dnnl::memory::desc dstDesc({s.m, s.n}, dstType, tag::ab);
+  dnnl::primitive_attr attr;
+  if (dstType != dnnl::memory::data_type::f32) {
+    attr.set_output_scales(0, {scale});
+    attr.set_zero_points(DNNL_ARG_DST, 0, {outputZero});
+  }
+  dnnl::matmul::primitive_desc pd(
+      dnnl::matmul::desc(srcDesc, anyWeights, dstDesc), attr, engine);
+  OneDnnMatmul result;
+  result.primitive = dnnl::matmul(pd);
+  result.src = dnnl::memory(srcDesc, engine, srcData);
+  dnnl::memory user(userWeights, engine, weightData);
+  result.weights = dnnl::memory(pd.weights_desc(), engine);
+  dnnl::reorder(user, result.weights).execute(stream, user, result.weights);
+  result.dst = dnnl::memory(dstDesc, engine, dstData);
+  result.implementation = pd.impl_info_str();
+  stream.wait();
+  return result;
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  // Debian's oneDNN runs on OpenMP, whose runtime reads OMP_NUM_THREADS
+  // when it is loaded: to compare one thread with one thread, run again
+  // with it set.
+  const char *threads = std::getenv("OMP_NUM_THREADS");
+  if (!threads || std::string(threads) != "1") {
+    setenv("OMP_NUM_THREADS", "1", /*overwrite=*/1);
+    execv("/proc/self/exe", argv);
+    std::perror("quanta-gemm-benchmark: re-executing with OMP_NUM_THREADS=1");
+    return 1;
+  }
+  (void)argc;
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registry.insert<quanta::QuantaDialect>();
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  quanta::registerQuantaPassesAndPipelines();
+  quanta::registerQuantaConversionPasses();
+
+  dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  dnnl::stream stream(engine);
+  const Shape shapes[] = {{1, 1024, 1024}, {16, 1024, 1024}, {64, 1024, 1024},
+                          {256, 256, 256}, {512, 512, 512},  {1024, 1024, 1024},
+                          {196, 256, 2304}};
+  std::printf(
+      "one thread; oneDNN %s; GOPS = 2*M*N*K / best time of the "
+      "repeats\n",
+      std::getenv("DNNL_MAX_CPU_ISA")
+          ? (std::string("DNNL_MAX_CPU_ISA=") + std::getenv("DNNL_MAX_CPU_ISA"))
+                .c_str()
+          : "default ISA");
+  const double peak7 = peakGops(maddubsPeak, 256),
+               peakExact = peakGops(maddwdPeak, 128),
+               peakVnni = peakGops(vnniPeak, 384);
+  std::printf("measured peaks: vpmaddubsw+vpmaddwd+vpaddd %.0f GOPS, "
+              "vpmaddwd+vpaddd %.0f GOPS, vpdpbusd (ymm) %.0f GOPS\n",
+              peak7, peakExact, peakVnni);
+  std::printf("%-15s %9s %9s %9s %9s %9s %9s %9s %7s %7s %6s\n", "M,N,K",
+              "Q-avx2-7b", "Q-avx2-ex", "Q-vnni", "dnnl-u8", "dnnl-f32",
+              "Q-f32", "Q7b/dnnl", "vnni/dn", "i8/f32", "dnnl-err");
+  std::mt19937 rng(7);
+  for (const Shape &s : shapes) {
+    const double ops = 2.0 * s.m * s.n * s.k;
+    const int repeats = ops > 1e9 ? 5 : 30;
+    std::vector<int8_t> weights(s.k * s.n);
+    for (int8_t &w : weights)
+      w = static_cast<int8_t>(static_cast<int>(rng() % 256) - 128);
+    std::vector<uint8_t> full(s.m * s.k), seven(s.m * s.k);
+    for (size_t i = 0; i < full.size(); ++i) {
+      full[i] = static_cast<uint8_t>(rng());
+      seven[i] = full[i] & 0x7f;
+    }
+    std::vector<uint8_t> out(s.m * s.n), dnnlOut(s.m * s.n);
+    // One requantization for every channel: 2^30 * 2^-12 / 2^31.
+    const int32_t multiplier = 1 << 30, shift = -12, zero = 128;
+    const float scale = 0.5f / 4096.0f;
+    auto gops = [&](double seconds) { return ops / seconds * 1e-9; };
+
+    auto quanta = [&](StringRef storage, StringRef isa,
+                      std::vector<uint8_t> &input) {
+      JitFunction f = compile(
+          context, qmatmulSource(s, weights, storage, multiplier, shift, zero),
+          ("quanta-lower-x86{isa=" + isa + "}").str());
+      return gops(bestTime(
+          [&] {
+            f.call(input.data(), {s.m, s.k}, out.data(), {s.m, s.n});
+          },
+          repeats));
+    };
+    const double sevenBit = quanta("u8<0:127>", "avx2", seven);
+    const double exact = quanta("u8", "avx2", full);
+    const double vnni = quanta("u8", "avx512vnni", full);
+
+    using dt = dnnl::memory::data_type;
+    OneDnnMatmul int8 =
+        makeOneDnn(engine, stream, s, dt::u8, dt::s8, dt::u8, full.data(),
+                   weights.data(), dnnlOut.data(), scale, zero);
+    const double onednn = gops(bestTime(
+        [&] {
+          int8.primitive.execute(stream, {{DNNL_ARG_SRC, int8.src},
+                                          {DNNL_ARG_WEIGHTS, int8.weights},
+                                          {DNNL_ARG_DST, int8.dst}});
+          stream.wait();
+        },
+        repeats));
+
+    // Quanta's last run (VNNI, exact) against oneDNN's result, in output
+    // steps: 1 is the rounding of ties (half up vs half to even); more is
+    // an accumulator error.
+    int maxDifference = 0;
+    for (size_t i = 0; i < out.size(); ++i)
+      maxDifference =
+          std::max(maxDifference, std::abs(int(out[i]) - int(dnnlOut[i])));
+
+    std::vector<float> a32(full.begin(), full.end()),
+        w32(weights.begin(), weights.end());
+    std::vector<float> c32(s.m * s.n);
+    OneDnnMatmul fp32 = makeOneDnn(engine, stream, s, dt::f32, dt::f32, dt::f32,
+                                   a32.data(), w32.data(), c32.data(), 1.0f, 0);
+    const double onednnFloat = gops(bestTime(
+        [&] {
+          fp32.primitive.execute(stream, {{DNNL_ARG_SRC, fp32.src},
+                                          {DNNL_ARG_WEIGHTS, fp32.weights},
+                                          {DNNL_ARG_DST, fp32.dst}});
+          stream.wait();
+        },
+        repeats));
+    // Quanta's fp32 path is scalar loops: timed on the smaller shapes only.
+    double quantaFloat = 0;
+    if (ops <= 1e9) {
+      JitFunction f = compile(context, floatMatmulSource(s, w32), "");
+      quantaFloat = gops(bestTime(
+          [&] {
+            f.call(a32.data(), {s.m, s.k}, c32.data(), {s.m, s.n});
+          },
+          1));
+    }
+    char label[32];
+    std::snprintf(label, sizeof(label), "%lld,%lld,%lld", (long long)s.m,
+                  (long long)s.n, (long long)s.k);
+    std::printf(
+        "%-15s %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %8.2fx %6.2fx "
+        "%6s %6d\n",
+        label, sevenBit, exact, vnni, onednn, onednnFloat, quantaFloat,
+        sevenBit / onednn, vnni / onednn,
+        quantaFloat > 0
+            ? (std::to_string(static_cast<int>(sevenBit / quantaFloat)) + "x")
+                  .c_str()
+            : "-",
+        maxDifference);
+    std::printf("  peak fraction: avx2-7b %.0f%%, avx2-exact %.0f%%, vnni "
+                "%.0f%%\n",
+                100 * sevenBit / peak7, 100 * exact / peakExact,
+                100 * vnni / peakVnni);
+    std::fflush(stdout);
+    if (&s == &shapes[0])
+      std::printf("  (oneDNN u8 implementation: %s)\n",
+                  int8.implementation.c_str());
+  }
+  return 0;
+}
