@@ -55,6 +55,10 @@ config.substitutions.append(
 if os.path.exists("/proc/cpuinfo"):
     with open("/proc/cpuinfo") as cpuinfo:
         cpu_flags = set(cpuinfo.read().split())
-    for flag, feature in [("avx2", "avx2"), ("avx512_vnni", "avx512vnni")]:
+    for flag, feature in [
+        ("avx2", "avx2"),
+        ("avx512_vnni", "avx512vnni"),
+        ("avx_vnni", "avxvnni"),
+    ]:
         if flag in cpu_flags:
             config.available_features.add(feature)

@@ -1,10 +1,14 @@
-// REQUIRES: avx512vnni
+// REQUIRES: avx512vnni, avxvnni
 // RUN: quant-run %S/Inputs/qmatmul_exec.mlir --entry=odd_u8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=avx512vnni})' --input=%S/Inputs/qmatmul_odd_u8_input.npy --output=%t.odd_u8.npy && cmp %t.odd_u8.npy %S/Inputs/qmatmul_odd_u8_expected.npy
 // RUN: quant-run %S/Inputs/qmatmul_exec.mlir --entry=tiles_s8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=avx512vnni})' --input=%S/Inputs/qmatmul_tiles_s8_input.npy --output=%t.tiles_s8.npy && cmp %t.tiles_s8.npy %S/Inputs/qmatmul_tiles_s8_expected.npy
 // RUN: quant-run %S/Inputs/qmatmul_exec.mlir --entry=k1_u8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=avx512vnni})' --input=%S/Inputs/qmatmul_k1_u8_input.npy --output=%t.k1_u8.npy && cmp %t.k1_u8.npy %S/Inputs/qmatmul_k1_u8_expected.npy
 // RUN: quant-run %S/Inputs/qmatmul_exec.mlir --entry=wide_u8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=avx512vnni})' --input=%S/Inputs/qmatmul_wide_u8_input.npy --output=%t.wide_u8.npy && cmp %t.wide_u8.npy %S/Inputs/qmatmul_wide_u8_expected.npy
+// RUN: quant-run %S/Inputs/qmatmul_exec.mlir --entry=odd_u8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=avxvnni})' --input=%S/Inputs/qmatmul_odd_u8_input.npy --output=%t.ymm.odd_u8.npy && cmp %t.ymm.odd_u8.npy %S/Inputs/qmatmul_odd_u8_expected.npy
+// RUN: quant-run %S/Inputs/qmatmul_exec.mlir --entry=tiles_s8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=avxvnni})' --input=%S/Inputs/qmatmul_tiles_s8_input.npy --output=%t.ymm.tiles_s8.npy && cmp %t.ymm.tiles_s8.npy %S/Inputs/qmatmul_tiles_s8_expected.npy
+// RUN: quant-run %S/Inputs/qmatmul_exec.mlir --entry=k1_u8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=avxvnni})' --input=%S/Inputs/qmatmul_k1_u8_input.npy --output=%t.ymm.k1_u8.npy && cmp %t.ymm.k1_u8.npy %S/Inputs/qmatmul_k1_u8_expected.npy
+// RUN: quant-run %S/Inputs/qmatmul_exec.mlir --entry=wide_u8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=avxvnni})' --input=%S/Inputs/qmatmul_wide_u8_input.npy --output=%t.ymm.wide_u8.npy && cmp %t.ymm.wide_u8.npy %S/Inputs/qmatmul_wide_u8_expected.npy
 
-// Execution of quanta.qmatmul lowered for AVX-512 VNNI through quant-run's JIT:
+// Execution of quanta.qmatmul lowered for AVX-512 VNNI (zmm) and ymm vpdpbusd through quant-run's JIT:
 // outputs byte-identical to NumPy's int64 evaluation of the op's semantics
 // (scripts/goldens/gen_qmatmul_exec.py): odd sizes that are not multiples
 // of the vector width or the tile, K = 1, s8 and u8 inputs with rows at

@@ -9,10 +9,11 @@ def LowerX86 : Pass<"quanta-lower-x86", "ModuleOp"> {
   let summary = "Lower quanta.qmatmul to tiled, vectorized int8 code for x86";
   let description = [{
     Packs each `quanta.qmatmul`'s weights at compile time into strips of 8
-    output columns and emits a register-tiled kernel (scf loops over
+    (16 for zmm) output columns and emits a register-tiled kernel (scf loops over
     vector ops on tensors) whose inner step is chosen per ISA:
 
-    - `avx512vnni` / `avxvnni`: `vpdpbusd` (u8 x s8, exact);
+    - `avx512vnni`: `vpdpbusd` on zmm (u8 x s8, exact), 16 columns per strip;
+    - `avxvnni`: `vpdpbusd` on ymm;
     - `avx2`: `vpmaddubsw` + `vpmaddwd` + `vpaddd` where the input's storage
       range and the actual weights make vpmaddubsw's i16 saturation
       impossible (e.g. 7-bit reduce_range activations), otherwise the exact

@@ -1,18 +1,19 @@
 //===- LowerQMatmul.cpp - quanta.qmatmul to tiled vector code -------------===//
 //
 // One integer GEMM design for every target: B (the s8 weights) is packed at
-// compile time into strips of 8 output columns, [N / 8][K / g][8][g] with g
-// consecutive k values per 32-bit lane; a tile of MR rows x NV strips keeps
+// compile time into strips of L output columns (L = i32 lanes of a vector:
+// 8 for ymm, 16 for zmm), [N / L][K / g][L][g] with g consecutive k values
+// per 32-bit lane; a tile of MR rows x NV strips keeps
 // MR * NV (times a k split) vector<8xi32> accumulators in registers while
 // the k loop broadcasts g input bytes per row and issues one "dot step" per
 // accumulator; the epilogue adds the column offsets, requantizes in 64 bits
-// and clamps, writing 8 outputs per strip: no second pass over memory.
+// and clamps, writing L outputs per strip: no second pass over memory.
 //
 // A target is a DotStep: how g products per lane are accumulated. x86 has
-// three (AVX-512 VNNI / AVX-VNNI vpdpbusd; AVX2 vpmaddubsw + vpmaddwd, used
-// only where the operand ranges rule out its i16 saturation; AVX2
-// sign-extended vpmaddwd, exact for every range) and a generic one in plain
-// vector arithmetic. The NEON lowering adds sdot/smlal steps to the same
+// four (AVX-512 VNNI vpdpbusd on zmm; AVX-VNNI vpdpbusd on ymm; AVX2 vpmaddubsw
+// + vpmaddwd, used only where the operand ranges rule out its i16 saturation;
+// AVX2 sign-extended vpmaddwd, exact for every range) and a generic one in
+// plain vector arithmetic. The NEON lowering adds sdot/smlal steps to the same
 // builder. Upstream x86vector has no vpmaddubsw/vpmaddwd/vpdpbusd op (its
 // avx.dot.i8 is AVX-VNNI-INT8 vpdpbssd), so the steps are quanta.intrinsic
 // ops naming the LLVM intrinsic (llvm.call_intrinsic would block buffer
@@ -43,10 +44,11 @@ using namespace mlir;
 using namespace mlir::quanta;
 
 namespace {
-constexpr int64_t kLanes = 8; // i32 lanes of a 256-bit vector
-
 enum class DotStep {
-  /// vpdpbusd: acc += 4 u8 x s8 products per lane, exact.
+  /// vpdpbusd on zmm (AVX-512 VNNI): acc += 4 u8 x s8 products per lane,
+  /// exact.
+  Vnni512,
+  /// vpdpbusd on ymm (AVX-VNNI or AVX-512 VNNI + VL).
   Vnni,
   /// vpmaddubsw (u8 x s8 pairs summed in saturating i16), vpmaddwd by 1,
   /// vpaddd: exact only when no pair sum leaves i16.
@@ -59,6 +61,8 @@ enum class DotStep {
 
 struct KernelShape {
   DotStep step;
+  /// i32 lanes per vector, and output columns per strip.
+  int64_t lanes;
   /// k values per 32-bit lane.
   int64_t group;
   /// Rows x strips of the main tile, and the k split (independent
@@ -72,14 +76,17 @@ struct KernelShape {
 
 static KernelShape getKernelShape(DotStep step) {
   switch (step) {
+  // 32 zmm registers: an 8 x 2 tile of accumulators.
+  case DotStep::Vnni512:
+    return {step, 16, 4, 8, 2, 4, 2, true, "vpdpbusd.512"};
   case DotStep::Vnni:
-    return {step, 4, 6, 2, 4, 2, true, "vpdpbusd"};
+    return {step, 8, 4, 6, 2, 4, 2, true, "vpdpbusd"};
   case DotStep::MaddUbs:
-    return {step, 4, 4, 2, 4, 2, true, "vpmaddubsw+vpmaddwd"};
+    return {step, 8, 4, 4, 2, 4, 2, true, "vpmaddubsw+vpmaddwd"};
   case DotStep::MaddWd:
-    return {step, 2, 4, 2, 4, 2, false, "vpmaddwd"};
+    return {step, 8, 2, 4, 2, 4, 2, false, "vpmaddwd"};
   case DotStep::Generic:
-    return {step, 4, 4, 2, 4, 2, false, "generic"};
+    return {step, 8, 4, 4, 2, 4, 2, false, "generic"};
   }
   llvm_unreachable("unknown dot step");
 }
@@ -200,15 +207,15 @@ Value QMatmulLowering::packWeights() {
     return kk < k && col < n ? weights[kk * n + col] : 0;
   };
   auto packedIndex = [&](int64_t strip, int64_t g, int64_t lane, int64_t j) {
-    return ((strip * groups + g) * kLanes + lane) * shape.group + j;
+    return ((strip * groups + g) * shape.lanes + lane) * shape.group + j;
   };
   auto fill = [&](auto &packedValues) {
-    for (int64_t strip = 0; strip < paddedN / kLanes; ++strip)
+    for (int64_t strip = 0; strip < paddedN / shape.lanes; ++strip)
       for (int64_t g = 0; g < groups; ++g)
-        for (int64_t lane = 0; lane < kLanes; ++lane)
+        for (int64_t lane = 0; lane < shape.lanes; ++lane)
           for (int64_t j = 0; j < shape.group; ++j)
             packedValues[packedIndex(strip, g, lane, j)] =
-                at(g * shape.group + j, strip * kLanes + lane);
+                at(g * shape.group + j, strip * shape.lanes + lane);
   };
   if (shape.step == DotStep::MaddWd) {
     SmallVector<int16_t> values(size);
@@ -245,11 +252,14 @@ Value QMatmulLowering::dot(Value acc, Value lhs, Value rhs) {
     return IntrinsicOp::create(b, loc, type, b.getStringAttr(name), args);
   };
   switch (shape.step) {
+  case DotStep::Vnni512:
+    return intrinsic("llvm.x86.avx512.vpdpbusd.512", i32Vector,
+                     {acc, lhs, rhs});
   case DotStep::Vnni:
     return intrinsic("llvm.x86.avx512.vpdpbusd.256", i32Vector,
                      {acc, lhs, rhs});
   case DotStep::MaddUbs: {
-    auto i16Vector = VectorType::get({2 * kLanes}, b.getI16Type());
+    auto i16Vector = VectorType::get({2 * shape.lanes}, b.getI16Type());
     Value pairs = intrinsic("llvm.x86.avx2.pmadd.ub.sw", i16Vector, {lhs, rhs});
     Value ones = arith::ConstantOp::create(
         b, loc, DenseElementsAttr::get(i16Vector, b.getI16IntegerAttr(1)));
@@ -262,7 +272,7 @@ Value QMatmulLowering::dot(Value acc, Value lhs, Value rhs) {
         b, loc, acc,
         intrinsic("llvm.x86.avx2.pmadd.wd", i32Vector, {lhs, rhs}));
   case DotStep::Generic: {
-    auto wide = VectorType::get({kLanes * shape.group}, b.getI32Type());
+    auto wide = VectorType::get({shape.lanes * shape.group}, b.getI32Type());
     Value a = signedInput
                   ? arith::ExtSIOp::create(b, loc, wide, lhs).getResult()
                   : arith::ExtUIOp::create(b, loc, wide, lhs).getResult();
@@ -271,7 +281,7 @@ Value QMatmulLowering::dot(Value acc, Value lhs, Value rhs) {
     // Lane j sums products g * j .. g * j + g - 1: g strided shuffles.
     for (int64_t i = 0; i < shape.group; ++i) {
       SmallVector<int64_t> lanes;
-      for (int64_t j = 0; j < kLanes; ++j)
+      for (int64_t j = 0; j < shape.lanes; ++j)
         lanes.push_back(j * shape.group + i);
       acc = arith::AddIOp::create(
           b, loc, acc,
@@ -322,7 +332,7 @@ Value QMatmulLowering::requantize(Value acc, Value row, Value column) {
   result = arith::MinSIOp::create(
       b, loc, result, splat64(static_cast<int32_t>(op.getOutputMax())));
   return arith::TruncIOp::create(
-      b, loc, VectorType::get({kLanes}, b.getI8Type()), result);
+      b, loc, VectorType::get({shape.lanes}, b.getI8Type()), result);
 }
 
 /// One tile: `rows` rows from row0 times `strips` strips from strip0, the k
@@ -336,8 +346,8 @@ Value QMatmulLowering::tile(Value output, Value row0, Value strip0,
       DenseElementsAttr::get(cast<ShapedType>(i32Vector),
                              b.getI32IntegerAttr(0)));
   SmallVector<Value> init(accumulators * split, zero);
-  Value stripSize = index(groups * kLanes * shape.group);
-  Value stepSize = index(kLanes * shape.group);
+  Value stripSize = index(groups * shape.lanes * shape.group);
+  Value stepSize = index(shape.lanes * shape.group);
   Type element = cast<ShapedType>(packed.getType()).getElementType();
   Value packedPad = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
 
@@ -390,7 +400,7 @@ Value QMatmulLowering::tile(Value output, Value row0, Value strip0,
         });
     llvm::copy(tail.getResults(), accs.begin());
   }
-  const bool inBounds = n % (kLanes * strips) == 0;
+  const bool inBounds = n % (shape.lanes * strips) == 0;
   for (int64_t r = 0; r < rows; ++r) {
     Value row = arith::AddIOp::create(b, loc, row0, index(r));
     for (int64_t s = 0; s < strips; ++s) {
@@ -400,7 +410,7 @@ Value QMatmulLowering::tile(Value output, Value row0, Value strip0,
                                     accs[set * accumulators + r * strips + s]);
       Value column = arith::MulIOp::create(
           b, loc, arith::AddIOp::create(b, loc, strip0, index(s)),
-          index(kLanes));
+          index(shape.lanes));
       Value result = requantize(acc, row, column);
       output = vector::TransferWriteOp::create(b, loc, result, output,
                                                ValueRange{row, column},
@@ -421,14 +431,15 @@ Value QMatmulLowering::build() {
   signedInput = element.isSigned();
   for (APInt value : weightsAttr.getValues<APInt>())
     weights.push_back(static_cast<int8_t>(value.getSExtValue()));
-  const int64_t tileColumns = kLanes * std::max(shape.strips, shape.rowStrips);
+  const int64_t tileColumns =
+      shape.lanes * std::max(shape.strips, shape.rowStrips);
   paddedK = llvm::alignTo(k, shape.group);
   paddedN = llvm::alignTo(n, tileColumns);
   vectorType = VectorType::get(
-      {kLanes * 4 / (shape.step == DotStep::MaddWd ? 2 : 1)},
+      {shape.lanes * 4 / (shape.step == DotStep::MaddWd ? 2 : 1)},
       shape.step == DotStep::MaddWd ? b.getI16Type() : b.getI8Type());
-  i32Vector = VectorType::get({kLanes}, b.getI32Type());
-  i64Vector = VectorType::get({kLanes}, b.getI64Type());
+  i32Vector = VectorType::get({shape.lanes}, b.getI32Type());
+  i64Vector = VectorType::get({shape.lanes}, b.getI64Type());
 
   // Epilogue constants, padded to whole tiles.
   auto perChannel = [&](ArrayRef<int32_t> values, int64_t col) {
@@ -509,7 +520,7 @@ Value QMatmulLowering::build() {
     if (rowBegin >= rowEnd)
       return output;
     auto columns = scf::ForOp::create(
-        b, loc, index(0), index(paddedN / kLanes), index(strips),
+        b, loc, index(0), index(paddedN / shape.lanes), index(strips),
         ValueRange{output},
         [&](OpBuilder &nb, Location, Value strip0, ValueRange outer) {
           OpBuilder::InsertionGuard guard(b);
@@ -559,7 +570,9 @@ static FailureOr<StringRef> resolveIsa(StringRef isa, Operation *root) {
 static DotStep chooseDotStep(StringRef isa, QMatmulOp op) {
   if (isa == "generic")
     return DotStep::Generic;
-  if (isa != "avx2")
+  if (isa == "avx512vnni")
+    return DotStep::Vnni512;
+  if (isa == "avxvnni")
     return DotStep::Vnni;
   // vpmaddubsw only where saturation is impossible for the input's storage
   // range (flipped to u8 for s8 inputs) and these weights.

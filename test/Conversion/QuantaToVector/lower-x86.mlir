@@ -1,5 +1,6 @@
 // RUN: quant-opt %s --split-input-file --quanta-lower-x86=isa=avx2 | FileCheck %s --check-prefix=AVX2
 // RUN: quant-opt %s --split-input-file --quanta-lower-x86=isa=avx512vnni | FileCheck %s --check-prefix=VNNI
+// RUN: quant-opt %s --split-input-file --quanta-lower-x86=isa=avxvnni | FileCheck %s --check-prefix=AVXVNNI
 // RUN: quant-opt %s --split-input-file --quanta-lower-x86=isa=generic | FileCheck %s --check-prefix=GENERIC
 // RUN: not quant-opt %s --split-input-file --quanta-lower-x86=isa=sse2 2>&1 | FileCheck %s --check-prefix=BAD
 
@@ -16,8 +17,12 @@
 // AVX2: vector.transfer_write {{.*}} : vector<8xi8>, tensor<6x16xi8>
 // AVX2: {quanta.dot_step = "vpmaddubsw+vpmaddwd"}
 // VNNI-LABEL: func.func @seven_bit
-// VNNI: quanta.intrinsic "llvm.x86.avx512.vpdpbusd.256"({{.*}}) : (vector<8xi32>, vector<32xi8>, vector<32xi8>) -> vector<8xi32>
-// VNNI: {quanta.dot_step = "vpdpbusd"}
+// VNNI: quanta.intrinsic "llvm.x86.avx512.vpdpbusd.512"({{.*}}) : (vector<16xi32>, vector<64xi8>, vector<64xi8>) -> vector<16xi32>
+// VNNI: vector.transfer_write {{.*}} : vector<16xi8>, tensor<6x16xi8>
+// VNNI: {quanta.dot_step = "vpdpbusd.512"}
+// AVXVNNI-LABEL: func.func @seven_bit
+// AVXVNNI: quanta.intrinsic "llvm.x86.avx512.vpdpbusd.256"({{.*}}) : (vector<8xi32>, vector<32xi8>, vector<32xi8>) -> vector<8xi32>
+// AVXVNNI: {quanta.dot_step = "vpdpbusd"}
 // GENERIC-LABEL: func.func @seven_bit
 // GENERIC-NOT: quanta.intrinsic
 // GENERIC: vector.shuffle
@@ -42,7 +47,7 @@ func.func @seven_bit(%a: tensor<6x8x!in>) -> tensor<6x16x!out> {
 // AVX2: quanta.intrinsic "llvm.x86.avx2.pmadd.wd"({{.*}}) : (vector<16xi16>, vector<16xi16>) -> vector<8xi32>
 // AVX2: {quanta.dot_step = "vpmaddwd"}
 // VNNI-LABEL: func.func @full_range
-// VNNI: llvm.x86.avx512.vpdpbusd.256
+// VNNI: llvm.x86.avx512.vpdpbusd.512
 func.func @full_range(%a: tensor<6x8x!in>) -> tensor<6x16x!out> {
   %r = quanta.qmatmul %a {weights = dense<-128> : tensor<8x16xi8>, weight_zero_points = array<i32: 0>, column_offsets = array<i32: 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>, multipliers = array<i32: 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824>, shifts = array<i32: -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8>, output_min = 0 : i32, output_max = 255 : i32} : tensor<6x8x!in> -> tensor<6x16x!out>
   return %r : tensor<6x16x!out>
