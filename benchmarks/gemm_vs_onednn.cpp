@@ -22,10 +22,9 @@
 #include "quanta/Dialect/Quanta/Transforms/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -119,18 +118,11 @@ template <typename Step> double peakGops(Step step, double macsPerIteration) {
   return 2.0 * macsPerIteration * kIterations / seconds * 1e-9;
 }
 
-__attribute__((target("avx2"))) int32_t horizontalSum(const __m256i *acc,
-                                                      int count) {
-  __m256i sum = acc[0];
-  for (int i = 1; i < count; ++i)
-    sum = _mm256_add_epi32(sum, acc[i]);
-  alignas(32) int32_t lanes[8];
-  _mm256_store_si256(reinterpret_cast<__m256i *>(lanes), sum);
-  return lanes[0];
-}
-
-/// 8 x (vpmaddubsw + vpmaddwd + vpaddd) per iteration: 256 MACs.
-__attribute__((target("avx2"))) int32_t maddubsPeak(int iterations) {
+/// 8 independent AVX2 dot steps per iteration: vpmaddubsw + vpmaddwd +
+/// vpaddd (256 MACs) when `kMaddUbs`, else vpmaddwd + vpaddd on i16 pairs
+/// (128 MACs).
+template <bool kMaddUbs>
+__attribute__((target("avx2"))) int32_t avx2Peak(int iterations) {
   __m256i acc[8], a0 = _mm256_set1_epi8(3), a1 = _mm256_set1_epi8(4),
                   b0 = _mm256_set1_epi8(-5), b1 = _mm256_set1_epi8(6),
                   b2 = _mm256_set1_epi8(7), b3 = _mm256_set1_epi8(-8),
@@ -142,45 +134,21 @@ __attribute__((target("avx2"))) int32_t maddubsPeak(int iterations) {
                      : "+x"(a0), "+x"(a1), "+x"(b0), "+x"(b1), "+x"(b2),
                        "+x"(b3));
     const __m256i as[2] = {a0, a1}, bs[4] = {b0, b1, b2, b3};
-    for (int i = 0; i < 8; ++i)
-      acc[i] = _mm256_add_epi32(
-          acc[i],
-          _mm256_madd_epi16(_mm256_maddubs_epi16(as[i / 4], bs[i % 4]), ones));
+    for (int i = 0; i < 8; ++i) {
+      __m256i pairs = as[i / 4];
+      if constexpr (kMaddUbs)
+        pairs = _mm256_madd_epi16(_mm256_maddubs_epi16(pairs, bs[i % 4]), ones);
+      else
+        pairs = _mm256_madd_epi16(pairs, bs[i % 4]);
+      acc[i] = _mm256_add_epi32(acc[i], pairs);
+    }
   }
-  return horizontalSum(acc, 8);
-}
-
-/// 8 x (vpmaddwd + vpaddd) per iteration: 128 MACs.
-__attribute__((target("avx2"))) int32_t maddwdPeak(int iterations) {
-  __m256i acc[8], a0 = _mm256_set1_epi16(3), a1 = _mm256_set1_epi16(4),
-                  b0 = _mm256_set1_epi16(-5), b1 = _mm256_set1_epi16(6),
-                  b2 = _mm256_set1_epi16(7), b3 = _mm256_set1_epi16(-8);
-  for (__m256i &x : acc)
-    x = _mm256_setzero_si256();
-  for (int it = 0; it < iterations; ++it) {
-    __asm__ volatile(""
-                     : "+x"(a0), "+x"(a1), "+x"(b0), "+x"(b1), "+x"(b2),
-                       "+x"(b3));
-    const __m256i as[2] = {a0, a1}, bs[4] = {b0, b1, b2, b3};
-    for (int i = 0; i < 8; ++i)
-      acc[i] =
-          _mm256_add_epi32(acc[i], _mm256_madd_epi16(as[i / 4], bs[i % 4]));
-  }
-  return horizontalSum(acc, 8);
-}
-
-/// 12 x vpdpbusd (ymm) per iteration: 384 MACs.
-__attribute__((target("avx2,avx512vnni,avx512vl"))) int32_t
-vnniPeak(int iterations) {
-  __m256i acc[12], a = _mm256_set1_epi8(3), b = _mm256_set1_epi8(-5);
-  for (__m256i &x : acc)
-    x = _mm256_setzero_si256();
-  for (int it = 0; it < iterations; ++it) {
-    __asm__ volatile("" : "+x"(a), "+x"(b));
-    for (__m256i &x : acc)
-      x = _mm256_dpbusd_epi32(x, a, b);
-  }
-  return horizontalSum(acc, 12);
+  __m256i sum = acc[0];
+  for (int i = 1; i < 8; ++i)
+    sum = _mm256_add_epi32(sum, acc[i]);
+  alignas(32) int32_t lanes[8];
+  _mm256_store_si256(reinterpret_cast<__m256i *>(lanes), sum);
+  return lanes[0];
 }
 
 /// 12 x vpdpbusd (zmm) per iteration: 768 MACs.
@@ -200,17 +168,18 @@ vnni512Peak(int iterations) {
   return _mm512_reduce_add_epi32(sum);
 }
 
+/// `size` bytes as the digits of an MLIR hex literal (dense<"0x...">
+/// holds elements in this host's little-endian order).
+std::string hexBytes(const void *data, size_t size) {
+  return llvm::toHex(
+      ArrayRef<uint8_t>(static_cast<const uint8_t *>(data), size));
+}
+
 /// The quantized GEMM as a module: u8 input of `inputStorage` (u8 or
 /// u8<0:127>), requantized u8 output with one multiplier for all channels.
 std::string qmatmulSource(const Shape &s, const std::vector<int8_t> &weights,
                           StringRef inputStorage, int32_t multiplier,
                           int32_t shift, int32_t outputZero) {
-  std::ostringstream hex;
-  hex << std::hex << std::uppercase;
-  for (int8_t w : weights) {
-    unsigned byte = static_cast<uint8_t>(w);
-    hex << (byte < 16 ? "0" : "") << byte;
-  }
   std::ostringstream os;
   os << "!in = !quant.uniform<" << inputStorage.str() << ":f32, 0.05>\n"
      << "!out = !quant.uniform<u8:f32, 0.1:" << outputZero << ">\n"
@@ -218,8 +187,9 @@ std::string qmatmulSource(const Shape &s, const std::vector<int8_t> &weights,
      << s.m << "x" << s.n << "xi8> {\n"
      << "  %q = quant.scast %a : tensor<" << s.m << "x" << s.k
      << "xi8> to tensor<" << s.m << "x" << s.k << "x!in>\n"
-     << "  %r = quanta.qmatmul %q {weights = dense<\"0x" << hex.str()
-     << "\"> : tensor<" << s.k << "x" << s.n
+     << "  %r = quanta.qmatmul %q {weights = dense<\"0x"
+     << hexBytes(weights.data(), weights.size()) << "\"> : tensor<" << s.k
+     << "x" << s.n
      << "xi8>, weight_zero_points = array<i32: 0>, column_offsets = "
      << "array<i32: " << joined(s.n, 0)
      << ">, multipliers = array<i32: " << joined(s.n, multiplier)
@@ -233,21 +203,12 @@ std::string qmatmulSource(const Shape &s, const std::vector<int8_t> &weights,
 }
 
 std::string floatMatmulSource(const Shape &s, const std::vector<float> &w) {
-  std::ostringstream hex;
-  hex << std::hex << std::uppercase;
-  for (float value : w) {
-    uint32_t bits;
-    std::memcpy(&bits, &value, 4);
-    for (int byte = 0; byte < 4; ++byte) {
-      unsigned b = (bits >> (8 * byte)) & 0xff;
-      hex << (b < 16 ? "0" : "") << b;
-    }
-  }
   std::ostringstream os;
   os << "func.func @gemm(%a: tensor<" << s.m << "x" << s.k
      << "xf32>) -> tensor<" << s.m << "x" << s.n << "xf32> {\n"
-     << "  %w = arith.constant dense<\"0x" << hex.str() << "\"> : tensor<"
-     << s.k << "x" << s.n << "xf32>\n"
+     << "  %w = arith.constant dense<\"0x"
+     << hexBytes(w.data(), w.size() * sizeof(float)) << "\"> : tensor<" << s.k
+     << "x" << s.n << "xf32>\n"
      << "  %zero = arith.constant 0.0 : f32\n"
      << "  %e = tensor.empty() : tensor<" << s.m << "x" << s.n << "xf32>\n"
      << "  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<" << s.m << "x"
@@ -311,9 +272,7 @@ int main(int argc, char **argv) {
   }
   (void)argc;
   DialectRegistry registry;
-  registerAllDialects(registry);
-  registerAllExtensions(registry);
-  registry.insert<quanta::QuantaDialect>();
+  quanta::registerJitDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
   quanta::registerQuantaPassesAndPipelines();
@@ -331,8 +290,8 @@ int main(int argc, char **argv) {
           ? (std::string("DNNL_MAX_CPU_ISA=") + std::getenv("DNNL_MAX_CPU_ISA"))
                 .c_str()
           : "default ISA");
-  const double peak7 = peakGops(maddubsPeak, 256),
-               peakExact = peakGops(maddwdPeak, 128),
+  const double peak7 = peakGops(avx2Peak<true>, 256),
+               peakExact = peakGops(avx2Peak<false>, 128),
                peakVnni = peakGops(vnni512Peak, 768);
   std::printf("measured peaks: vpmaddubsw+vpmaddwd+vpaddd %.0f GOPS, "
               "vpmaddwd+vpaddd %.0f GOPS, vpdpbusd (zmm) %.0f GOPS\n",

@@ -22,8 +22,6 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/IR/Diagnostics.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
@@ -101,6 +99,19 @@ checkSignatureType(Location loc, Type type, const Twine &what) {
   return std::make_pair(tensor, *kind);
 }
 
+/// checkSignatureType of every type in `types`, named `what` and an index.
+static FailureOr<SmallVector<std::pair<RankedTensorType, ArrayKind>>>
+checkSignatureTypes(Location loc, TypeRange types, StringRef what) {
+  SmallVector<std::pair<RankedTensorType, ArrayKind>> kinds;
+  for (auto [index, type] : llvm::enumerate(types)) {
+    auto checked = checkSignatureType(loc, type, what + " " + Twine(index));
+    if (failed(checked))
+      return failure();
+    kinds.push_back(*checked);
+  }
+  return kinds;
+}
+
 static LogicalResult run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   OwningOpRef<ModuleOp> module =
       parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
@@ -138,14 +149,14 @@ static LogicalResult run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   FunctionType type = entry.getFunctionType();
 
   // The signature first, then the inputs against it, before compiling.
-  SmallVector<std::pair<RankedTensorType, ArrayKind>> argumentKinds;
-  for (auto [index, argumentType] : llvm::enumerate(type.getInputs())) {
-    auto checked =
-        checkSignatureType(loc, argumentType, "argument " + Twine(index));
-    if (failed(checked))
-      return failure();
-    argumentKinds.push_back(*checked);
-  }
+  auto argumentKinds = checkSignatureTypes(loc, type.getInputs(), "argument");
+  auto resultKinds = checkSignatureTypes(loc, type.getResults(), "result");
+  if (failed(argumentKinds) || failed(resultKinds))
+    return failure();
+  if (!outputs.empty() && outputs.size() != resultKinds->size())
+    return emitError(loc) << "'" << entry.getSymName() << "' has "
+                          << resultKinds->size() << " result(s), "
+                          << outputs.size() << " --output file(s) given";
   std::vector<quanta::runtime::NumpyArray> arrays;
   if (inputs.size() == 1 && StringRef(inputs[0]).ends_with(".npz")) {
     auto archive = quanta::runtime::readNpz(inputs[0]);
@@ -165,7 +176,7 @@ static LogicalResult run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
                           << type.getNumInputs() << " argument(s), "
                           << arrays.size() << " given";
   for (auto [index, array] : llvm::enumerate(arrays)) {
-    auto &[tensor, kind] = argumentKinds[index];
+    auto &[tensor, kind] = (*argumentKinds)[index];
     if (!llvm::is_contained(kind.descrs, array.dtype))
       return emitError(loc)
              << array.source << ": argument " << index << " has type " << tensor
@@ -179,20 +190,8 @@ static LogicalResult run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
     }
   }
   std::vector<std::vector<char>> results;
-  SmallVector<std::pair<RankedTensorType, ArrayKind>> resultKinds;
-  for (auto [index, resultType] : llvm::enumerate(type.getResults())) {
-    auto checked =
-        checkSignatureType(loc, resultType, "result " + Twine(index));
-    if (failed(checked))
-      return failure();
-    resultKinds.push_back(*checked);
-    results.emplace_back(checked->first.getNumElements() *
-                         checked->second.elementSize);
-  }
-  if (!outputs.empty() && outputs.size() != results.size())
-    return emitError(loc) << "'" << entry.getSymName() << "' has "
-                          << results.size() << " result(s), " << outputs.size()
-                          << " --output file(s) given";
+  for (auto &[tensor, kind] : *resultKinds)
+    results.emplace_back(tensor.getNumElements() * kind.elementSize);
 
   entry->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
                  UnitAttr::get(&context));
@@ -202,7 +201,7 @@ static LogicalResult run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   SmallVector<quanta::MemRefDescriptor> descriptors;
   for (quanta::runtime::NumpyArray &array : arrays)
     descriptors.emplace_back(array.bytes.data(), array.shape);
-  for (auto [result, kind] : llvm::zip(results, resultKinds))
+  for (auto [result, kind] : llvm::zip(results, *resultKinds))
     descriptors.emplace_back(result.data(), kind.first.getShape());
   SmallVector<void *> arguments;
   for (quanta::MemRefDescriptor &descriptor : descriptors)
@@ -217,7 +216,7 @@ static LogicalResult run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   if (failed(call()))
     return failure();
   for (auto [index, path] : llvm::enumerate(outputs)) {
-    auto &[tensor, kind] = resultKinds[index];
+    auto &[tensor, kind] = (*resultKinds)[index];
     std::vector<int64_t> shape(tensor.getShape().begin(),
                                tensor.getShape().end());
     if (auto status =
@@ -258,9 +257,7 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv, "Quanta JIT runner\n");
 
   DialectRegistry registry;
-  registerAllDialects(registry);
-  registerAllExtensions(registry);
-  registry.insert<quanta::QuantaDialect>();
+  quanta::registerJitDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
 

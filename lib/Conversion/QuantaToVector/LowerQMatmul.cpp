@@ -23,6 +23,7 @@
 
 #include "quanta/Conversion/Passes.h"
 #include "quanta/Dialect/Quanta/IR/QuantaOps.h"
+#include "quanta/Numerics/IntegerKernels.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -113,8 +114,9 @@ namespace {
 /// Emits the tiled kernel of one quanta.qmatmul.
 class QMatmulLowering {
 public:
-  QMatmulLowering(QMatmulOp op, const KernelShape &shape)
-      : op(op), shape(shape), b(op), loc(op.getLoc()) {}
+  QMatmulLowering(QMatmulOp op, const KernelShape &shape,
+                  ArrayRef<int8_t> weights)
+      : op(op), shape(shape), b(op), loc(op.getLoc()), weights(weights) {}
   Value build();
 
 private:
@@ -137,7 +139,7 @@ private:
   Location loc;
   int64_t m = 0, k = 0, n = 0, paddedK = 0, paddedN = 0;
   bool signedInput = false, hasWeightZeroPoints = false;
-  SmallVector<int8_t> weights;
+  ArrayRef<int8_t> weights;
   Value input, packed, offsets, multipliers, rounding, shifts, weightZero,
       rowSums;
   VectorType vectorType, i32Vector, i64Vector;
@@ -352,8 +354,7 @@ Value QMatmulLowering::tile(Value output, Value row0, Value strip0,
   Value packedPad = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
 
   // acc[set][r][s] += dot(input[row0 + r][g], packed[strip0 + s][g]).
-  auto body = [&](OpBuilder &, Location, Value g, ValueRange accs,
-                  int64_t set) {
+  auto body = [&](Value g, ValueRange accs, int64_t set) {
     SmallVector<Value> next(accs.begin(), accs.end());
     SmallVector<Value> rhs;
     for (int64_t s = 0; s < strips; ++s) {
@@ -384,7 +385,7 @@ Value QMatmulLowering::tile(Value output, Value row0, Value strip0,
         SmallVector<Value> current(accs.begin(), accs.end());
         for (int64_t set = 0; set < split; ++set) {
           Value gs = arith::AddIOp::create(b, loc, g, index(set));
-          current = body(b, loc, gs, current, set);
+          current = body(gs, current, set);
         }
         scf::YieldOp::create(b, loc, current);
       });
@@ -396,7 +397,7 @@ Value QMatmulLowering::tile(Value output, Value row0, Value strip0,
         [&](OpBuilder &nb, Location nloc, Value g, ValueRange current) {
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPointToStart(nb.getInsertionBlock());
-          scf::YieldOp::create(b, loc, body(b, loc, g, current, 0));
+          scf::YieldOp::create(b, loc, body(g, current, 0));
         });
     llvm::copy(tail.getResults(), accs.begin());
   }
@@ -424,13 +425,10 @@ Value QMatmulLowering::tile(Value output, Value row0, Value strip0,
 Value QMatmulLowering::build() {
   auto inputType = op.getInput().getType();
   auto element = cast<quant::UniformQuantizedType>(inputType.getElementType());
-  auto weightsAttr = cast<DenseIntElementsAttr>(op.getWeights());
   m = inputType.getDimSize(0);
   k = inputType.getDimSize(1);
   n = op.getOutput().getType().getDimSize(1);
   signedInput = element.isSigned();
-  for (APInt value : weightsAttr.getValues<APInt>())
-    weights.push_back(static_cast<int8_t>(value.getSExtValue()));
   const int64_t tileColumns =
       shape.lanes * std::max(shape.strips, shape.rowStrips);
   paddedK = llvm::alignTo(k, shape.group);
@@ -448,17 +446,16 @@ Value QMatmulLowering::build() {
   SmallVector<int32_t> offsetValues(paddedN, 0), multiplierValues(paddedN, 0),
       zeroValues(paddedN, 0);
   SmallVector<int64_t> roundingValues(paddedN, 0), shiftValues(paddedN, 1);
+  // Flipping the sign bit adds 128 to every input: take 128 * colsum back
+  // out of the offsets.
   const bool flip = signedInput && shape.flipSignedInput;
+  const std::vector<int32_t> columnSums =
+      flip ? numerics::computeColumnSums(weights.data(), k, n)
+           : std::vector<int32_t>();
   for (int64_t col = 0; col < n; ++col) {
     int64_t offset = op.getColumnOffsets()[col];
-    if (flip) {
-      // Flipping the sign bit adds 128 to every input: take 128 * colsum
-      // back out of the offset.
-      int64_t columnSum = 0;
-      for (int64_t kk = 0; kk < k; ++kk)
-        columnSum += weights[kk * n + col];
-      offset -= 128 * columnSum;
-    }
+    if (flip)
+      offset -= 128 * int64_t(columnSums[col]);
     offsetValues[col] = static_cast<int32_t>(offset); // wraps like the i32 acc
     multiplierValues[col] = op.getMultipliers()[col];
     const int64_t totalShift = 31 - op.getShifts()[col];
@@ -567,7 +564,21 @@ static FailureOr<StringRef> resolveIsa(StringRef isa, Operation *root) {
          << isa << "' (expected host, avx512vnni, avxvnni, avx2 or generic)";
 }
 
-static DotStep chooseDotStep(StringRef isa, QMatmulOp op) {
+/// The weights of `op`, K x N row-major.
+static FailureOr<SmallVector<int8_t>> getWeightValues(QMatmulOp op) {
+  auto values = op.getWeights().tryGetValues<APInt>();
+  if (!values)
+    return op.emitOpError("quanta-lower-x86 needs weights whose values can "
+                          "be read, got ")
+           << op.getWeights();
+  SmallVector<int8_t> weights;
+  for (APInt value : *values)
+    weights.push_back(static_cast<int8_t>(value.getSExtValue()));
+  return weights;
+}
+
+static DotStep chooseDotStep(StringRef isa, QMatmulOp op,
+                             ArrayRef<int8_t> weights) {
   if (isa == "generic")
     return DotStep::Generic;
   if (isa == "avx512vnni")
@@ -583,13 +594,9 @@ static DotStep chooseDotStep(StringRef isa, QMatmulOp op) {
     lo += 128;
     hi += 128;
   }
-  auto weights = cast<DenseIntElementsAttr>(op.getWeights());
-  SmallVector<int8_t> values;
-  for (APInt value : weights.getValues<APInt>())
-    values.push_back(static_cast<int8_t>(value.getSExtValue()));
-  auto shape = cast<ShapedType>(weights.getType()).getShape();
-  return isMaddUbsExact(values, shape[0], shape[1], lo, hi) ? DotStep::MaddUbs
-                                                            : DotStep::MaddWd;
+  auto shape = cast<ShapedType>(op.getWeights().getType()).getShape();
+  return isMaddUbsExact(weights, shape[0], shape[1], lo, hi) ? DotStep::MaddUbs
+                                                             : DotStep::MaddWd;
 }
 
 namespace {
@@ -602,8 +609,12 @@ struct LowerX86Pass : public quanta::impl::LowerX86Base<LowerX86Pass> {
     SmallVector<QMatmulOp> ops;
     getOperation()->walk([&](QMatmulOp op) { ops.push_back(op); });
     for (QMatmulOp op : ops) {
-      KernelShape shape = getKernelShape(chooseDotStep(*resolved, op));
-      Value result = QMatmulLowering(op, shape).build();
+      FailureOr<SmallVector<int8_t>> weights = getWeightValues(op);
+      if (failed(weights))
+        return signalPassFailure();
+      KernelShape shape =
+          getKernelShape(chooseDotStep(*resolved, op, *weights));
+      Value result = QMatmulLowering(op, shape, *weights).build();
       op.getResult().replaceAllUsesWith(result);
       op.erase();
     }

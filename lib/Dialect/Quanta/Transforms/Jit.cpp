@@ -26,6 +26,13 @@ quanta::MemRefDescriptor::MemRefDescriptor(void *data,
   fields.append(strides.begin(), strides.end());
 }
 
+void quanta::registerJitDialects(DialectRegistry &registry) {
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registerAllToLLVMIRTranslations(registry);
+  registry.insert<QuantaDialect>();
+}
+
 FailureOr<std::unique_ptr<ExecutionEngine>>
 quanta::compileForJit(ModuleOp module, StringRef tool, SymbolRegistrar extra) {
   // A private context: the lowering must not touch the caller's IR, and
@@ -38,10 +45,7 @@ quanta::compileForJit(ModuleOp module, StringRef tool, SymbolRegistrar extra) {
                                         << "module";
   }
   DialectRegistry registry;
-  registerAllDialects(registry);
-  registerAllExtensions(registry);
-  registerAllToLLVMIRTranslations(registry);
-  registry.insert<QuantaDialect>();
+  registerJitDialects(registry);
   MLIRContext jitContext(registry);
   jitContext.disableMultithreading();
   OwningOpRef<ModuleOp> jitModule =

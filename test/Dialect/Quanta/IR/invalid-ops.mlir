@@ -300,3 +300,33 @@ func.func @intrinsic_name(%a: vector<8xi32>) -> vector<8xi32> {
   %r = quanta.intrinsic "x86.pmadd"(%a) : (vector<8xi32>) -> vector<8xi32>
   return %r : vector<8xi32>
 }
+
+// -----
+
+!in = !quant.uniform<u8:f32, 0.05:3>
+!out = !quant.uniform<u8:f32, 0.1:10>
+func.func @qmatmul_weights_type(%a: tensor<2x4x!in>) -> tensor<2x3x!out> {
+  // expected-error @below {{weights must be a K x N tensor of i8, got 'tensor<4x3xi32>'}}
+  %r = quanta.qmatmul %a {weights = dense<0> : tensor<4x3xi32>, weight_zero_points = array<i32: 0>, column_offsets = array<i32: 0, 0, 0>, multipliers = array<i32: 0, 0, 0>, shifts = array<i32: 0, 0, 0>, output_min = 0 : i32, output_max = 255 : i32} : tensor<2x4x!in> -> tensor<2x3x!out>
+  return %r : tensor<2x3x!out>
+}
+
+// -----
+
+!in = !quant.uniform<u8:f32, 0.05:3>
+!out = !quant.uniform<u8:f32, 0.1:10>
+func.func @qmatmul_weight_zero_point(%a: tensor<2x4x!in>) -> tensor<2x3x!out> {
+  // expected-error @below {{weight zero point 128 is outside the s8 range}}
+  %r = quanta.qmatmul %a {weights = dense<0> : tensor<4x3xi8>, weight_zero_points = array<i32: 128>, column_offsets = array<i32: 0, 0, 0>, multipliers = array<i32: 0, 0, 0>, shifts = array<i32: 0, 0, 0>, output_min = 0 : i32, output_max = 255 : i32} : tensor<2x4x!in> -> tensor<2x3x!out>
+  return %r : tensor<2x3x!out>
+}
+
+// -----
+
+!in = !quant.uniform<u8:f32, 0.05:3>
+!out = !quant.uniform<u8:f32, 0.1:10>
+func.func @qmatmul_shift_range(%a: tensor<2x4x!in>) -> tensor<2x3x!out> {
+  // expected-error @below {{shift 31 is outside [-31, 30]}}
+  %r = quanta.qmatmul %a {weights = dense<0> : tensor<4x3xi8>, weight_zero_points = array<i32: 0>, column_offsets = array<i32: 0, 0, 0>, multipliers = array<i32: 0, 0, 0>, shifts = array<i32: 0, 31, 0>, output_min = 0 : i32, output_max = 255 : i32} : tensor<2x4x!in> -> tensor<2x3x!out>
+  return %r : tensor<2x3x!out>
+}

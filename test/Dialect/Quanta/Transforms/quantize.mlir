@@ -103,3 +103,52 @@ func.func @unsupported(%x: tensor<4xf32>) -> tensor<4xf32> {
   %y = quant.dcast %qo : tensor<4x!in> to tensor<4xf32>
   return %y : tensor<4xf32>
 }
+
+// -----
+
+// The float matmul result is also returned: it must stay.
+!in = !quant.uniform<u8:f32, 0.05:3>
+!w = !quant.uniform<i8:f32, 0.01>
+!out = !quant.uniform<u8:f32, 0.1:10>
+// CHECK-LABEL: func.func @shared_result
+// CHECK: linalg.matmul
+// CHECK-NOT: quanta.qmatmul
+func.func @shared_result(%x: tensor<2x2xf32>) -> (tensor<2x2xf32>, tensor<2x2xf32>) {
+  %q = quant.qcast %x : tensor<2x2xf32> to tensor<2x2x!in>
+  %a = quant.dcast %q : tensor<2x2x!in> to tensor<2x2xf32>
+  %cst = arith.constant dense<0.5> : tensor<2x2xf32>
+  %wq = quant.qcast %cst : tensor<2x2xf32> to tensor<2x2x!w>
+  %w = quant.dcast %wq : tensor<2x2x!w> to tensor<2x2xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x2xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<2x2xf32>) -> tensor<2x2xf32>
+  // expected-remark @below {{stays float between dequantize and quantize: a float result of the chain has other users}}
+  %mm = linalg.matmul ins(%a, %w : tensor<2x2xf32>, tensor<2x2xf32>) outs(%init : tensor<2x2xf32>) -> tensor<2x2xf32>
+  %qo = quant.qcast %mm : tensor<2x2xf32> to tensor<2x2x!out>
+  %y = quant.dcast %qo : tensor<2x2x!out> to tensor<2x2xf32>
+  return %y, %mm : tensor<2x2xf32>, tensor<2x2xf32>
+}
+
+// -----
+
+// NaN has no quantized value: the weights stay float.
+!in = !quant.uniform<u8:f32, 0.05:3>
+!w = !quant.uniform<i8:f32, 0.01>
+!out = !quant.uniform<u8:f32, 0.1:10>
+// CHECK-LABEL: func.func @nan_weights
+// CHECK-NOT: quanta.qmatmul
+func.func @nan_weights(%x: tensor<2x2xf32>) -> tensor<2x2xf32> {
+  %q = quant.qcast %x : tensor<2x2xf32> to tensor<2x2x!in>
+  %a = quant.dcast %q : tensor<2x2x!in> to tensor<2x2xf32>
+  %cst = arith.constant dense<[[0.5, 0x7FC00000], [0.25, 1.0]]> : tensor<2x2xf32>
+  %wq = quant.qcast %cst : tensor<2x2xf32> to tensor<2x2x!w>
+  %w = quant.dcast %wq : tensor<2x2x!w> to tensor<2x2xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x2xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<2x2xf32>) -> tensor<2x2xf32>
+  // expected-remark @below {{stays float between dequantize and quantize: the weights hold NaN}}
+  %mm = linalg.matmul ins(%a, %w : tensor<2x2xf32>, tensor<2x2xf32>) outs(%init : tensor<2x2xf32>) -> tensor<2x2xf32>
+  %qo = quant.qcast %mm : tensor<2x2xf32> to tensor<2x2x!out>
+  %y = quant.dcast %qo : tensor<2x2x!out> to tensor<2x2xf32>
+  return %y : tensor<2x2xf32>
+}

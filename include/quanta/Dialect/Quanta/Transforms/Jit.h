@@ -13,6 +13,7 @@
 
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <memory>
@@ -35,6 +36,10 @@ private:
   SmallVector<int64_t> fields;
   void *pointer = nullptr;
 };
+
+/// Every dialect, extension and LLVM IR translation, and quanta's: what a
+/// module compileForJit lowers may use, for tools that parse one.
+void registerJitDialects(DialectRegistry &registry);
 
 /// Extra symbols for the engine (runtime callbacks).
 using SymbolRegistrar = llvm::function_ref<void(
