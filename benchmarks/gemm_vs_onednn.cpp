@@ -226,6 +226,12 @@ struct OneDnnMatmul {
   dnnl::matmul primitive;
   dnnl::memory src, weights, dst;
   std::string implementation;
+  void run(dnnl::stream &stream) {
+    primitive.execute(stream, {{DNNL_ARG_SRC, src},
+                               {DNNL_ARG_WEIGHTS, weights},
+                               {DNNL_ARG_DST, dst}});
+    stream.wait();
+  }
 };
 
 OneDnnMatmul makeOneDnn(dnnl::engine &engine, dnnl::stream &stream,
@@ -336,14 +342,7 @@ int main(int argc, char **argv) {
     OneDnnMatmul int8 =
         makeOneDnn(engine, stream, s, dt::u8, dt::s8, dt::u8, full.data(),
                    weights.data(), dnnlOut.data(), scale, zero);
-    const double onednn = gops(bestTime(
-        [&] {
-          int8.primitive.execute(stream, {{DNNL_ARG_SRC, int8.src},
-                                          {DNNL_ARG_WEIGHTS, int8.weights},
-                                          {DNNL_ARG_DST, int8.dst}});
-          stream.wait();
-        },
-        repeats));
+    const double onednn = gops(bestTime([&] { int8.run(stream); }, repeats));
 
     // Quanta's last run (VNNI, exact) against oneDNN's result, in output
     // steps: 1 is the rounding of ties (half up vs half to even); more is
@@ -358,14 +357,8 @@ int main(int argc, char **argv) {
     std::vector<float> c32(s.m * s.n);
     OneDnnMatmul fp32 = makeOneDnn(engine, stream, s, dt::f32, dt::f32, dt::f32,
                                    a32.data(), w32.data(), c32.data(), 1.0f, 0);
-    const double onednnFloat = gops(bestTime(
-        [&] {
-          fp32.primitive.execute(stream, {{DNNL_ARG_SRC, fp32.src},
-                                          {DNNL_ARG_WEIGHTS, fp32.weights},
-                                          {DNNL_ARG_DST, fp32.dst}});
-          stream.wait();
-        },
-        repeats));
+    const double onednnFloat =
+        gops(bestTime([&] { fp32.run(stream); }, repeats));
     // Quanta's fp32 path is scalar loops: timed on the smaller shapes only.
     double quantaFloat = 0;
     if (ops <= 1e9) {
