@@ -21,7 +21,6 @@
 #include "quanta/Dialect/Quanta/Transforms/Jit.h"
 #include "quanta/Dialect/Quanta/Transforms/Passes.h"
 
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringExtras.h"
@@ -88,8 +87,7 @@ JitFunction compile(MLIRContext &context, const std::string &source,
   if (failed(pm.run(*module)))
     std::exit(1);
   auto func = *module->getOps<func::FuncOp>().begin();
-  func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
-                UnitAttr::get(&context));
+  quanta::exposeCInterface(func);
   auto engine = quanta::compileForJit(*module, "benchmark");
   if (failed(engine))
     std::exit(1);

@@ -39,9 +39,13 @@ llvm_config.add_tool_substitutions(
     [
         ToolSubst("quant-opt", unresolved="fatal"),
         ToolSubst("quant-run", unresolved="fatal"),
+        ToolSubst("quant-compile", unresolved="fatal"),
     ],
     [config.quanta_tools_dir],
 )
+
+# The C compiler the build uses links quant-compile's objects into C tests.
+config.substitutions.append(("%cc", config.c_compiler))
 
 # JIT execution tests link MLIR's runner support libraries.
 config.substitutions.append(

@@ -13,23 +13,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "quanta/Conversion/Passes.h"
-#include "quanta/Dialect/Quanta/IR/QuantaOps.h"
 #include "quanta/Dialect/Quanta/Transforms/Jit.h"
-#include "quanta/Dialect/Quanta/Transforms/Passes.h"
 #include "quanta/Runtime/NumpyFile.h"
+#include "quanta/Tools/ToolMain.h"
 
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
-#include "mlir/IR/Diagnostics.h"
-#include "mlir/InitAllPasses.h"
-#include "mlir/Parser/Parser.h"
-#include "mlir/Pass/PassManager.h"
-#include "mlir/Pass/PassRegistry.h"
-#include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/Format.h"
 
 #include <algorithm>
 #include <chrono>
@@ -37,8 +28,6 @@
 using namespace mlir;
 namespace cl = llvm::cl;
 
-static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<module>"),
-                                      cl::Required);
 static cl::opt<std::string> entryName("entry",
                                       cl::desc("function to run (default: "
                                                "the module's only function)"));
@@ -47,9 +36,6 @@ static cl::list<std::string>
                              "or one .npz holding them all"));
 static cl::list<std::string>
     outputs("output", cl::desc("where to write a result (.npy), in order"));
-static cl::opt<std::string>
-    pipeline("pass-pipeline",
-             cl::desc("passes to run before lowering, as for quant-opt"));
 static cl::opt<unsigned> benchmark("benchmark", cl::desc("time N more calls"),
                                    cl::init(0));
 static cl::opt<double> opsPerCall("ops-per-call",
@@ -112,28 +98,10 @@ checkSignatureTypes(Location loc, TypeRange types, StringRef what) {
   return kinds;
 }
 
-static LogicalResult run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
-  OwningOpRef<ModuleOp> module =
-      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
-  if (!module)
-    return failure();
-  Location loc = module->getLoc();
-  if (!pipeline.empty()) {
-    PassManager pm(&context);
-    std::string errors;
-    llvm::raw_string_ostream errorStream(errors);
-    // quant-opt's form, builtin.module(...), or the bare list of passes.
-    StringRef passes = StringRef(pipeline).trim();
-    if (passes.consume_front("builtin.module(") && !passes.consume_back(")"))
-      return emitError(loc) << "bad --pass-pipeline: unbalanced parentheses";
-    if (failed(parsePassPipeline(passes, pm, errorStream)))
-      return emitError(loc) << "bad --pass-pipeline: " << errors;
-    if (failed(pm.run(*module)))
-      return failure();
-  }
-
+static LogicalResult run(ModuleOp module) {
+  Location loc = module.getLoc();
   func::FuncOp entry;
-  for (auto func : module->getOps<func::FuncOp>()) {
+  for (auto func : module.getOps<func::FuncOp>()) {
     if (func.isExternal() ||
         (!entryName.empty() && func.getSymName() != entryName))
       continue;
@@ -193,9 +161,8 @@ static LogicalResult run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   for (auto &[tensor, kind] : *resultKinds)
     results.emplace_back(tensor.getNumElements() * kind.elementSize);
 
-  entry->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
-                 UnitAttr::get(&context));
-  auto engine = quanta::compileForJit(*module, "quant-run");
+  quanta::exposeCInterface(entry);
+  auto engine = quanta::compileForJit(module, "quant-run");
   if (failed(engine))
     return failure();
   SmallVector<quanta::MemRefDescriptor> descriptors;
@@ -250,25 +217,5 @@ static LogicalResult run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
 }
 
 int main(int argc, char **argv) {
-  llvm::InitLLVM init(argc, argv);
-  registerAllPasses();
-  quanta::registerQuantaPassesAndPipelines();
-  quanta::registerQuantaConversionPasses();
-  cl::ParseCommandLineOptions(argc, argv, "Quanta JIT runner\n");
-
-  DialectRegistry registry;
-  quanta::registerJitDialects(registry);
-  MLIRContext context(registry);
-  context.loadAllAvailableDialects();
-
-  std::string error;
-  auto file = openInputFile(inputFile, &error);
-  if (!file) {
-    llvm::errs() << "quant-run: " << error << "\n";
-    return 1;
-  }
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
-  return failed(run(context, sourceMgr)) ? 1 : 0;
+  return quanta::quantaToolMain(argc, argv, "Quanta JIT runner\n", run);
 }

@@ -375,9 +375,7 @@ createCalibrationEngine(ModuleOp module, StringRef entryName,
                         CalibrationSession &session) {
   OwningOpRef<ModuleOp> clone = module.clone();
   rewriteObservers(*clone, calibrated, session);
-  (*clone).lookupSymbol<func::FuncOp>(entryName)->setAttr(
-      LLVM::LLVMDialect::getEmitCWrapperAttrName(),
-      UnitAttr::get(module.getContext()));
+  exposeCInterface((*clone).lookupSymbol<func::FuncOp>(entryName));
   if (failed(lowerFakeQuantOps(*clone)))
     return failure();
 

@@ -4,7 +4,8 @@
 #include "quanta/Dialect/Quanta/Transforms/Passes.h"
 
 #include "mlir/Bytecode/BytecodeWriter.h"
-#include "mlir/ExecutionEngine/CRunnerUtils.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Parser/Parser.h"
@@ -24,6 +25,16 @@ quanta::MemRefDescriptor::MemRefDescriptor(void *data,
   for (int64_t dim = static_cast<int64_t>(shape.size()) - 2; dim >= 0; --dim)
     strides[dim] = strides[dim + 1] * shape[dim + 1];
   fields.append(strides.begin(), strides.end());
+}
+
+void quanta::exposeCInterface(func::FuncOp func) {
+  MLIRContext *context = func.getContext();
+  func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                UnitAttr::get(context));
+  for (unsigned index = 0; index < func.getNumArguments(); ++index)
+    func.setArgAttr(index,
+                    bufferization::BufferizationDialect::kWritableAttrName,
+                    BoolAttr::get(context, false));
 }
 
 void quanta::registerJitDialects(DialectRegistry &registry) {
@@ -65,15 +76,11 @@ quanta::compileForJit(ModuleOp module, StringRef tool, SymbolRegistrar extra) {
   if (!engine)
     return emitError(module.getLoc()) << tool << ": JIT compilation failed: "
                                       << llvm::toString(engine.takeError());
-  (*engine)->registerSymbols([&](llvm::orc::MangleAndInterner interner) {
-    llvm::orc::SymbolMap symbols;
-    // Bufferization lowers memref.copy to this runtime function.
-    symbols[interner("memrefCopy")] = {
-        llvm::orc::ExecutorAddr::fromPtr(&memrefCopy),
-        llvm::JITSymbolFlags::Exported};
-    if (extra)
+  if (extra)
+    (*engine)->registerSymbols([&](llvm::orc::MangleAndInterner interner) {
+      llvm::orc::SymbolMap symbols;
       extra(symbols, interner);
-    return symbols;
-  });
+      return symbols;
+    });
   return std::move(*engine);
 }

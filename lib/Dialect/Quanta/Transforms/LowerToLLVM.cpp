@@ -23,13 +23,20 @@
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
+#include "mlir/Dialect/Quant/IR/Quant.h"
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
 namespace mlir::quanta {
+#define GEN_PASS_DEF_EXPANDSTRIDEDCOPIES
+#define GEN_PASS_DEF_STORAGESIGNATURES
 #define GEN_PASS_DEF_LOWERINTRINSICS
 #include "quanta/Dialect/Quanta/Transforms/Passes.h.inc"
 } // namespace mlir::quanta
@@ -50,9 +57,111 @@ struct LowerIntrinsicsPass
     });
   }
 };
+
+/// `type` with quantized elements replaced by their storage type.
+static Type toStorage(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  auto quantized = tensor
+                       ? dyn_cast<quant::QuantizedType>(tensor.getElementType())
+                       : nullptr;
+  return quantized ? tensor.clone(quantized.getStorageType()) : type;
+}
+
+/// `values` cast to `types` with quant.scast where they differ.
+static SmallVector<Value> storageCasts(OpBuilder &builder, Location loc,
+                                       ValueRange values, TypeRange types) {
+  SmallVector<Value> cast;
+  for (auto [value, type] : llvm::zip_equal(values, types))
+    cast.push_back(value.getType() == type
+                       ? value
+                       : quant::StorageCastOp::create(builder, loc, type, value)
+                             .getResult());
+  return cast;
+}
+
+struct StorageSignaturesPass
+    : public quanta::impl::StorageSignaturesBase<StorageSignaturesPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    OpBuilder builder(module.getContext());
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (func.isExternal())
+        continue;
+      FunctionType type = func.getFunctionType();
+      auto inputs = llvm::map_to_vector(type.getInputs(), toStorage);
+      auto results = llvm::map_to_vector(type.getResults(), toStorage);
+      if (TypeRange(inputs) == type.getInputs() &&
+          TypeRange(results) == type.getResults())
+        continue;
+      Block &entry = func.getBody().front();
+      builder.setInsertionPointToStart(&entry);
+      for (auto [argument, storage] :
+           llvm::zip_equal(entry.getArguments(), inputs)) {
+        Type quantized = argument.getType();
+        if (quantized == storage)
+          continue;
+        argument.setType(storage);
+        auto cast = quant::StorageCastOp::create(builder, func.getLoc(),
+                                                 quantized, argument);
+        argument.replaceAllUsesExcept(cast.getResult(), cast);
+      }
+      func.walk([&](func::ReturnOp op) {
+        builder.setInsertionPoint(op);
+        op->setOperands(
+            storageCasts(builder, op.getLoc(), op.getOperands(), results));
+      });
+      func.setFunctionType(builder.getFunctionType(inputs, results));
+      if (auto uses = SymbolTable::getSymbolUses(func, module)) {
+        for (SymbolTable::SymbolUse use : *uses) {
+          auto call = dyn_cast<func::CallOp>(use.getUser());
+          if (!call)
+            continue;
+          builder.setInsertionPoint(call);
+          call->setOperands(
+              storageCasts(builder, call.getLoc(), call.getOperands(), inputs));
+          builder.setInsertionPointAfter(call);
+          for (auto [result, quantized] :
+               llvm::zip_equal(call.getResults(), type.getResults())) {
+            if (result.getType() == toStorage(quantized))
+              continue;
+            result.setType(toStorage(quantized));
+            auto cast = quant::StorageCastOp::create(builder, call.getLoc(),
+                                                     quantized, result);
+            result.replaceAllUsesExcept(cast.getResult(), cast);
+          }
+        }
+      }
+    }
+  }
+};
+
+/// Whether the LLVM lowering copies `type` with a plain memcpy (the test of
+/// upstream's MemRefCopyOpLowering).
+static bool isCopiedByMemcpy(Type type) {
+  auto memref = dyn_cast<MemRefType>(type);
+  return memref && (memref.getLayout().isIdentity() ||
+                    (memref.hasStaticShape() && memref.getNumElements() > 0 &&
+                     memref::isStaticShapeAndContiguousRowMajor(memref)));
+}
+
+struct ExpandStridedCopiesPass
+    : public quanta::impl::ExpandStridedCopiesBase<ExpandStridedCopiesPass> {
+  void runOnOperation() override {
+    getOperation()->walk([](memref::CopyOp op) {
+      if (isCopiedByMemcpy(op.getSource().getType()) &&
+          isCopiedByMemcpy(op.getTarget().getType()))
+        return;
+      OpBuilder builder(op);
+      linalg::CopyOp::create(builder, op.getLoc(), op.getSource(),
+                             op.getTarget());
+      op.erase();
+    });
+  }
+};
 } // namespace
 
 void quanta::buildLowerToLLVMPipeline(OpPassManager &pm) {
+  pm.addPass(quanta::createStorageSignatures());
   // quant.qcast/dcast to arithmetic; the quant.scast pairs left between
   // integer ops cancel out.
   pm.addNestedPass<func::FuncOp>(createLowerQuantCasts());
@@ -69,6 +178,7 @@ void quanta::buildLowerToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(quanta::createLowerIntrinsics());
+  pm.addPass(quanta::createExpandStridedCopies());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createConvertVectorToSCFPass());
   pm.addPass(createSCFToControlFlowPass());

@@ -11,6 +11,7 @@
 #ifndef QUANTA_DIALECT_QUANTA_TRANSFORMS_JIT_H
 #define QUANTA_DIALECT_QUANTA_TRANSFORMS_JIT_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -41,15 +42,20 @@ private:
 /// module compileForJit lowers may use, for tools that parse one.
 void registerJitDialects(DialectRegistry &registry);
 
+/// Gives `func` a `_mlir_ciface_` wrapper (memref descriptors, results as
+/// trailing out-parameters once lowered) and marks its arguments read-only:
+/// they are the caller's buffers, which bufferization must copy rather than
+/// write in place.
+void exposeCInterface(func::FuncOp func);
+
 /// Extra symbols for the engine (runtime callbacks).
 using SymbolRegistrar = llvm::function_ref<void(
     llvm::orc::SymbolMap &, llvm::orc::MangleAndInterner &)>;
 
 /// Lowers a copy of `module` to LLVM and JIT-compiles it for the host CPU
-/// (its features included, so x86 intrinsics compile). Functions marked
-/// `llvm.emit_c_interface` get `_mlir_ciface_` wrappers taking memref
-/// descriptors, results as trailing out-parameters. Errors are reported at
-/// the module's location, prefixed by `tool`.
+/// (its features included, so x86 intrinsics compile). Functions given
+/// exposeCInterface are called through their `_mlir_ciface_` wrappers. Errors
+/// are reported at the module's location, prefixed by `tool`.
 FailureOr<std::unique_ptr<ExecutionEngine>>
 compileForJit(ModuleOp module, StringRef tool, SymbolRegistrar extra = {});
 

@@ -290,4 +290,29 @@ def LowerIntrinsics : Pass<"quanta-lower-intrinsics", "ModuleOp"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def StorageSignatures : Pass<"quanta-storage-signatures", "ModuleOp"> {
+  let summary = "Quantized tensors cross function boundaries as storage";
+  let description = [{
+    Bufferization has no buffer type for `!quant.uniform` elements. Every
+    defined function's quantized arguments and results become tensors of
+    their (signless) storage type, with `quant.scast` at the entry, before
+    each return and around each call; the scast pairs then cancel out.
+    quant-run and the headers of quant-compile read the signedness from
+    the signature before lowering.
+  }];
+  let dependentDialects = ["::mlir::quant::QuantDialect"];
+}
+
+def ExpandStridedCopies : Pass<"quanta-expand-strided-copies"> {
+  let summary = "Turn memref.copy between non-contiguous buffers into loops";
+  let description = [{
+    The LLVM lowering of memref.copy calls MLIR's runtime function
+    `memrefCopy` unless both buffers are contiguous (for instance the copy
+    into a padded subview that tensor.pad bufferizes to). As linalg.copy,
+    lowered to loops, such a copy needs no runtime library: the object
+    files of quant-compile link with the C library alone.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 #endif // QUANTA_DIALECT_QUANTA_TRANSFORMS_PASSES_TD

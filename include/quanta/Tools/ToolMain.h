@@ -1,0 +1,29 @@
+//===- ToolMain.h - What quant-run and quant-compile share ------*- C++ -*-===//
+//
+// Both tools take one module file, may run a pass pipeline on it, and then
+// lower it with quanta-lower-to-llvm; this is their common front.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QUANTA_TOOLS_TOOLMAIN_H
+#define QUANTA_TOOLS_TOOLMAIN_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+namespace mlir::quanta {
+
+/// Registers MLIR's and Quanta's passes and dialects, parses the command
+/// line (the tool's own options, a positional `<module>` and
+/// `--pass-pipeline`), parses the module file, runs the pipeline on it and
+/// calls `body` on the result, diagnostics shown against the source.
+/// Returns the process exit code.
+int quantaToolMain(int argc, char **argv, StringRef description,
+                   llvm::function_ref<LogicalResult(ModuleOp)> body);
+
+/// The module file's path, once quantaToolMain has parsed the command line.
+StringRef getToolInputFile();
+
+} // namespace mlir::quanta
+
+#endif // QUANTA_TOOLS_TOOLMAIN_H

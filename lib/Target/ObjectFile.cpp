@@ -1,0 +1,301 @@
+//===- ObjectFile.cpp - Object files and C headers for a module -----------===//
+
+#include "quanta/Target/ObjectFile.h"
+#include "quanta/Dialect/Quanta/Transforms/Jit.h"
+#include "quanta/Dialect/Quanta/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/InterleavedRange.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Host.h"
+
+using namespace mlir;
+
+namespace {
+/// The C view of one tensor of a signature.
+struct CBuffer {
+  /// The element type in C, e.g. "uint8_t".
+  StringRef element;
+  /// Its short name in descriptor type names, e.g. "u8".
+  StringRef tag;
+  RankedTensorType type;
+
+  std::string descriptorType() const {
+    return ("quanta_memref_" + tag + "_" + Twine(type.getRank()) + "d").str();
+  }
+};
+} // namespace
+
+/// How a tensor of `type` crosses the C interface, if it can.
+static std::optional<CBuffer> getCBuffer(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.hasStaticShape())
+    return std::nullopt;
+  Type element = tensor.getElementType();
+  bool isSigned = true;
+  unsigned width = 0;
+  if (auto quantized = dyn_cast<quant::QuantizedType>(element)) {
+    isSigned = quantized.isSigned();
+    width = quantized.getStorageTypeIntegralWidth();
+  } else if (auto integer = dyn_cast<IntegerType>(element)) {
+    isSigned = !integer.isUnsigned();
+    width = integer.getWidth();
+  } else if (element.isF32()) {
+    return CBuffer{"float", "f32", tensor};
+  } else if (element.isF64()) {
+    return CBuffer{"double", "f64", tensor};
+  }
+  switch (width) {
+  case 8:
+    return isSigned ? CBuffer{"int8_t", "i8", tensor}
+                    : CBuffer{"uint8_t", "u8", tensor};
+  case 16:
+    return isSigned ? CBuffer{"int16_t", "i16", tensor}
+                    : CBuffer{"uint16_t", "u16", tensor};
+  case 32:
+    return isSigned ? CBuffer{"int32_t", "i32", tensor}
+                    : CBuffer{"uint32_t", "u32", tensor};
+  case 64:
+    return isSigned ? CBuffer{"int64_t", "i64", tensor}
+                    : CBuffer{"uint64_t", "u64", tensor};
+  default:
+    return std::nullopt;
+  }
+}
+
+static bool isCIdentifier(StringRef name) {
+  return !name.empty() && !llvm::isDigit(name.front()) &&
+         llvm::all_of(name,
+                      [](char c) { return llvm::isAlnum(c) || c == '_'; });
+}
+
+FailureOr<SmallVector<func::FuncOp>>
+quanta::getCInterfaceFunctions(ModuleOp module) {
+  SmallVector<func::FuncOp> functions;
+  bool valid = true;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isExternal() || !func.isPublic())
+      continue;
+    if (!isCIdentifier(func.getSymName())) {
+      func.emitOpError() << "name '" << func.getSymName()
+                         << "' is not a C identifier; rename the function or "
+                         << "make it private";
+      valid = false;
+      continue;
+    }
+    FunctionType type = func.getFunctionType();
+    for (auto [what, types] : {std::make_pair("argument", type.getInputs()),
+                               std::make_pair("result", type.getResults())}) {
+      for (auto [index, type] : llvm::enumerate(types)) {
+        if (getCBuffer(type))
+          continue;
+        func.emitOpError() << what << " " << index << " has type " << type
+                           << "; a C interface takes static tensors of f32, "
+                           << "f64, 8/16/32/64-bit integers or quantized "
+                           << "types";
+        valid = false;
+      }
+    }
+    functions.push_back(func);
+  }
+  if (!valid)
+    return failure();
+  if (functions.empty())
+    return emitError(module.getLoc())
+           << "the module has no public function to compile";
+  return functions;
+}
+
+/// The triple, CPU and features `options` stand for.
+static std::tuple<llvm::Triple, std::string, std::string>
+resolveTarget(const quanta::ObjectFileOptions &options) {
+  llvm::Triple triple(options.triple.empty()
+                          ? llvm::sys::getDefaultTargetTriple()
+                          : llvm::Triple::normalize(options.triple));
+  const bool host = triple == llvm::Triple(llvm::sys::getDefaultTargetTriple());
+  std::string cpu = options.cpu;
+  SmallVector<std::string> features;
+  if (cpu.empty() && host) {
+    cpu = llvm::sys::getHostCPUName().str();
+    for (const auto &feature : llvm::sys::getHostCPUFeatures())
+      features.push_back((feature.second ? "+" : "-") + feature.first().str());
+    llvm::sort(features);
+  }
+  if (!options.features.empty())
+    features.push_back(options.features);
+  return {triple, cpu, llvm::join(features, ",")};
+}
+
+static void emitDescriptorType(const CBuffer &buffer, llvm::raw_ostream &os) {
+  std::string name = buffer.descriptorType();
+  std::string guard = StringRef(name).upper();
+  os << "#ifndef " << guard << "\n#define " << guard << "\n"
+     << "typedef struct " << name << " {\n"
+     << "  " << buffer.element << " *allocated;\n"
+     << "  " << buffer.element << " *aligned;\n"
+     << "  int64_t offset;\n";
+  if (buffer.type.getRank() > 0)
+    os << "  int64_t sizes[" << buffer.type.getRank() << "];\n"
+       << "  int64_t strides[" << buffer.type.getRank() << "];\n";
+  os << "} " << name << ";\n#endif\n\n";
+}
+
+/// `name`'s descriptor over the contiguous row-major `pointer`.
+static void emitDescriptorInit(const CBuffer &buffer, StringRef name,
+                               StringRef pointer, llvm::raw_ostream &os) {
+  os << "  " << buffer.descriptorType() << " " << name << " = {("
+     << buffer.element << " *)" << pointer << ", (" << buffer.element << " *)"
+     << pointer << ", 0";
+  ArrayRef<int64_t> shape = buffer.type.getShape();
+  if (!shape.empty()) {
+    SmallVector<int64_t> strides(shape.size(), 1);
+    for (int64_t dim = static_cast<int64_t>(shape.size()) - 2; dim >= 0; --dim)
+      strides[dim] = strides[dim + 1] * shape[dim + 1];
+    os << ", {" << llvm::interleaved(shape) << "}, {"
+       << llvm::interleaved(strides) << "}";
+  }
+  os << "};\n";
+}
+
+LogicalResult quanta::emitCHeader(ModuleOp module, StringRef origin,
+                                  const ObjectFileOptions &options,
+                                  llvm::raw_ostream &os) {
+  auto functions = getCInterfaceFunctions(module);
+  if (failed(functions))
+    return failure();
+  auto [triple, cpu, features] = resolveTarget(options);
+  os << "/* Generated by quant-compile from "
+     << llvm::sys::path::filename(origin) << " for " << triple.str()
+     << (cpu.empty() ? "" : " (" + cpu + ")") << ". Do not edit.\n"
+     << " *\n"
+     << " * Each function takes MLIR memref descriptors: its arguments, then\n"
+     << " * its results as out-parameters whose buffers the caller owns.\n"
+     << " * Quantized tensors hold their storage integers; the comment of\n"
+     << " * each function gives their scales and zero points. The object\n"
+     << " * file needs only the C library (malloc, free, memcpy, memset). */\n";
+  std::string guard = "QUANTA_";
+  for (char c : llvm::sys::path::filename(origin))
+    guard += llvm::isAlnum(c) ? llvm::toUpper(c) : '_';
+  guard += "_H";
+  os << "#ifndef " << guard << "\n#define " << guard << "\n\n"
+     << "#include <stdint.h>\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
+
+  llvm::StringSet<> declaredTypes;
+  for (func::FuncOp func : *functions) {
+    FunctionType type = func.getFunctionType();
+    SmallVector<std::pair<std::string, CBuffer>> buffers;
+    for (auto [index, argument] : llvm::enumerate(type.getInputs()))
+      buffers.emplace_back("arg" + std::to_string(index),
+                           *getCBuffer(argument));
+    for (auto [index, result] : llvm::enumerate(type.getResults()))
+      buffers.emplace_back("result" + std::to_string(index),
+                           *getCBuffer(result));
+    for (auto &[name, buffer] : buffers)
+      if (declaredTypes.insert(buffer.descriptorType()).second)
+        emitDescriptorType(buffer, os);
+
+    StringRef name = func.getSymName();
+    os << "/* @" << name << ":\n";
+    for (auto &[bufferName, buffer] : buffers)
+      os << " *   " << bufferName << ": " << buffer.type << "\n";
+    os << " */\nvoid _mlir_ciface_" << name << "(";
+    llvm::interleaveComma(buffers, os, [&](const auto &entry) {
+      os << entry.second.descriptorType() << " *" << entry.first;
+    });
+    os << ");\n\n";
+
+    os << "/* @" << name << " on contiguous row-major buffers. */\n"
+       << "static inline void " << name << "_run(";
+    llvm::interleaveComma(buffers, os, [&](const auto &entry) {
+      bool isArgument = StringRef(entry.first).starts_with("arg");
+      os << (isArgument ? "const " : "") << entry.second.element << " *"
+         << entry.first;
+    });
+    os << ") {\n";
+    for (auto &[bufferName, buffer] : buffers)
+      emitDescriptorInit(buffer, bufferName + "_descriptor", bufferName, os);
+    os << "  _mlir_ciface_" << name << "(";
+    llvm::interleaveComma(buffers, os, [&](const auto &entry) {
+      os << "&" << entry.first << "_descriptor";
+    });
+    os << ");\n}\n\n";
+  }
+  os << "#ifdef __cplusplus\n}\n#endif\n\n#endif /* " << guard << " */\n";
+  return success();
+}
+
+LogicalResult quanta::emitObjectFile(ModuleOp module,
+                                     const ObjectFileOptions &options,
+                                     llvm::raw_pwrite_stream &os) {
+  auto functions = getCInterfaceFunctions(module);
+  if (failed(functions))
+    return failure();
+  for (func::FuncOp func : *functions)
+    exposeCInterface(func);
+  PassManager pm(module.getContext());
+  buildLowerToLLVMPipeline(pm);
+  if (failed(pm.run(module)))
+    return failure();
+
+  llvm::InitializeAllTargetInfos();
+  llvm::InitializeAllTargets();
+  llvm::InitializeAllTargetMCs();
+  llvm::InitializeAllAsmPrinters();
+  auto [triple, cpu, features] = resolveTarget(options);
+  std::string error;
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return emitError(module.getLoc())
+           << "unknown target triple '" << triple.str() << "': " << error;
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      triple, cpu, features, llvm::TargetOptions(), llvm::Reloc::PIC_,
+      std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+  if (!machine)
+    return emitError(module.getLoc())
+           << "cannot create a target machine for '" << triple.str() << "'";
+
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, llvmContext);
+  if (!llvmModule)
+    return emitError(module.getLoc()) << "cannot translate to LLVM IR";
+  llvmModule->setTargetTriple(triple);
+  llvmModule->setDataLayout(machine->createDataLayout());
+  if (llvm::Error error = makeOptimizingTransformer(
+          /*optLevel=*/3, /*sizeLevel=*/0, machine.get())(llvmModule.get()))
+    return emitError(module.getLoc())
+           << "LLVM optimization failed: " << llvm::toString(std::move(error));
+
+  // The header promises that the C library is enough; say so if a
+  // lowering ever needs more.
+  for (llvm::Function &function : llvmModule->functions())
+    if (function.isDeclaration() && !function.isIntrinsic() &&
+        !llvm::is_contained(
+            {"malloc", "free", "aligned_alloc", "memcpy", "memset", "memmove"},
+            function.getName()))
+      emitWarning(module.getLoc())
+          << "the object file calls '" << function.getName()
+          << "', which it does not define: link it in (MLIR's runtime "
+          << "functions are in libmlir_c_runner_utils)";
+
+  llvm::legacy::PassManager codegen;
+  if (machine->addPassesToEmitFile(codegen, os, nullptr,
+                                   llvm::CodeGenFileType::ObjectFile))
+    return emitError(module.getLoc())
+           << "the target '" << triple.str() << "' cannot emit object files";
+  codegen.run(*llvmModule);
+  return success();
+}

@@ -1,0 +1,72 @@
+//===- ToolMain.cpp - What quant-run and quant-compile share --------------===//
+
+#include "quanta/Tools/ToolMain.h"
+#include "quanta/Conversion/Passes.h"
+#include "quanta/Dialect/Quanta/Transforms/Jit.h"
+#include "quanta/Dialect/Quanta/Transforms/Passes.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+
+using namespace mlir;
+
+static llvm::cl::opt<std::string> inputFile(llvm::cl::Positional,
+                                            llvm::cl::desc("<module>"),
+                                            llvm::cl::Required);
+
+static llvm::cl::opt<std::string>
+    pipeline("pass-pipeline",
+             llvm::cl::desc("passes to run before lowering, as for quant-opt: "
+                            "'builtin.module(...)' or the bare list"));
+
+StringRef quanta::getToolInputFile() { return inputFile; }
+
+/// Runs `pipeline` in quant-opt's form or as the bare list of passes.
+static LogicalResult runPassPipeline(ModuleOp module) {
+  PassManager pm(module.getContext());
+  std::string errors;
+  llvm::raw_string_ostream errorStream(errors);
+  StringRef passes = StringRef(pipeline).trim();
+  if (passes.consume_front("builtin.module(") && !passes.consume_back(")"))
+    return module.emitError("bad --pass-pipeline: unbalanced parentheses");
+  if (failed(parsePassPipeline(passes, pm, errorStream)))
+    return module.emitError("bad --pass-pipeline: ") << errors;
+  return pm.run(module);
+}
+
+int quanta::quantaToolMain(int argc, char **argv, StringRef description,
+                           llvm::function_ref<LogicalResult(ModuleOp)> body) {
+  llvm::InitLLVM init(argc, argv);
+  registerAllPasses();
+  registerQuantaPassesAndPipelines();
+  registerQuantaConversionPasses();
+  llvm::cl::ParseCommandLineOptions(argc, argv, description);
+
+  DialectRegistry registry;
+  registerJitDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+
+  std::string error;
+  auto file = openInputFile(inputFile, &error);
+  if (!file) {
+    llvm::errs() << llvm::sys::path::filename(argv[0]) << ": " << error << "\n";
+    return 1;
+  }
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
+  if (!module || (!pipeline.empty() && failed(runPassPipeline(*module))))
+    return 1;
+  return failed(body(*module)) ? 1 : 0;
+}

@@ -1,0 +1,66 @@
+//===- quant-compile.cpp - A module to an object file and a C header ------===//
+//
+//   quant-compile model.mlir -o model.o --header=model.h
+//       [--pass-pipeline='builtin.module(...)'] [--target-triple=T]
+//       [--mcpu=CPU] [--mattr=+f1,-f2]
+//
+// Optionally runs a pass pipeline (e.g. quanta-quantize, quanta-lower-x86),
+// then lowers every public function with quanta-lower-to-llvm, the JIT's
+// lowering, and writes a position-independent object file for the target
+// (default: this machine, its CPU and features) and a C header declaring
+// how to call each function.
+//
+//===----------------------------------------------------------------------===//
+
+#include "quanta/Target/ObjectFile.h"
+#include "quanta/Tools/ToolMain.h"
+
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+static cl::opt<std::string> objectFile("o", cl::desc("the object file"),
+                                       cl::value_desc("path"), cl::Required);
+static cl::opt<std::string> headerFile("header",
+                                       cl::desc("the C header (default: none)"),
+                                       cl::value_desc("path"));
+static cl::opt<std::string>
+    triple("target-triple", cl::desc("the target (default: this machine)"));
+static cl::opt<std::string>
+    cpu("mcpu", cl::desc("the target CPU (default: this machine's for its "
+                         "own triple, else the triple's generic CPU)"));
+static cl::opt<std::string>
+    features("mattr", cl::desc("extra target features, e.g. +avx2,+fma"));
+
+static LogicalResult compile(ModuleOp module) {
+  Location loc = module.getLoc();
+  quanta::ObjectFileOptions options{triple, cpu, features};
+  std::string error;
+  // The header first: it describes the tensor signatures, which lowering
+  // replaces by descriptors.
+  if (!headerFile.empty()) {
+    auto header = openOutputFile(headerFile, &error);
+    if (!header)
+      return emitError(loc) << "cannot write the header: " << error;
+    if (failed(quanta::emitCHeader(module, quanta::getToolInputFile(), options,
+                                   header->os())))
+      return failure();
+    header->keep();
+  }
+  auto object = openOutputFile(objectFile, &error);
+  if (!object)
+    return emitError(loc) << "cannot write the object file: " << error;
+  if (failed(quanta::emitObjectFile(module, options, object->os())))
+    return failure();
+  object->keep();
+  return success();
+}
+
+int main(int argc, char **argv) {
+  return quanta::quantaToolMain(
+      argc, argv, "Quanta: a module to an object file and a C header\n",
+      compile);
+}
