@@ -8,7 +8,7 @@ packages=(
   cmake ninja-build make
   clang-22 lld-22 llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   libgtest-dev zlib1g-dev
-  python3 python3-dev pybind11-dev
+  python3 python3-dev python3-numpy pybind11-dev
 )
 # Extra packages only some targets need, e.g. QUANTA_EXTRA_PACKAGES=python3-torch
 # for regenerating golden files.

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes the quant-run execution test of quanta.qmatmul: a module with
-random integer GEMMs (odd sizes, K = 1, s8 and u8 inputs, per-channel
+random integer GEMMs (odd sizes, K = 1, N a multiple of one tile width only, s8 and u8 inputs, per-channel
 requantization) and their inputs and expected outputs as .npy, the
 expectation computed here in NumPy int64 arithmetic from the op's
 documented semantics (independent of Quanta's C++). Rows of the input sit
@@ -18,6 +18,10 @@ CASES = [  # name, M, K, N, input storage
     ("tiles_s8", 13, 33, 40, "i8"),
     ("k1_u8", 1, 1, 1, "u8"),
     ("wide_u8", 9, 300, 70, "u8"),
+    # N a multiple of the AVX2 tile's 16 columns but not of the 1-row
+    # tile's 32 (writes past N once overwrote the next rows), K unpadded.
+    ("n16_u8", 8, 8, 16, "u8"),
+    ("n48_s8", 6, 16, 48, "i8"),
 ]
 
 

@@ -7,6 +7,10 @@
 // RUN: quant-run %S/Inputs/qmatmul_exec.mlir --entry=tiles_s8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=generic})' --input=%S/Inputs/qmatmul_tiles_s8_input.npy --output=%t.tiles_s8.npy && cmp %t.tiles_s8.npy %S/Inputs/qmatmul_tiles_s8_expected.npy
 // RUN: quant-run %S/Inputs/qmatmul_exec.mlir --entry=k1_u8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=generic})' --input=%S/Inputs/qmatmul_k1_u8_input.npy --output=%t.k1_u8.npy && cmp %t.k1_u8.npy %S/Inputs/qmatmul_k1_u8_expected.npy
 // RUN: quant-run %S/Inputs/qmatmul_exec.mlir --entry=wide_u8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=generic})' --input=%S/Inputs/qmatmul_wide_u8_input.npy --output=%t.wide_u8.npy && cmp %t.wide_u8.npy %S/Inputs/qmatmul_wide_u8_expected.npy
+// RUN: quant-run %S/Inputs/qmatmul_exec.mlir --entry=n16_u8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=avx2})' --input=%S/Inputs/qmatmul_n16_u8_input.npy --output=%t.n16_u8.npy && cmp %t.n16_u8.npy %S/Inputs/qmatmul_n16_u8_expected.npy
+// RUN: quant-run %S/Inputs/qmatmul_exec.mlir --entry=n48_s8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=avx2})' --input=%S/Inputs/qmatmul_n48_s8_input.npy --output=%t.n48_s8.npy && cmp %t.n48_s8.npy %S/Inputs/qmatmul_n48_s8_expected.npy
+// RUN: quant-run %S/Inputs/qmatmul_exec.mlir --entry=n16_u8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=generic})' --input=%S/Inputs/qmatmul_n16_u8_input.npy --output=%t.n16_u8.npy && cmp %t.n16_u8.npy %S/Inputs/qmatmul_n16_u8_expected.npy
+// RUN: quant-run %S/Inputs/qmatmul_exec.mlir --entry=n48_s8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=generic})' --input=%S/Inputs/qmatmul_n48_s8_input.npy --output=%t.n48_s8.npy && cmp %t.n48_s8.npy %S/Inputs/qmatmul_n48_s8_expected.npy
 
 // Execution of quanta.qmatmul lowered for AVX2 (both vpmaddubsw and exact vpmaddwd cases) and the generic path through quant-run's JIT:
 // outputs byte-identical to NumPy's int64 evaluation of the op's semantics

@@ -516,9 +516,13 @@ Value QMatmulLowering::build() {
                       int64_t rows, int64_t strips, int64_t split) -> Value {
     if (rowBegin >= rowEnd)
       return output;
+    // Only the strips this tile's width needs: paddedN fits the widest
+    // tile, and a narrower tile's in-bounds writes past n would land in
+    // the next row.
+    const int64_t stripEnd =
+        llvm::alignTo(n, shape.lanes * strips) / shape.lanes;
     auto columns = scf::ForOp::create(
-        b, loc, index(0), index(paddedN / shape.lanes), index(strips),
-        ValueRange{output},
+        b, loc, index(0), index(stripEnd), index(strips), ValueRange{output},
         [&](OpBuilder &nb, Location, Value strip0, ValueRange outer) {
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPointToStart(nb.getInsertionBlock());

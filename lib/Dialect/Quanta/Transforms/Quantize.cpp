@@ -3,21 +3,27 @@
 // quanta-quantize: rewrites
 //
 //   quant.dcast(input) x quant.dcast(quant.qcast(constant weights))
-//     -> linalg.matmul [+ bias] [-> relu / relu6 / clamp] -> quant.qcast
+//     -> core [+ bias] [-> relu / relu6 / clamp] -> quant.qcast
 //
-// into one quanta.qmatmul whose integer constants (s8 weights, column
-// offsets, requantization multipliers, output range) come from the numeric
-// library's prepareIntegerGemm, the same code the reference kernels and the
-// Python binding use. Anything else stays float between its dq/q pairs,
-// with a remark saying why.
+// where the core is linalg.matmul, a linalg.batch_matmul of batch 1 or a
+// 2-D convolution (NHWC/FHWC, NHWC/HWCF, NCHW/FCHW), into one
+// quanta.qmatmul: convolutions become a GEMM over the im2col matrix of the
+// quantized input (a reshape for 1x1 kernels of stride 1), so every target
+// needs one integer kernel. Its constants (s8 weights, column offsets,
+// requantization multipliers, output range) come from the numeric library's
+// prepareIntegerGemm, the same code the reference kernels and the Python
+// binding use. Anything else stays float between its dq/q pairs, with a
+// remark saying why.
 //
 //===----------------------------------------------------------------------===//
 
 #include "quanta/Dialect/Quanta/Transforms/Passes.h"
 #include "quanta/Numerics/IntegerKernels.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Quant/IR/Quant.h"
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 
 #include <optional>
@@ -32,17 +38,41 @@ using namespace mlir::quanta;
 namespace nx = mlir::quanta::numerics;
 
 namespace {
-/// A float matmul chain that quanta.qmatmul can replace.
+/// The float ops a GEMM over quantized values can replace.
+enum class CoreKind {
+  Matmul,       // [M,K] x [K,N]
+  BatchMatmul,  // [1,M,K] x [1,K,N]
+  ConvNhwcFhwc, // input [N,H,W,C], weights [F,KH,KW,C]
+  ConvNhwcHwcf, // input [N,H,W,C], weights [KH,KW,C,F]
+  ConvNchwFchw, // input [N,C,H,W], weights [F,C,KH,KW]
+};
+
+/// A float chain quanta.qmatmul can replace.
 struct GemmChain {
-  linalg::MatmulOp matmul;
-  /// The ops between the matmul and the final quant.qcast, in order.
+  linalg::LinalgOp core;
+  CoreKind kind;
+  /// The core's output dimension of the output channels, along which a
+  /// bias broadcasts, and the weights' dimension of the same channels.
+  int64_t channelDim;
+  int64_t weightChannelDim;
+  /// The ops between the core and the final quant.qcast, in order.
   SmallVector<Operation *> epilogue;
   Value quantizedInput;
   quant::UniformQuantizedType inputType;
   DenseElementsAttr weights;
   quant::QuantizedType weightType;
   std::optional<DenseElementsAttr> bias;
+  /// The output dimension the bias of the epilogue or init broadcasts along.
+  int64_t biasDim = -1;
   nx::FusedActivation activation;
+  /// Convolutions only: strides and dilations (H, W), kernel size.
+  SmallVector<int64_t, 2> strides, dilations;
+  int64_t kernelH = 1, kernelW = 1;
+};
+
+/// The GEMM a chain computes: out[M,N] = lhs[M,K] x weights[K,N].
+struct GemmShape {
+  int64_t m, k, n;
 };
 } // namespace
 
@@ -61,25 +91,40 @@ static std::optional<float> getScalarFloat(Value value) {
   return std::nullopt;
 }
 
-/// The single block of `generic` if it is an elementwise 2-D op whose
-/// output map is the identity.
+/// The single block of `generic` if it is an elementwise op whose output
+/// map is the identity.
 static Block *getElementwiseBody(linalg::GenericOp generic) {
-  if (generic.getNumDpsInits() != 1 || generic.getNumLoops() != 2 ||
-      generic.getNumReductionLoops() != 0 ||
+  if (generic.getNumDpsInits() != 1 || generic.getNumReductionLoops() != 0 ||
       !generic.getIndexingMapsArray().back().isIdentity())
     return nullptr;
   return generic.getBody();
 }
 
-/// The 1-D constant read by `generic`'s input `index` along the output's
-/// columns ((d0, d1) -> (d1)), the broadcast of a bias.
-static DenseElementsAttr getColumnBroadcast(linalg::GenericOp generic,
-                                            unsigned index) {
+/// The dimension a bias broadcasts along when it is one value for all.
+constexpr int64_t kScalarBias = -2;
+
+/// The constant read by `generic`'s input `index` if it varies along at
+/// most one output dimension, the broadcast of a bias, and that dimension
+/// (kScalarBias for a single value). TOSA broadcasts through the map
+/// ((d0, ..., dr) -> (dj)) or through size-1 dimensions of the constant.
+static std::optional<std::pair<DenseElementsAttr, int64_t>>
+getBroadcast(linalg::GenericOp generic, unsigned index) {
   AffineMap map = generic.getIndexingMapsArray()[index];
-  MLIRContext *context = generic.getContext();
-  if (map != AffineMap::get(2, 0, getAffineDimExpr(1, context)))
-    return {};
-  return getFloatConstant(generic.getDpsInputOperand(index)->get());
+  DenseElementsAttr constant =
+      getFloatConstant(generic.getDpsInputOperand(index)->get());
+  if (!constant || map.getNumSymbols() != 0)
+    return std::nullopt;
+  auto shape = cast<ShapedType>(constant.getType()).getShape();
+  int64_t dim = kScalarBias;
+  for (auto [result, size] : llvm::zip_equal(map.getResults(), shape)) {
+    if (size == 1)
+      continue;
+    auto dimExpr = dyn_cast<AffineDimExpr>(result);
+    if (!dimExpr || dim != kScalarBias)
+      return std::nullopt;
+    dim = dimExpr.getPosition();
+  }
+  return std::make_pair(constant, dim);
 }
 
 /// Matches `generic` as a clamp of its only input by constants:
@@ -112,9 +157,9 @@ matchClamp(linalg::GenericOp generic) {
   return activation;
 }
 
-/// Matches `generic` as `in + broadcast(bias)`; returns the bias and the
-/// other input's index.
-static std::optional<std::pair<DenseElementsAttr, unsigned>>
+/// Matches `generic` as `in + broadcast(bias)`; returns the bias, the
+/// dimension it broadcasts along and the other input's index.
+static std::optional<std::tuple<DenseElementsAttr, int64_t, unsigned>>
 matchBiasAdd(linalg::GenericOp generic) {
   Block *body = getElementwiseBody(generic);
   if (!body || generic.getNumDpsInputs() != 2 ||
@@ -129,19 +174,21 @@ matchBiasAdd(linalg::GenericOp generic) {
     unsigned other = 1 - biasIndex;
     if (!generic.getIndexingMapsArray()[other].isIdentity())
       continue;
-    if (DenseElementsAttr bias = getColumnBroadcast(generic, biasIndex))
-      return std::make_pair(bias, other);
+    if (auto bias = getBroadcast(generic, biasIndex))
+      return std::make_tuple(bias->first, bias->second, other);
   }
   return std::nullopt;
 }
 
-/// The bias a matmul's init holds: none for a fill with 0, the constant of
-/// a column broadcast (how TOSA lowers a biased matmul or convolution).
-static FailureOr<std::optional<DenseElementsAttr>> matchMatmulInit(Value init) {
+/// The bias a core's init holds: none for a fill with 0, the constant of a
+/// broadcast (how TOSA lowers a biased matmul or convolution) and the
+/// dimension it broadcasts along.
+static FailureOr<std::optional<std::pair<DenseElementsAttr, int64_t>>>
+matchCoreInit(Value init) {
   if (auto fill = init.getDefiningOp<linalg::FillOp>()) {
     std::optional<float> value = getScalarFloat(fill.getInputs()[0]);
     if (value && *value == 0.0f)
-      return std::optional<DenseElementsAttr>();
+      return std::optional<std::pair<DenseElementsAttr, int64_t>>();
     return failure();
   }
   auto generic = init.getDefiningOp<linalg::GenericOp>();
@@ -150,9 +197,96 @@ static FailureOr<std::optional<DenseElementsAttr>> matchMatmulInit(Value init) {
       generic.getBody()->getTerminator()->getOperand(0) !=
           generic.getBody()->getArgument(0))
     return failure();
-  if (DenseElementsAttr bias = getColumnBroadcast(generic, 0))
-    return std::optional<DenseElementsAttr>(bias);
+  if (auto bias = getBroadcast(generic, 0))
+    return std::optional<std::pair<DenseElementsAttr, int64_t>>(*bias);
   return failure();
+}
+
+/// The integers of a convolution's strides or dilations attribute.
+static SmallVector<int64_t, 2> getConvAttr(DenseIntElementsAttr attr) {
+  return llvm::map_to_vector<2>(
+      attr.getValues<APInt>(), [](const APInt &v) { return v.getSExtValue(); });
+}
+
+/// Fills in the core fields of `chain` if `op` is one of the float ops a
+/// GEMM can replace; otherwise says why not (empty if `op` is no candidate).
+static LogicalResult matchCore(Operation *op, GemmChain &chain,
+                               std::string &whyNot) {
+  auto setConv = [&](auto conv, CoreKind kind, int64_t channelDim,
+                     int64_t weightChannelDim, int64_t kernelHDim) {
+    chain.core = conv;
+    chain.kind = kind;
+    chain.channelDim = channelDim;
+    chain.weightChannelDim = weightChannelDim;
+    chain.strides = getConvAttr(conv.getStrides());
+    chain.dilations = getConvAttr(conv.getDilations());
+    auto weights = cast<ShapedType>(conv.getInputs()[1].getType());
+    chain.kernelH = weights.getDimSize(kernelHDim);
+    chain.kernelW = weights.getDimSize(kernelHDim + 1);
+    return success();
+  };
+  if (auto matmul = dyn_cast_if_present<linalg::MatmulOp>(op)) {
+    if (matmul.hasUserDefinedMaps()) {
+      whyNot = "transposed or broadcast operands are not supported yet";
+      return failure();
+    }
+    chain.core = matmul;
+    chain.kind = CoreKind::Matmul;
+    chain.channelDim = chain.weightChannelDim = 1;
+    return success();
+  }
+  if (auto batch = dyn_cast_if_present<linalg::BatchMatmulOp>(op)) {
+    if (batch.hasUserDefinedMaps() ||
+        cast<ShapedType>(batch.getInputs()[0].getType()).getDimSize(0) != 1) {
+      whyNot = "batch matmuls of batch 1 with default maps only";
+      return failure();
+    }
+    chain.core = batch;
+    chain.kind = CoreKind::BatchMatmul;
+    chain.channelDim = chain.weightChannelDim = 2;
+    return success();
+  }
+  if (auto conv = dyn_cast_if_present<linalg::Conv2DNhwcFhwcOp>(op))
+    return setConv(conv, CoreKind::ConvNhwcFhwc, 3, 0, 1);
+  if (auto conv = dyn_cast_if_present<linalg::Conv2DNhwcHwcfOp>(op))
+    return setConv(conv, CoreKind::ConvNhwcHwcf, 3, 3, 0);
+  if (auto conv = dyn_cast_if_present<linalg::Conv2DNchwFchwOp>(op))
+    return setConv(conv, CoreKind::ConvNchwFchw, 1, 0, 2);
+  return failure();
+}
+
+static bool isConv(CoreKind kind) {
+  return kind != CoreKind::Matmul && kind != CoreKind::BatchMatmul;
+}
+
+/// M, K and N of the GEMM `chain` becomes.
+static GemmShape getGemmShape(const GemmChain &chain) {
+  auto output = cast<ShapedType>(chain.core->getResult(0).getType());
+  auto weights = cast<ShapedType>(chain.weights.getType());
+  const int64_t n = output.getDimSize(chain.channelDim);
+  const int64_t k = weights.getNumElements() / n;
+  return {output.getNumElements() / n, k, n};
+}
+
+/// Where weight element (row, column) of the K x N GEMM matrix sits in the
+/// core's weights: im2col orders K as (kh, kw, c) for every layout.
+static int64_t getWeightIndex(const GemmChain &chain, ArrayRef<int64_t> shape,
+                              int64_t row, int64_t column) {
+  switch (chain.kind) {
+  case CoreKind::Matmul:
+  case CoreKind::BatchMatmul:
+    return row * shape.back() + column;
+  case CoreKind::ConvNhwcFhwc: // [F, KH, KW, C]
+    return column * shape[1] * shape[2] * shape[3] + row;
+  case CoreKind::ConvNhwcHwcf: // [KH, KW, C, F]
+    return row * shape[3] + column;
+  case CoreKind::ConvNchwFchw: { // [F, C, KH, KW]
+    const int64_t c = shape[1], kh = shape[2], kw = shape[3];
+    const int64_t channel = row % c, tap = row / c;
+    return ((column * c + channel) * kh + tap / kw) * kw + tap % kw;
+  }
+  }
+  llvm_unreachable("unknown core kind");
 }
 
 /// The value before a quant.dcast of an 8-bit per-tensor quantized tensor.
@@ -169,8 +303,8 @@ matchQuantizedActivation(Value value) {
   return std::make_pair(dcast.getInput(), type);
 }
 
-/// Why `qcast`'s input is not a matmul chain quanta.qmatmul can replace, or
-/// the chain.
+/// Why `qcast`'s input is not a chain quanta.qmatmul can replace, or the
+/// chain.
 static FailureOr<GemmChain> matchGemmChain(quant::QuantizeCastOp qcast,
                                            std::string &whyNot) {
   GemmChain chain;
@@ -186,25 +320,21 @@ static FailureOr<GemmChain> matchGemmChain(quant::QuantizeCastOp qcast,
     }
   if (auto generic = current.getDefiningOp<linalg::GenericOp>())
     if (auto biasAdd = matchBiasAdd(generic)) {
-      chain.bias = biasAdd->first;
-      step(generic.getDpsInputOperand(biasAdd->second)->get(), generic);
+      chain.bias = std::get<0>(*biasAdd);
+      chain.biasDim = std::get<1>(*biasAdd);
+      step(generic.getDpsInputOperand(std::get<2>(*biasAdd))->get(), generic);
     }
-  chain.matmul = current.getDefiningOp<linalg::MatmulOp>();
-  if (!chain.matmul)
-    return failure(); // Not a matmul: nothing to say.
+  if (failed(matchCore(current.getDefiningOp(), chain, whyNot)))
+    return failure();
   // The float values the rewrite removes must have no other user.
-  SmallVector<Operation *> chainOps{chain.matmul};
+  SmallVector<Operation *> chainOps{chain.core};
   chainOps.append(chain.epilogue);
   for (Operation *op : chainOps)
     if (!op->getResult(0).hasOneUse()) {
       whyNot = "a float result of the chain has other users";
       return failure();
     }
-  if (chain.matmul.hasUserDefinedMaps()) {
-    whyNot = "transposed or broadcast operands are not supported yet";
-    return failure();
-  }
-  auto input = matchQuantizedActivation(chain.matmul.getInputs()[0]);
+  auto input = matchQuantizedActivation(chain.core.getDpsInputs()[0]);
   if (failed(input)) {
     whyNot = "the input is not dequantized from an 8-bit per-tensor type";
     return failure();
@@ -212,7 +342,7 @@ static FailureOr<GemmChain> matchGemmChain(quant::QuantizeCastOp qcast,
   std::tie(chain.quantizedInput, chain.inputType) = *input;
 
   auto weightDcast =
-      chain.matmul.getInputs()[1].getDefiningOp<quant::DequantizeCastOp>();
+      chain.core.getDpsInputs()[1].getDefiningOp<quant::DequantizeCastOp>();
   auto weightQcast =
       weightDcast
           ? weightDcast.getInput().getDefiningOp<quant::QuantizeCastOp>()
@@ -228,19 +358,29 @@ static FailureOr<GemmChain> matchGemmChain(quant::QuantizeCastOp qcast,
   auto perAxis = dyn_cast<quant::UniformQuantizedPerAxisType>(chain.weightType);
   if (!chain.weightType.isSigned() ||
       chain.weightType.getStorageTypeIntegralWidth() != 8 ||
-      (perAxis && perAxis.getQuantizedDimension() != 1) ||
+      (perAxis && perAxis.getQuantizedDimension() != chain.weightChannelDim) ||
       (!perAxis && !isa<quant::UniformQuantizedType>(chain.weightType))) {
     whyNot = "the weights are not s8, per tensor or per output channel";
     return failure();
   }
 
-  auto init = matchMatmulInit(chain.matmul.getOutputs()[0]);
+  auto init = matchCoreInit(chain.core.getDpsInits()[0]);
   if (failed(init) || (*init && chain.bias)) {
     whyNot = "the accumulator does not start from zero or a bias";
     return failure();
   }
   if (*init)
-    chain.bias = *init;
+    std::tie(chain.bias, chain.biasDim) = **init;
+  const int64_t n = getGemmShape(chain).n;
+  if (chain.bias && chain.biasDim == kScalarBias)
+    chain.bias = DenseElementsAttr::get(
+        RankedTensorType::get({n}, chain.bias->getElementType()),
+        *chain.bias->value_begin<Attribute>());
+  else if (chain.bias && (chain.biasDim != chain.channelDim ||
+                          chain.bias->getNumElements() != n)) {
+    whyNot = "the bias does not broadcast along the output channels";
+    return failure();
+  }
   return chain;
 }
 
@@ -253,7 +393,8 @@ static FailureOr<nx::IntegerGemm>
 prepareGemm(const GemmChain &chain, quant::UniformQuantizedType outputType,
             SmallVectorImpl<int8_t> &weights, std::string &whyNot) {
   auto shape = cast<ShapedType>(chain.weights.getType()).getShape();
-  const int64_t k = shape[0], n = shape[1];
+  const GemmShape gemmShape = getGemmShape(chain);
+  const int64_t k = gemmShape.k, n = gemmShape.n;
   nx::QuantizedGemmParams params;
   params.inputType = getDType(chain.inputType);
   params.input = {static_cast<float>(chain.inputType.getScale()),
@@ -273,21 +414,24 @@ prepareGemm(const GemmChain &chain, quant::UniformQuantizedType outputType,
     params.weight.scales = {static_cast<float>(uniform.getScale())};
     params.weight.zeroPoints = {static_cast<int32_t>(uniform.getZeroPoint())};
   }
-  // The weights as quant.qcast stores them (PyTorch's quantize_val).
+  // The weights as quant.qcast stores them (PyTorch's quantize_val), laid
+  // out as the K x N GEMM matrix.
   auto values = chain.weights.getValues<float>();
   weights.reserve(k * n);
-  for (int64_t index = 0; index < k * n; ++index) {
-    const float value = values[index];
-    if (std::isnan(value)) {
-      whyNot = "the weights hold NaN";
-      return failure();
+  for (int64_t row = 0; row < k; ++row) {
+    for (int64_t column = 0; column < n; ++column) {
+      const float value = values[getWeightIndex(chain, shape, row, column)];
+      if (std::isnan(value)) {
+        whyNot = "the weights hold NaN";
+        return failure();
+      }
+      const size_t ch =
+          params.weight.scales.size() == 1 ? 0 : static_cast<size_t>(column);
+      weights.push_back(static_cast<int8_t>(nx::quantizeValue(
+          value, params.weight.scales[ch], params.weight.zeroPoints[ch],
+          chain.weightType.getStorageTypeMin(),
+          chain.weightType.getStorageTypeMax())));
     }
-    const size_t ch =
-        params.weight.scales.size() == 1 ? 0 : static_cast<size_t>(index % n);
-    weights.push_back(static_cast<int8_t>(nx::quantizeValue(
-        value, params.weight.scales[ch], params.weight.zeroPoints[ch],
-        chain.weightType.getStorageTypeMin(),
-        chain.weightType.getStorageTypeMax())));
   }
   std::vector<float> bias;
   if (chain.bias) {
@@ -313,11 +457,122 @@ prepareGemm(const GemmChain &chain, quant::UniformQuantizedType outputType,
   return std::move(*gemm);
 }
 
+/// `value` (quantized) reinterpreted as its storage integers, so that data
+/// movement bufferizes (memrefs have no quantized element type).
+static Value toStorage(OpBuilder &builder, Location loc, Value value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  auto element = cast<quant::QuantizedType>(type.getElementType());
+  return quant::StorageCastOp::create(
+      builder, loc, type.clone(element.getStorageType()), value);
+}
+
+static Value fromStorage(OpBuilder &builder, Location loc, Value storage,
+                         Type element) {
+  auto type = cast<RankedTensorType>(storage.getType());
+  return quant::StorageCastOp::create(builder, loc, type.clone(element),
+                                      storage);
+}
+
+/// The M x K quantized matrix the GEMM of `chain` reads: the input itself,
+/// a reshape, or for convolutions the im2col matrix, rows (n, oh, ow) and
+/// columns (kh, kw, c), gathered from the storage integers.
+static Value buildGemmInput(OpBuilder &builder, Location loc,
+                            const GemmChain &chain, const GemmShape &shape) {
+  Value input = chain.quantizedInput;
+  if (chain.kind == CoreKind::Matmul)
+    return input;
+  auto inputType = cast<RankedTensorType>(input.getType());
+  Type element = inputType.getElementType();
+  Value storage = toStorage(builder, loc, input);
+  Type storageElement = getElementTypeOrSelf(storage.getType());
+  auto matrixType = RankedTensorType::get({shape.m, shape.k}, storageElement);
+  auto collapse = [&](Value value, ArrayRef<ReassociationIndices> groups) {
+    return fromStorage(builder, loc,
+                       tensor::CollapseShapeOp::create(builder, loc, matrixType,
+                                                       value, groups),
+                       element);
+  };
+  if (chain.kind == CoreKind::BatchMatmul)
+    return collapse(storage, {{0, 1}, {2}});
+  const bool nchw = chain.kind == CoreKind::ConvNchwFchw;
+  const bool pointwise =
+      chain.kernelH == 1 && chain.kernelW == 1 &&
+      llvm::all_of(chain.strides, [](int64_t stride) { return stride == 1; });
+  if (pointwise && !nchw)
+    return collapse(storage, {{0, 1, 2}, {3}});
+
+  // im2col as [N, OH, OW, KH, KW, C], then collapsed to M x K.
+  auto output = cast<ShapedType>(chain.core->getResult(0).getType());
+  const int64_t spatial = nchw ? 2 : 1;
+  const int64_t channels = inputType.getDimSize(nchw ? 1 : 3);
+  SmallVector<int64_t> colsShape{output.getDimSize(0),
+                                 output.getDimSize(spatial),
+                                 output.getDimSize(spatial + 1),
+                                 chain.kernelH,
+                                 chain.kernelW,
+                                 channels};
+  MLIRContext *context = builder.getContext();
+  auto d = [&](unsigned position) {
+    return getAffineDimExpr(position, context);
+  };
+  AffineExpr row = d(1) * chain.strides[0] + d(3) * chain.dilations[0];
+  AffineExpr column = d(2) * chain.strides[1] + d(4) * chain.dilations[1];
+  SmallVector<AffineExpr> inputIndex =
+      nchw ? SmallVector<AffineExpr>{d(0), d(5), row, column}
+           : SmallVector<AffineExpr>{d(0), row, column, d(5)};
+  SmallVector<AffineMap> maps{AffineMap::get(6, 0, inputIndex, context),
+                              AffineMap::getMultiDimIdentityMap(6, context)};
+  Value empty =
+      tensor::EmptyOp::create(builder, loc, colsShape, storageElement);
+  auto im2col = linalg::GenericOp::create(
+      builder, loc, empty.getType(), ValueRange{storage}, ValueRange{empty},
+      maps, SmallVector<utils::IteratorType>(6, utils::IteratorType::parallel),
+      [](OpBuilder &nested, Location nestedLoc, ValueRange arguments) {
+        linalg::YieldOp::create(nested, nestedLoc, arguments[0]);
+      });
+  return collapse(im2col.getResult(0), {{0, 1, 2}, {3, 4, 5}});
+}
+
+/// The GEMM's M x N result in the shape and layout of the chain's output.
+static Value buildGemmOutput(OpBuilder &builder, Location loc,
+                             const GemmChain &chain, Value result,
+                             RankedTensorType outputType) {
+  if (chain.kind == CoreKind::Matmul)
+    return result;
+  Type element = outputType.getElementType();
+  Value storage = toStorage(builder, loc, result);
+  Type storageElement = getElementTypeOrSelf(storage.getType());
+  if (chain.kind == CoreKind::BatchMatmul)
+    return fromStorage(builder, loc,
+                       tensor::ExpandShapeOp::create(
+                           builder, loc, outputType.clone(storageElement),
+                           storage, {{0, 1}, {2}}),
+                       element);
+  ArrayRef<int64_t> shape = outputType.getShape();
+  if (chain.kind != CoreKind::ConvNchwFchw)
+    return fromStorage(builder, loc,
+                       tensor::ExpandShapeOp::create(
+                           builder, loc, outputType.clone(storageElement),
+                           storage, {{0, 1, 2}, {3}}),
+                       element);
+  // NCHW: the GEMM's rows are (n, oh, ow), its columns the channels.
+  auto nhwcType = RankedTensorType::get(
+      {shape[0], shape[2], shape[3], shape[1]}, storageElement);
+  Value nhwc = tensor::ExpandShapeOp::create(builder, loc, nhwcType, storage,
+                                             {{0, 1, 2}, {3}});
+  Value empty = tensor::EmptyOp::create(builder, loc, shape, storageElement);
+  auto transpose = linalg::TransposeOp::create(builder, loc, nhwc, empty,
+                                               ArrayRef<int64_t>{0, 3, 1, 2});
+  return fromStorage(builder, loc, transpose.getResult()[0], element);
+}
+
 static void replaceChain(quant::QuantizeCastOp qcast, GemmChain &chain,
                          const nx::IntegerGemm &gemm,
                          ArrayRef<int8_t> weights) {
   OpBuilder builder(qcast);
   MLIRContext *context = qcast.getContext();
+  Location loc = chain.core.getLoc();
+  const GemmShape shape = getGemmShape(chain);
   auto weightsType =
       RankedTensorType::get({gemm.k, gemm.n}, IntegerType::get(context, 8));
   SmallVector<int32_t> multipliers, shifts;
@@ -328,9 +583,12 @@ static void replaceChain(quant::QuantizeCastOp qcast, GemmChain &chain,
   std::vector<int32_t> weightZeroPoints = gemm.weightZeroPoints;
   if (llvm::all_equal(weightZeroPoints))
     weightZeroPoints.resize(1);
+  auto outputType = cast<RankedTensorType>(qcast.getResult().getType());
+  Value input = buildGemmInput(builder, loc, chain, shape);
   auto qmatmul = QMatmulOp::create(
-      builder, chain.matmul.getLoc(), qcast.getResult().getType(),
-      chain.quantizedInput, DenseElementsAttr::get(weightsType, weights),
+      builder, loc,
+      RankedTensorType::get({shape.m, shape.n}, outputType.getElementType()),
+      input, DenseElementsAttr::get(weightsType, weights),
       builder.getDenseI32ArrayAttr(weightZeroPoints),
       builder.getDenseI32ArrayAttr(gemm.columnOffsets),
       builder.getDenseI32ArrayAttr(multipliers),
@@ -339,11 +597,12 @@ static void replaceChain(quant::QuantizeCastOp qcast, GemmChain &chain,
           static_cast<int32_t>(gemm.outputRange.quantMin)),
       builder.getI32IntegerAttr(
           static_cast<int32_t>(gemm.outputRange.quantMax)));
-  qcast.getResult().replaceAllUsesWith(qmatmul.getResult());
+  qcast.getResult().replaceAllUsesWith(
+      buildGemmOutput(builder, loc, chain, qmatmul.getResult(), outputType));
   qcast.erase();
   for (Operation *op : llvm::reverse(chain.epilogue))
     op->erase();
-  chain.matmul.erase();
+  chain.core->erase();
 }
 
 namespace {

@@ -152,3 +152,121 @@ func.func @nan_weights(%x: tensor<2x2xf32>) -> tensor<2x2xf32> {
   %y = quant.dcast %qo : tensor<2x2x!out> to tensor<2x2xf32>
   return %y : tensor<2x2xf32>
 }
+
+// -----
+
+// A 2x2 NCHW convolution of stride 2: im2col of the storage integers
+// (rows n, oh, ow; columns kh, kw, c), the weights re-laid out as
+// (kh, kw, c) x f (w[f][c][kh][kw] = 10 f + 4 c + 2 kh + kw in steps of
+// 0.1), one qmatmul, and the NHWC result transposed back to NCHW.
+!in = !quant.uniform<u8:f32, 0.5:0>
+!w = !quant.uniform<i8:f32, 0.1>
+!out = !quant.uniform<u8:f32, 1.0:0>
+// CHECK-DAG: #[[GATHER:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d5, d1 * 2 + d3, d2 * 2 + d4)>
+// CHECK-LABEL: func.func @conv_nchw
+// CHECK: %[[S:.*]] = quant.scast %{{.*}} : tensor<1x2x4x4x!quant.uniform<u8:f32, 5.000000e-01>> to tensor<1x2x4x4xi8>
+// CHECK: %[[COLS:.*]] = linalg.generic {indexing_maps = [#[[GATHER]], #{{.*}}]{{.*}} ins(%[[S]] : tensor<1x2x4x4xi8>) outs(%{{.*}} : tensor<1x2x2x2x2x2xi8>)
+// CHECK: %[[M:.*]] = tensor.collapse_shape %[[COLS]] {{\[\[}}0, 1, 2], [3, 4, 5]] : tensor<1x2x2x2x2x2xi8> into tensor<4x8xi8>
+// CHECK: %[[Q:.*]] = quant.scast %[[M]]
+// CHECK: %[[R:.*]] = quanta.qmatmul %[[Q]] {{.*}}weights = dense<{{\[\[}}0, 10], [4, 14], [1, 11], [5, 15], [2, 12], [6, 16], [3, 13], [7, 17]]> : tensor<8x2xi8>} : tensor<4x8x!quant.uniform<u8:f32, 5.000000e-01>> -> tensor<4x2x!quant.uniform<u8:f32, 1.000000e+00>>
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1, 2], [3]] output_shape [1, 2, 2, 2] : tensor<4x2xi8> into tensor<1x2x2x2xi8>
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<1x2x2x2xi8>) outs(%{{.*}} : tensor<1x2x2x2xi8>) permutation = [0, 3, 1, 2]
+// CHECK-NOT: linalg.conv
+func.func @conv_nchw(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32> {
+  %q = quant.qcast %x : tensor<1x2x4x4xf32> to tensor<1x2x4x4x!in>
+  %a = quant.dcast %q : tensor<1x2x4x4x!in> to tensor<1x2x4x4xf32>
+  %cst = arith.constant dense<[[[[0.0, 0.1], [0.2, 0.3]], [[0.4, 0.5], [0.6, 0.7]]], [[[1.0, 1.1], [1.2, 1.3]], [[1.4, 1.5], [1.6, 1.7]]]]> : tensor<2x2x2x2xf32>
+  %wq = quant.qcast %cst : tensor<2x2x2x2xf32> to tensor<2x2x2x2x!w>
+  %w = quant.dcast %wq : tensor<2x2x2x2x!w> to tensor<2x2x2x2xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x2x2x2xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%a, %w : tensor<1x2x4x4xf32>, tensor<2x2x2x2xf32>) outs(%init : tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %qo = quant.qcast %c : tensor<1x2x2x2xf32> to tensor<1x2x2x2x!out>
+  %y = quant.dcast %qo : tensor<1x2x2x2x!out> to tensor<1x2x2x2xf32>
+  return %y : tensor<1x2x2x2xf32>
+}
+
+// -----
+
+// A 1x1 NHWC convolution of stride 1 is a GEMM on the input as it is: a
+// reshape, no im2col. Per-channel weights (HWCF: axis 3) and a TOSA-style
+// bias of shape 1x1x1x3 added through size-1 dimensions. 1.0 / 0.4 = 2.5
+// rounds half to even, to 2, as torch.quantize_per_channel does.
+!in = !quant.uniform<u8:f32, 0.5:0>
+!w = !quant.uniform<i8:f32:3, {0.1, 0.2, 0.4}>
+!out = !quant.uniform<u8:f32, 1.0:0>
+// CHECK-LABEL: func.func @conv_1x1
+// CHECK-NOT: linalg.generic
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1, 2], [3]] : tensor<1x3x3x2xi8> into tensor<9x2xi8>
+// CHECK: quanta.qmatmul {{.*}}column_offsets = array<i32: 20, 10, 5>{{.*}}weights = dense<{{\[\[}}10, 5, 2], [-10, -5, -2]]> : tensor<2x3xi8>}
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1, 2], [3]] output_shape [1, 3, 3, 3] : tensor<9x3xi8> into tensor<1x3x3x3xi8>
+func.func @conv_1x1(%x: tensor<1x3x3x2xf32>) -> tensor<1x3x3x3xf32> {
+  %q = quant.qcast %x : tensor<1x3x3x2xf32> to tensor<1x3x3x2x!in>
+  %a = quant.dcast %q : tensor<1x3x3x2x!in> to tensor<1x3x3x2xf32>
+  %cst = arith.constant dense<[[[[1.0, 1.0, 1.0], [-1.0, -1.0, -1.0]]]]> : tensor<1x1x2x3xf32>
+  %wq = quant.qcast %cst : tensor<1x1x2x3xf32> to tensor<1x1x2x3x!w>
+  %w = quant.dcast %wq : tensor<1x1x2x3x!w> to tensor<1x1x2x3xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x3x3x3xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x3x3x3xf32>) -> tensor<1x3x3x3xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%a, %w : tensor<1x3x3x2xf32>, tensor<1x1x2x3xf32>) outs(%init : tensor<1x3x3x3xf32>) -> tensor<1x3x3x3xf32>
+  %bias = arith.constant dense<[[[[1.0, 1.0, 1.0]]]]> : tensor<1x1x1x3xf32>
+  %e2 = tensor.empty() : tensor<1x3x3x3xf32>
+  %b = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (0, 0, 0, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%c, %bias : tensor<1x3x3x3xf32>, tensor<1x1x1x3xf32>) outs(%e2 : tensor<1x3x3x3xf32>) {
+  ^bb0(%in: f32, %bb: f32, %o: f32):
+    %s = arith.addf %in, %bb : f32
+    linalg.yield %s : f32
+  } -> tensor<1x3x3x3xf32>
+  %qo = quant.qcast %b : tensor<1x3x3x3xf32> to tensor<1x3x3x3x!out>
+  %y = quant.dcast %qo : tensor<1x3x3x3x!out> to tensor<1x3x3x3xf32>
+  return %y : tensor<1x3x3x3xf32>
+}
+
+// -----
+
+// A bias along the spatial dimensions is not a per-channel bias.
+!in = !quant.uniform<u8:f32, 0.5:0>
+!w = !quant.uniform<i8:f32, 0.1>
+!out = !quant.uniform<u8:f32, 1.0:0>
+func.func @bias_along_width(%x: tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xf32> {
+  %q = quant.qcast %x : tensor<1x3x3x2xf32> to tensor<1x3x3x2x!in>
+  %a = quant.dcast %q : tensor<1x3x3x2x!in> to tensor<1x3x3x2xf32>
+  %cst = arith.constant dense<1.0> : tensor<2x1x1x2xf32>
+  %wq = quant.qcast %cst : tensor<2x1x1x2xf32> to tensor<2x1x1x2x!w>
+  %w = quant.dcast %wq : tensor<2x1x1x2x!w> to tensor<2x1x1x2xf32>
+  %bias = arith.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
+  %e = tensor.empty() : tensor<1x3x3x2xf32>
+  %init = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%bias : tensor<3xf32>) outs(%e : tensor<1x3x3x2xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  } -> tensor<1x3x3x2xf32>
+  // expected-remark @below {{stays float between dequantize and quantize: the bias does not broadcast along the output channels}}
+  %c = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%a, %w : tensor<1x3x3x2xf32>, tensor<2x1x1x2xf32>) outs(%init : tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xf32>
+  %qo = quant.qcast %c : tensor<1x3x3x2xf32> to tensor<1x3x3x2x!out>
+  %y = quant.dcast %qo : tensor<1x3x3x2x!out> to tensor<1x3x3x2xf32>
+  return %y : tensor<1x3x3x2xf32>
+}
+
+// -----
+
+// Depthwise convolutions have no integer form yet (a GEMM per channel
+// would waste C times the work).
+!in = !quant.uniform<u8:f32, 0.5:0>
+!w = !quant.uniform<i8:f32, 0.1>
+!out = !quant.uniform<u8:f32, 1.0:0>
+func.func @depthwise(%x: tensor<1x3x3x2xf32>) -> tensor<1x1x1x2x1xf32> {
+  %q = quant.qcast %x : tensor<1x3x3x2xf32> to tensor<1x3x3x2x!in>
+  %a = quant.dcast %q : tensor<1x3x3x2x!in> to tensor<1x3x3x2xf32>
+  %cst = arith.constant dense<1.0> : tensor<3x3x2x1xf32>
+  %wq = quant.qcast %cst : tensor<3x3x2x1xf32> to tensor<3x3x2x1x!w>
+  %w = quant.dcast %wq : tensor<3x3x2x1x!w> to tensor<3x3x2x1xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x1x1x2x1xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x1x1x2x1xf32>) -> tensor<1x1x1x2x1xf32>
+  // expected-remark @below {{stays float between dequantize and quantize: quanta-quantize has no integer form for 'linalg.depthwise_conv_2d_nhwc_hwcm' yet}}
+  %c = linalg.depthwise_conv_2d_nhwc_hwcm {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%a, %w : tensor<1x3x3x2xf32>, tensor<3x3x2x1xf32>) outs(%init : tensor<1x1x1x2x1xf32>) -> tensor<1x1x1x2x1xf32>
+  %qo = quant.qcast %c : tensor<1x1x1x2x1xf32> to tensor<1x1x1x2x1x!out>
+  %y = quant.dcast %qo : tensor<1x1x1x2x1x!out> to tensor<1x1x1x2x1xf32>
+  return %y : tensor<1x1x1x2x1xf32>
+}

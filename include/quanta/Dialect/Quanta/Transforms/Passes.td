@@ -262,10 +262,18 @@ def Quantize : Pass<"quanta-quantize", "ModuleOp"> {
   let summary = "Rewrite float ops between dequantize and quantize into "
                 "integer ops";
   let description = [{
-    Replaces `quant.dcast` -> `linalg.matmul` (weights a quantized float
-    constant; an accumulator starting from zero or a broadcast bias) ->
-    optional bias add -> optional relu / relu6 / clamp -> `quant.qcast` by
-    one `quanta.qmatmul`: u8 or s8 input, s8 weights per tensor or per
+    Replaces `quant.dcast` -> core (weights a quantized float constant; an
+    accumulator starting from zero or a broadcast bias) -> optional bias
+    add -> optional relu / relu6 / clamp -> `quant.qcast` by one
+    `quanta.qmatmul`. The core is `linalg.matmul`, `linalg.batch_matmul`
+    of batch 1 (TOSA's fully connected layer) or a 2-D convolution
+    (`conv_2d_nhwc_fhwc`, `conv_2d_nhwc_hwcf`, `conv_2d_nchw_fchw`; any
+    strides and dilations). A convolution becomes a GEMM over the im2col
+    matrix of the quantized input, gathered in storage integers (a plain
+    reshape for 1x1 kernels of stride 1 in NHWC), with the weights re-laid
+    out as a (kh, kw, c) x f matrix at compile time; padding has already
+    been applied by the quantized `tensor.pad` before it. One integer
+    kernel thus serves every layer for every target. u8 or s8 input, s8 weights per tensor or per
     output channel, i32 accumulation, bias quantized to i32 with scale
     s_in * s_w (PyTorch's rule), zero-point terms folded into i32 column
     offsets, requantization by a Q31 multiplier with a single rounding, and
@@ -277,8 +285,10 @@ def Quantize : Pass<"quanta-quantize", "ModuleOp"> {
     why (unsupported op, transposed operands, non-constant weights, an
     accumulator that could overflow int32, ...).
   }];
-  let dependentDialects = ["::mlir::quant::QuantDialect",
-                           "::mlir::quanta::QuantaDialect"];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::quant::QuantDialect",
+                           "::mlir::quanta::QuantaDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 def LowerIntrinsics : Pass<"quanta-lower-intrinsics", "ModuleOp"> {

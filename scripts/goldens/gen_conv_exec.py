@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""Writes test/Tools/Inputs/conv_exec.mlir: float functions whose
+dq -> convolution / batch matmul -> bias -> activation -> q chains
+quanta-quantize turns into quanta.qmatmul (im2col for convolutions). The
+execution test runs each function twice, as written (the float reference
+between the dq/q pairs) and quantized, and compares the quantized results
+within 1 LSB.
+
+Layouts NHWC/FHWC, NHWC/HWCF and NCHW/FCHW; strides, dilations, padding
+through a quantized tensor.pad, odd sizes, u8 and s8 inputs, per-channel
+weights, bias by init broadcast and by an add, relu and relu6. Output
+scales come from the float results on the test input (like calibration).
+
+    /usr/bin/python3 scripts/goldens/gen_conv_exec.py test/Tools/Inputs
+"""
+import os
+import sys
+
+import numpy as np
+
+
+def fmt(values):
+    """An MLIR dense literal of float32 values, nested like the array."""
+    if np.ndim(values) == 0:
+        return repr(float(np.float32(values)))
+    return "[" + ", ".join(fmt(v) for v in values) + "]"
+
+
+def dense(values):
+    return f"dense<{fmt(values)}>"
+
+
+def tensor(shape, element="f32"):
+    return "tensor<" + "x".join(str(d) for d in shape) + f"x{element}>"
+
+
+def per_channel(w, axis):
+    scales = np.abs(np.moveaxis(w, axis, 0).reshape(w.shape[axis], -1)).max(1) / 127
+    return f"!quant.uniform<i8<-127:127>:f32:{axis}, {{" + ",".join(
+        repr(float(np.float32(s))) for s in scales) + "}>"
+
+
+def out_scale(w, axis):
+    """A scale for the outputs that keeps most of them in range."""
+    span = np.abs(w).sum(axis=tuple(i for i in range(4) if i != axis)).max()
+    return repr(float(np.float32(span * 0.7 / 255)))
+
+
+def q(value, shape, qtype, name):
+    return (f"  %{name}_q = quant.qcast %{value} : {tensor(shape)} to {tensor(shape, qtype)}\n"
+            f"  %{name} = quant.dcast %{name}_q : {tensor(shape, qtype)} to {tensor(shape)}\n")
+
+
+def conv(name, layout, x_shape, w_shape, stride, dilation, pad, in_type,
+         out_zp, activation, bias_style, rng):
+    """One function; returns its text."""
+    w = rng.standard_normal(w_shape).astype(np.float32) * 0.3
+    axis = {"nhwc_fhwc": 0, "nhwc_hwcf": 3, "nchw_fchw": 0}[layout]
+    channels = w_shape[axis]
+    bias = rng.standard_normal(channels).astype(np.float32) * 0.5
+    n = x_shape[0]
+    if layout.startswith("nhwc"):
+        h, wd = x_shape[1] + 2 * pad, x_shape[2] + 2 * pad
+        kh, kw = (w_shape[1], w_shape[2]) if layout == "nhwc_fhwc" else (w_shape[0], w_shape[1])
+    else:
+        h, wd = x_shape[2] + 2 * pad, x_shape[3] + 2 * pad
+        kh, kw = w_shape[2], w_shape[3]
+    oh = (h - dilation * (kh - 1) - 1) // stride + 1
+    ow = (wd - dilation * (kw - 1) - 1) // stride + 1
+    out_shape = [n, oh, ow, channels] if layout.startswith("nhwc") else [n, channels, oh, ow]
+    padded = ([n, h, wd, x_shape[3]] if layout.startswith("nhwc")
+              else [n, x_shape[1], h, wd])
+    rank = 4
+    ch_dim = 3 if layout.startswith("nhwc") else 1
+    ident = "affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>"
+    bcast = f"affine_map<(d0, d1, d2, d3) -> (d{ch_dim})>"
+    out_type = f"!quant.uniform<u8:f32, {out_scale(w, axis)}:{out_zp}>"
+    lines = [f"func.func @{name}(%x: {tensor(x_shape)}) -> {tensor(out_shape, out_type)} {{\n"]
+    lines.append(q("x", x_shape, in_type, "a"))
+    src = "a"
+    if pad:
+        lo = [0, pad, pad, 0] if layout.startswith("nhwc") else [0, 0, pad, pad]
+        lines.append(f"  %zero_pad = arith.constant 0.0 : f32\n"
+                     f"  %padded = tensor.pad %a low{lo} high{lo} {{\n"
+                     f"  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):\n"
+                     f"    tensor.yield %zero_pad : f32\n"
+                     f"  }} : {tensor(x_shape)} to {tensor(padded)}\n")
+        lines.append(q("padded", padded, in_type, "p"))
+        src = "p"
+    wtype = per_channel(w, axis)
+    lines.append(f"  %w_f = arith.constant {dense(w)} : {tensor(w_shape)}\n")
+    lines.append(q("w_f", w_shape, wtype, "w"))
+    lines.append(f"  %bias = arith.constant {dense(bias)} : {tensor([channels])}\n"
+                 f"  %e = tensor.empty() : {tensor(out_shape)}\n")
+    if bias_style == "init":
+        lines.append(f"  %init = linalg.generic {{indexing_maps = [{bcast}, {ident}], iterator_types = [\"parallel\", \"parallel\", \"parallel\", \"parallel\"]}} ins(%bias : {tensor([channels])}) outs(%e : {tensor(out_shape)}) {{\n"
+                     f"  ^bb0(%in: f32, %o: f32):\n    linalg.yield %in : f32\n  }} -> {tensor(out_shape)}\n")
+    else:
+        lines.append(f"  %zero = arith.constant 0.0 : f32\n"
+                     f"  %init = linalg.fill ins(%zero : f32) outs(%e : {tensor(out_shape)}) -> {tensor(out_shape)}\n")
+    lines.append(f"  %c = linalg.conv_2d_{layout} {{dilations = dense<{dilation}> : tensor<2xi64>, strides = dense<{stride}> : tensor<2xi64>}} ins(%{src}, %w : {tensor(padded)}, {tensor(w_shape)}) outs(%init : {tensor(out_shape)}) -> {tensor(out_shape)}\n")
+    last = "c"
+    if bias_style == "add":
+        lines.append(f"  %e2 = tensor.empty() : {tensor(out_shape)}\n"
+                     f"  %biased = linalg.generic {{indexing_maps = [{ident}, {bcast}, {ident}], iterator_types = [\"parallel\", \"parallel\", \"parallel\", \"parallel\"]}} ins(%c, %bias : {tensor(out_shape)}, {tensor([channels])}) outs(%e2 : {tensor(out_shape)}) {{\n"
+                     f"  ^bb0(%in: f32, %b: f32, %o: f32):\n    %s = arith.addf %in, %b : f32\n    linalg.yield %s : f32\n  }} -> {tensor(out_shape)}\n")
+        last = "biased"
+    if activation:
+        ops = "    %r0 = arith.maximumf %in, %lo : f32\n"
+        result = "%r0"
+        if activation == "relu6":
+            ops += "    %r1 = arith.minimumf %r0, %hi : f32\n"
+            result = "%r1"
+        lines.append(f"  %lo = arith.constant 0.0 : f32\n  %hi = arith.constant 6.0 : f32\n"
+                     f"  %e3 = tensor.empty() : {tensor(out_shape)}\n"
+                     f"  %act = linalg.generic {{indexing_maps = [{ident}, {ident}], iterator_types = [\"parallel\", \"parallel\", \"parallel\", \"parallel\"]}} ins(%{last} : {tensor(out_shape)}) outs(%e3 : {tensor(out_shape)}) {{\n"
+                     f"  ^bb0(%in: f32, %o: f32):\n{ops}    linalg.yield {result} : f32\n  }} -> {tensor(out_shape)}\n")
+        last = "act"
+    lines.append(f"  %y = quant.qcast %{last} : {tensor(out_shape)} to {tensor(out_shape, out_type)}\n")
+    lines.append(f"  return %y : {tensor(out_shape, out_type)}\n}}\n")
+    return "".join(lines)
+
+
+def main():
+    out_dir = sys.argv[1]
+    rng = np.random.default_rng(20261121)
+    funcs = [
+        conv("nhwc_3x3_s2_pad_relu", "nhwc_fhwc", [1, 9, 9, 5], [4, 3, 3, 5], 2, 1, 1,
+             "!quant.uniform<u8:f32, 0.025:128>", 0, "relu", "init", rng),
+        conv("nchw_3x3_dilated", "nchw_fchw", [2, 5, 8, 7], [6, 5, 3, 3], 1, 2, 0,
+             "!quant.uniform<i8:f32, 0.03:-5>", 120, None, "add", rng),
+        conv("nhwc_1x1_relu6", "nhwc_hwcf", [1, 6, 6, 8], [1, 1, 8, 16], 1, 1, 0,
+             "!quant.uniform<u8<0:127>:f32, 0.04:64>", 0, "relu6", "init", rng),
+        conv("nhwc_2x2_s2", "nhwc_fhwc", [3, 6, 5, 3], [7, 2, 2, 3], 2, 1, 0,
+             "!quant.uniform<u8:f32, 0.02:0>", 128, None, "none", rng),
+    ]
+    header = ("// Generated by scripts/goldens/gen_conv_exec.py; do not edit.\n"
+              "// Float chains that quanta-quantize turns into quanta.qmatmul.\n\n")
+    with open(os.path.join(out_dir, "conv_exec.mlir"), "w") as f:
+        f.write(header + "\n".join(funcs))
+
+
+if __name__ == "__main__":
+    main()
