@@ -6,6 +6,10 @@
 #  2. calibrate:   the model runs in the JIT on 8 bundled batches; every
 #                  observer's statistics are folded into the IR.
 #  3. freeze:      observers become quant.qcast/quant.dcast pairs.
+#  4. quantize:    convolutions and the fully connected layer become int8
+#                  GEMMs (quanta.qmatmul) lowered for this CPU.
+#  5. run:         the float reference and the int8 model on one batch.
+#  6. compile:     an object file and a C header of the int8 model.
 # The weight qparams equal PyTorch 1.13's bit for bit
 # (test/Examples/tiny-cnn-qparams.mlir checks them against torch's values).
 set -euo pipefail
@@ -38,8 +42,41 @@ echo "== 3. quant-opt --quanta-freeze-qparams: the q/dq pairs"
 "$quant_opt" "$out_dir/tiny_cnn.calibrated.mlir" --quanta-freeze-qparams \
   -o "$out_dir/tiny_cnn.quantized.mlir"
 grep -E "quant\.qcast" "$out_dir/tiny_cnn.quantized.mlir" | sed -E 's/^ +//'
+
+echo
+echo "== 4. quant-opt --quanta-quantize: int8 where it has an integer form"
+"$quant_opt" "$out_dir/tiny_cnn.quantized.mlir" --quanta-quantize \
+  -o "$out_dir/tiny_cnn.int8.mlir" 2>&1 | grep -o "remark: .*" | sort | uniq -c
+echo "   $(grep -c "quanta.qmatmul" "$out_dir/tiny_cnn.int8.mlir") layers run as quanta.qmatmul"
+
+echo
+echo "== 5. quant-run: the q/dq model in float vs the int8 model (quanta-lower-x86, isa=host)"
+batch=examples/calibration/batch0.npy
+quant_run="$build_dir/bin/quant-run"
+"$quant_run" "$out_dir/tiny_cnn.quantized.mlir" --input="$batch" \
+  --output="$out_dir/reference.npy"
+"$quant_run" "$out_dir/tiny_cnn.int8.mlir" --input="$batch" \
+  --pass-pipeline='builtin.module(quanta-lower-x86)' \
+  --output="$out_dir/int8.npy"
+${PYTHON:-/usr/bin/python3} - "$out_dir" <<'PY'
+import sys
+import numpy as np
+out = sys.argv[1]
+ref, int8 = np.load(out + "/reference.npy"), np.load(out + "/int8.npy")
+print("   float reference:", np.array2string(ref[0], precision=4))
+print("   int8 model:     ", np.array2string(int8[0], precision=4))
+print(f"   largest difference: {np.abs(ref - int8).max() * 256:.0f} output step(s) of 1/256")
+PY
+
+echo
+echo "== 6. quant-compile: object file + C header of the int8 model"
+"$build_dir/bin/quant-compile" "$out_dir/tiny_cnn.int8.mlir" \
+  --pass-pipeline='builtin.module(quanta-lower-x86)' \
+  -o "$out_dir/tiny_cnn.o" --header="$out_dir/tiny_cnn.h"
+grep -E "^(void|static inline)" "$out_dir/tiny_cnn.h"
+
 echo
 echo "The same in one pass pipeline:"
 echo "  quant-opt $model --quanta-ptq=\"qconfig=$qconfig data=<batches>\""
-echo "Outputs: $out_dir/tiny_cnn.{observed,calibrated,quantized}.mlir"
+echo "Outputs: $out_dir/tiny_cnn.{observed,calibrated,quantized,int8}.mlir, tiny_cnn.{o,h}"
 echo "(QCONFIG=qnnpack make demo uses per-tensor weights.)"

@@ -184,7 +184,7 @@ LogicalResult quanta::emitCHeader(ModuleOp module, StringRef origin,
      << " * its results as out-parameters whose buffers the caller owns.\n"
      << " * Quantized tensors hold their storage integers; the comment of\n"
      << " * each function gives their scales and zero points. The object\n"
-     << " * file needs only the C library (malloc, free, memcpy, memset). */\n";
+     << " * file needs only the C library and libm (link with -lm). */\n";
   std::string guard = "QUANTA_";
   for (char c : llvm::sys::path::filename(origin))
     guard += llvm::isAlnum(c) ? llvm::toUpper(c) : '_';
@@ -279,17 +279,25 @@ LogicalResult quanta::emitObjectFile(ModuleOp module,
     return emitError(module.getLoc())
            << "LLVM optimization failed: " << llvm::toString(std::move(error));
 
-  // The header promises that the C library is enough; say so if a
-  // lowering ever needs more.
-  for (llvm::Function &function : llvmModule->functions())
-    if (function.isDeclaration() && !function.isIntrinsic() &&
-        !llvm::is_contained(
-            {"malloc", "free", "aligned_alloc", "memcpy", "memset", "memmove"},
-            function.getName()))
-      emitWarning(module.getLoc())
-          << "the object file calls '" << function.getName()
-          << "', which it does not define: link it in (MLIR's runtime "
-          << "functions are in libmlir_c_runner_utils)";
+  // The header promises that the C library and libm are enough (the libm
+  // functions are those convert-math-to-libm calls); say so if a lowering
+  // ever needs more.
+  static const llvm::StringSet<> cLibrary = {
+      "malloc", "free", "aligned_alloc", "memcpy", "memset", "memmove"};
+  static const llvm::StringSet<> libm = {
+      "acos", "acosh", "asin",      "asinh", "atan", "atan2", "atanh", "cbrt",
+      "ceil", "cos",   "cosh",      "erf",   "exp",  "exp2",  "expm1", "floor",
+      "fma",  "log",   "log10",     "log1p", "log2", "pow",   "round", "sin",
+      "sinh", "sqrt",  "roundeven", "tan",   "tanh", "trunc"};
+  for (llvm::Function &function : llvmModule->functions()) {
+    StringRef name = function.getName();
+    if (!function.isDeclaration() || function.isIntrinsic() ||
+        cLibrary.contains(name) || libm.contains(name) ||
+        (name.ends_with("f") && libm.contains(name.drop_back())))
+      continue;
+    emitWarning(module.getLoc()) << "the object file calls '" << name
+                                 << "', which it does not define: link it in";
+  }
 
   llvm::legacy::PassManager codegen;
   if (machine->addPassesToEmitFile(codegen, os, nullptr,
