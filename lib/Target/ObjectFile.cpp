@@ -27,13 +27,13 @@ namespace {
 /// The C view of one tensor of a signature.
 struct CBuffer {
   /// The element type in C, e.g. "uint8_t".
-  StringRef element;
+  std::string element;
   /// Its short name in descriptor type names, e.g. "u8".
-  StringRef tag;
+  std::string tag;
   RankedTensorType type;
 
   std::string descriptorType() const {
-    return ("quanta_memref_" + tag + "_" + Twine(type.getRank()) + "d").str();
+    return "quanta_memref_" + tag + "_" + std::to_string(type.getRank()) + "d";
   }
 };
 } // namespace
@@ -44,6 +44,10 @@ static std::optional<CBuffer> getCBuffer(Type type) {
   if (!tensor || !tensor.hasStaticShape())
     return std::nullopt;
   Type element = tensor.getElementType();
+  if (element.isF32())
+    return CBuffer{"float", "f32", tensor};
+  if (element.isF64())
+    return CBuffer{"double", "f64", tensor};
   bool isSigned = true;
   unsigned width = 0;
   if (auto quantized = dyn_cast<quant::QuantizedType>(element)) {
@@ -52,27 +56,12 @@ static std::optional<CBuffer> getCBuffer(Type type) {
   } else if (auto integer = dyn_cast<IntegerType>(element)) {
     isSigned = !integer.isUnsigned();
     width = integer.getWidth();
-  } else if (element.isF32()) {
-    return CBuffer{"float", "f32", tensor};
-  } else if (element.isF64()) {
-    return CBuffer{"double", "f64", tensor};
   }
-  switch (width) {
-  case 8:
-    return isSigned ? CBuffer{"int8_t", "i8", tensor}
-                    : CBuffer{"uint8_t", "u8", tensor};
-  case 16:
-    return isSigned ? CBuffer{"int16_t", "i16", tensor}
-                    : CBuffer{"uint16_t", "u16", tensor};
-  case 32:
-    return isSigned ? CBuffer{"int32_t", "i32", tensor}
-                    : CBuffer{"uint32_t", "u32", tensor};
-  case 64:
-    return isSigned ? CBuffer{"int64_t", "i64", tensor}
-                    : CBuffer{"uint64_t", "u64", tensor};
-  default:
+  if (!llvm::is_contained({8u, 16u, 32u, 64u}, width))
     return std::nullopt;
-  }
+  const std::string bits = std::to_string(width);
+  return isSigned ? CBuffer{"int" + bits + "_t", "i" + bits, tensor}
+                  : CBuffer{"uint" + bits + "_t", "u" + bits, tensor};
 }
 
 static bool isCIdentifier(StringRef name) {

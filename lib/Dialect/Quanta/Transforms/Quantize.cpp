@@ -225,27 +225,25 @@ static LogicalResult matchCore(Operation *op, GemmChain &chain,
     chain.kernelW = weights.getDimSize(kernelHDim + 1);
     return success();
   };
-  if (auto matmul = dyn_cast_if_present<linalg::MatmulOp>(op)) {
-    if (matmul.hasUserDefinedMaps()) {
-      whyNot = "transposed or broadcast operands are not supported yet";
+  auto setMatmul = [&](auto matmul, CoreKind kind, int64_t channelDim,
+                       bool supported, StringRef why) {
+    if (!supported || matmul.hasUserDefinedMaps()) {
+      whyNot = why;
       return failure();
     }
     chain.core = matmul;
-    chain.kind = CoreKind::Matmul;
-    chain.channelDim = chain.weightChannelDim = 1;
+    chain.kind = kind;
+    chain.channelDim = chain.weightChannelDim = channelDim;
     return success();
-  }
-  if (auto batch = dyn_cast_if_present<linalg::BatchMatmulOp>(op)) {
-    if (batch.hasUserDefinedMaps() ||
-        cast<ShapedType>(batch.getInputs()[0].getType()).getDimSize(0) != 1) {
-      whyNot = "batch matmuls of batch 1 with default maps only";
-      return failure();
-    }
-    chain.core = batch;
-    chain.kind = CoreKind::BatchMatmul;
-    chain.channelDim = chain.weightChannelDim = 2;
-    return success();
-  }
+  };
+  if (auto matmul = dyn_cast_if_present<linalg::MatmulOp>(op))
+    return setMatmul(matmul, CoreKind::Matmul, 1, true,
+                     "transposed or broadcast operands are not supported yet");
+  if (auto batch = dyn_cast_if_present<linalg::BatchMatmulOp>(op))
+    return setMatmul(
+        batch, CoreKind::BatchMatmul, 2,
+        cast<ShapedType>(batch.getInputs()[0].getType()).getDimSize(0) == 1,
+        "batch matmuls of batch 1 with default maps only");
   if (auto conv = dyn_cast_if_present<linalg::Conv2DNhwcFhwcOp>(op))
     return setConv(conv, CoreKind::ConvNhwcFhwc, 3, 0, 1);
   if (auto conv = dyn_cast_if_present<linalg::Conv2DNhwcHwcfOp>(op))
