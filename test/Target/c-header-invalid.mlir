@@ -1,6 +1,7 @@
 // RUN: not quant-compile %s -o %t.o --header=%t.h 2>&1 | FileCheck %s
 // RUN: not quant-compile %S/c-header.mlir --target-triple=nonsense-arch-none -o %t.o 2>&1 | FileCheck %s --check-prefix=TRIPLE
 // RUN: not quant-compile %S/c-header.mlir -o %t.missing/dir/x.o 2>&1 | FileCheck %s --check-prefix=OUTPUT
+// RUN: not quant-compile %S/c-header.mlir -o %t.o --header=%t.missing/dir/x.h 2>&1 | FileCheck %s --check-prefix=HEADER
 
 // What a C interface cannot take, each reported at its function.
 
@@ -21,3 +22,4 @@ func.func @"not.c"(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // TRIPLE: error: unknown target triple 'nonsense-arch-none'
 // OUTPUT: error: cannot write the object file
+// HEADER: error: cannot write the header

@@ -79,6 +79,18 @@ static SmallVector<Value> storageCasts(OpBuilder &builder, Location loc,
   return cast;
 }
 
+/// Gives the quantized `value` its storage type; its users get a quant.scast
+/// back to the quantized type, created at the builder's insertion point.
+static void retypeToStorage(OpBuilder &builder, Value value, Location loc) {
+  Type quantized = value.getType();
+  Type storage = toStorage(quantized);
+  if (storage == quantized)
+    return;
+  value.setType(storage);
+  auto cast = quant::StorageCastOp::create(builder, loc, quantized, value);
+  value.replaceAllUsesExcept(cast.getResult(), cast);
+}
+
 struct StorageSignaturesPass
     : public quanta::impl::StorageSignaturesBase<StorageSignaturesPass> {
   void runOnOperation() override {
@@ -95,16 +107,8 @@ struct StorageSignaturesPass
         continue;
       Block &entry = func.getBody().front();
       builder.setInsertionPointToStart(&entry);
-      for (auto [argument, storage] :
-           llvm::zip_equal(entry.getArguments(), inputs)) {
-        Type quantized = argument.getType();
-        if (quantized == storage)
-          continue;
-        argument.setType(storage);
-        auto cast = quant::StorageCastOp::create(builder, func.getLoc(),
-                                                 quantized, argument);
-        argument.replaceAllUsesExcept(cast.getResult(), cast);
-      }
+      for (BlockArgument argument : entry.getArguments())
+        retypeToStorage(builder, argument, func.getLoc());
       func.walk([&](func::ReturnOp op) {
         builder.setInsertionPoint(op);
         op->setOperands(
@@ -120,15 +124,8 @@ struct StorageSignaturesPass
           call->setOperands(
               storageCasts(builder, call.getLoc(), call.getOperands(), inputs));
           builder.setInsertionPointAfter(call);
-          for (auto [result, quantized] :
-               llvm::zip_equal(call.getResults(), type.getResults())) {
-            if (result.getType() == toStorage(quantized))
-              continue;
-            result.setType(toStorage(quantized));
-            auto cast = quant::StorageCastOp::create(builder, call.getLoc(),
-                                                     quantized, result);
-            result.replaceAllUsesExcept(cast.getResult(), cast);
-          }
+          for (Value result : call.getResults())
+            retypeToStorage(builder, result, call.getLoc());
         }
       }
     }

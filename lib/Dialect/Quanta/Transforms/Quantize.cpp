@@ -546,22 +546,22 @@ static Value buildGemmOutput(OpBuilder &builder, Location loc,
                            builder, loc, outputType.clone(storageElement),
                            storage, {{0, 1}, {2}}),
                        element);
+  // Convolutions: the GEMM's rows are (n, oh, ow), its columns the
+  // channels, i.e. NHWC; NCHW transposes it.
+  const bool nchw = chain.kind == CoreKind::ConvNchwFchw;
   ArrayRef<int64_t> shape = outputType.getShape();
-  if (chain.kind != CoreKind::ConvNchwFchw)
-    return fromStorage(builder, loc,
-                       tensor::ExpandShapeOp::create(
-                           builder, loc, outputType.clone(storageElement),
-                           storage, {{0, 1, 2}, {3}}),
-                       element);
-  // NCHW: the GEMM's rows are (n, oh, ow), its columns the channels.
   auto nhwcType = RankedTensorType::get(
-      {shape[0], shape[2], shape[3], shape[1]}, storageElement);
+      nchw ? ArrayRef<int64_t>{shape[0], shape[2], shape[3], shape[1]} : shape,
+      storageElement);
   Value nhwc = tensor::ExpandShapeOp::create(builder, loc, nhwcType, storage,
                                              {{0, 1, 2}, {3}});
-  Value empty = tensor::EmptyOp::create(builder, loc, shape, storageElement);
-  auto transpose = linalg::TransposeOp::create(builder, loc, nhwc, empty,
-                                               ArrayRef<int64_t>{0, 3, 1, 2});
-  return fromStorage(builder, loc, transpose.getResult()[0], element);
+  if (nchw) {
+    Value empty = tensor::EmptyOp::create(builder, loc, shape, storageElement);
+    nhwc = linalg::TransposeOp::create(builder, loc, nhwc, empty,
+                                       ArrayRef<int64_t>{0, 3, 1, 2})
+               .getResult()[0];
+  }
+  return fromStorage(builder, loc, nhwc, element);
 }
 
 static void replaceChain(quant::QuantizeCastOp qcast, GemmChain &chain,
