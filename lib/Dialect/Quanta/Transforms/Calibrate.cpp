@@ -3,7 +3,8 @@
 // The observed module is cloned; every observer with running statistics
 // becomes a call `quanta_observe(session, id, memref<*xf32>)` into the
 // runtime (ObserverState, the same code the numeric tests check against
-// PyTorch). The clone is lowered to the LLVM dialect in a private
+// PyTorch); a RecordingObserver becomes `quanta_record`, which keeps a copy
+// of the tensor as PyTorch's forward() does. The clone is lowered to the LLVM dialect in a private
 // MLIRContext, so the user's context never sees the lowering dialects or
 // the LLVM translations, and JIT-compiled with mlir::ExecutionEngine.
 //
@@ -23,6 +24,10 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Pass/PassManager.h"
 
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
 #include <chrono>
 #include <cmath>
 
@@ -41,9 +46,17 @@ using FakeQuantModule = std::variant<numerics::FakeQuantize,
 
 /// The observers and FakeQuantize modules of one calibration run, as the
 /// JIT code sees them.
+/// A tensor a RecordingObserver saw.
+struct RecordedTensor {
+  std::vector<int64_t> shape;
+  std::vector<float> values;
+};
+
 struct CalibrationSession {
   std::vector<runtime::ObserverState> observers;
   std::vector<FakeQuantModule> fakeQuants;
+  /// Per RecordingObserver, its tensors in batch order (tensor_val).
+  std::vector<std::vector<RecordedTensor>> recordings;
   /// The first error of each observer, then of each module (reported after
   /// the batch).
   std::vector<std::optional<std::string>> errors;
@@ -129,7 +142,20 @@ extern "C" void quantaObserveCallback(int64_t sessionAddress, int64_t id,
             "PyTorch's observers compute no valid qparams";
 }
 
+/// Called by the JIT code for every tensor a RecordingObserver sees (C
+/// interface of `func.func private @quanta_record(i64, i64, memref<*xf32>)`).
+extern "C" void quantaRecordCallback(int64_t sessionAddress, int64_t id,
+                                     ::UnrankedMemRefType<float> *tensor) {
+  auto *session = reinterpret_cast<CalibrationSession *>(sessionAddress);
+  DynamicMemRefType<float> view(*tensor);
+  RecordedTensor &recorded = session->recordings[id].emplace_back();
+  recorded.shape.assign(view.sizes, view.sizes + view.rank);
+  for (float value : view)
+    recorded.values.push_back(value);
+}
+
 static constexpr StringLiteral kObserveFunction = "quanta_observe";
+static constexpr StringLiteral kRecordFunction = "quanta_record";
 static constexpr StringLiteral kFakeQuantizeFunction = "quanta_fake_quantize";
 
 /// Whether calibration runs `op` as a FakeQuantize module (observing and
@@ -138,10 +164,13 @@ static bool isCalibratedModule(FakeQuantOp op) {
   return op.getFakeQuantizeAttr() && op.getObserverEnabled().value_or(true);
 }
 
+/// What calibration does with an observe op.
+enum class ObserverRole { Identity, Calibrated, Recorded };
+
 /// Replaces the observers of `clone` (walked in the same order as the
-/// original) by runtime calls numbered like the session's observers;
-/// observers without running statistics become identities.
-static void rewriteObservers(ModuleOp clone, ArrayRef<bool> calibrated,
+/// original) by runtime calls numbered like the session's observers and
+/// recordings; the other observers become identities.
+static void rewriteObservers(ModuleOp clone, ArrayRef<ObserverRole> roles,
                              CalibrationSession &session) {
   MLIRContext *context = clone.getContext();
   OpBuilder builder(context);
@@ -157,6 +186,7 @@ static void rewriteObservers(ModuleOp clone, ArrayRef<bool> calibrated,
     return callee;
   };
   func::FuncOp observeCallee = declare(kObserveFunction, {i64, i64, unranked});
+  func::FuncOp recordCallee = declare(kRecordFunction, {i64, i64, unranked});
   func::FuncOp fakeQuantizeCallee =
       declare(kFakeQuantizeFunction, {i64, i64, unranked, unranked});
   auto toUnrankedBuffer = [&](Location loc, Value tensor) -> Value {
@@ -174,14 +204,17 @@ static void rewriteObservers(ModuleOp clone, ArrayRef<bool> calibrated,
 
   SmallVector<ObserveOp> observers;
   clone.walk([&](ObserveOp op) { observers.push_back(op); });
-  int64_t id = 0;
-  for (auto [op, running] : llvm::zip_equal(observers, calibrated)) {
+  int64_t observerId = 0, recordingId = 0;
+  for (auto [op, role] : llvm::zip_equal(observers, roles)) {
     Value input = op.getInput();
-    if (running) {
+    if (role != ObserverRole::Identity) {
       builder.setInsertionPoint(op);
       Location loc = op.getLoc();
-      Value idValue = arith::ConstantIntOp::create(builder, loc, i64, id++);
-      func::CallOp::create(builder, loc, observeCallee,
+      bool recorded = role == ObserverRole::Recorded;
+      int64_t id = recorded ? recordingId++ : observerId++;
+      Value idValue = arith::ConstantIntOp::create(builder, loc, i64, id);
+      func::CallOp::create(builder, loc,
+                           recorded ? recordCallee : observeCallee,
                            ValueRange{sessionConstant(loc), idValue,
                                       toUnrankedBuffer(loc, input)});
     }
@@ -371,10 +404,10 @@ static void writeBackModule(FakeQuantOp op, const FakeQuantModule &variant,
 /// JIT-compiles it.
 static FailureOr<std::unique_ptr<ExecutionEngine>>
 createCalibrationEngine(ModuleOp module, StringRef entryName,
-                        ArrayRef<bool> calibrated,
+                        ArrayRef<ObserverRole> roles,
                         CalibrationSession &session) {
   OwningOpRef<ModuleOp> clone = module.clone();
-  rewriteObservers(*clone, calibrated, session);
+  rewriteObservers(*clone, roles, session);
   exposeCInterface((*clone).lookupSymbol<func::FuncOp>(entryName));
   if (failed(lowerFakeQuantOps(*clone)))
     return failure();
@@ -385,6 +418,9 @@ createCalibrationEngine(ModuleOp module, StringRef entryName,
          llvm::orc::MangleAndInterner &interner) {
         symbols[interner("_mlir_ciface_quanta_observe")] = {
             llvm::orc::ExecutorAddr::fromPtr(&quantaObserveCallback),
+            llvm::JITSymbolFlags::Exported};
+        symbols[interner("_mlir_ciface_quanta_record")] = {
+            llvm::orc::ExecutorAddr::fromPtr(&quantaRecordCallback),
             llvm::JITSymbolFlags::Exported};
         symbols[interner("_mlir_ciface_quanta_fake_quantize")] = {
             llvm::orc::ExecutorAddr::fromPtr(&quantaFakeQuantizeCallback),
@@ -399,8 +435,59 @@ struct CalibratePass : public quanta::impl::CalibrateBase<CalibratePass> {
 
 private:
   FailureOr<func::FuncOp> findEntry(ModuleOp module);
+  LogicalResult
+  writeRecordings(ArrayRef<ObserveOp> ops,
+                  ArrayRef<std::vector<RecordedTensor>> recordings);
 };
 } // namespace
+
+/// A file name stem from an observer's name: characters other than
+/// letters, digits, '.', '-' and '_' become '_'.
+static std::string fileStem(StringRef name) {
+  std::string stem = name.str();
+  for (char &c : stem)
+    if (!llvm::isAlnum(c) && c != '.' && c != '-' && c != '_')
+      c = '_';
+  return stem;
+}
+
+/// Writes the tensors of each recording observer to
+/// `<recordDir>/<stem>.<batch>.npy` (stem: the op's name, or recording<k>)
+/// and lists the files in the op's `quanta.recorded` attribute.
+LogicalResult CalibratePass::writeRecordings(
+    ArrayRef<ObserveOp> ops, ArrayRef<std::vector<RecordedTensor>> recordings) {
+  if (ops.empty())
+    return success();
+  if (std::error_code error = llvm::sys::fs::create_directories(recordDir))
+    return emitError(getOperation().getLoc(), "quanta-calibrate: cannot "
+                                              "create record-dir '")
+           << recordDir << "': " << error.message();
+  llvm::StringSet<> stems;
+  SmallVector<SmallVector<Attribute>> files(ops.size());
+  for (auto [index, tensors] : llvm::enumerate(recordings)) {
+    ObserveOp op = ops[index];
+    std::string stem = fileStem(op.getName().value_or(""));
+    if (stem.empty() || !stems.insert(stem).second)
+      stem = "recording" + std::to_string(index);
+    stems.insert(stem);
+    for (auto [batch, tensor] : llvm::enumerate(tensors)) {
+      SmallString<128> path(recordDir);
+      llvm::sys::path::append(path, stem + "." + std::to_string(batch) +
+                                        ".npy");
+      std::string pathString = path.str().str();
+      if (numerics::Status status = runtime::writeNpyFloat32(
+              pathString, tensor.shape, tensor.values.data());
+          !status)
+        return op.emitOpError("cannot record its tensor: ")
+               << status.getMessage();
+      files[index].push_back(StringAttr::get(&getContext(), pathString));
+    }
+  }
+  for (auto [op, opFiles] : llvm::zip_equal(ops, files))
+    if (!opFiles.empty())
+      op->setAttr("quanta.recorded", ArrayAttr::get(&getContext(), opFiles));
+  return success();
+}
 
 FailureOr<func::FuncOp> CalibratePass::findEntry(ModuleOp module) {
   if (!entry.empty()) {
@@ -455,21 +542,29 @@ void CalibratePass::runOnOperation() {
   // The observers, in walk order; calibration continues from statistics
   // already in the IR (so shards of the data can be calibrated in turn).
   CalibrationSession session;
-  SmallVector<bool> calibrated;
-  SmallVector<ObserveOp> calibratedOps;
+  SmallVector<ObserverRole> roles;
+  SmallVector<ObserveOp> calibratedOps, recordedOps;
   WalkResult walk = module.walk([&](ObserveOp op) {
     bool running = hasRunningStatistics(op.getObserver());
-    calibrated.push_back(running);
-    if (isa<RecordingObserverAttr>(op.getObserver()))
-      op.emitWarning("RecordingObserver keeps no statistics: calibration "
-                     "does not record its tensors");
-    if (!running)
+    bool recording = isa<RecordingObserverAttr>(op.getObserver());
+    if (recording && recordDir.empty())
+      op.emitWarning("RecordingObserver: its tensors are not recorded "
+                     "without record-dir=<directory>");
+    bool recorded = recording && !recordDir.empty();
+    roles.push_back(running    ? ObserverRole::Calibrated
+                    : recorded ? ObserverRole::Recorded
+                               : ObserverRole::Identity);
+    if (!running && !recorded)
       return WalkResult::advance();
     if (!cast<RankedTensorType>(op.getInput().getType())
              .getElementType()
              .isF32()) {
       op.emitOpError("calibration observes float32 tensors only");
       return WalkResult::interrupt();
+    }
+    if (recorded) {
+      recordedOps.push_back(op);
+      return WalkResult::advance();
     }
     FailureOr<runtime::ObserverState> state =
         createObserverState(op.getLoc(), op.getObserver(), op.getStatsAttr());
@@ -495,9 +590,10 @@ void CalibratePass::runOnOperation() {
   if (walk.wasInterrupted())
     return signalPassFailure();
   session.errors.resize(session.observers.size() + session.fakeQuants.size());
+  session.recordings.resize(recordedOps.size());
 
   FailureOr<std::unique_ptr<ExecutionEngine>> engine = createCalibrationEngine(
-      module, entryFunc->getSymName(), calibrated, session);
+      module, entryFunc->getSymName(), roles, session);
   if (failed(engine))
     return signalPassFailure();
 
@@ -547,8 +643,11 @@ void CalibratePass::runOnOperation() {
     }
   }
 
-  // Everything ran: fold the statistics into the original module.
-  // Observers the entry never reached (other functions) stay as they were.
+  // Everything ran: write the recordings, then fold the statistics into the
+  // original module. Observers the entry never reached (other functions)
+  // stay as they were.
+  if (failed(writeRecordings(recordedOps, session.recordings)))
+    return signalPassFailure();
   for (auto [op, state] : llvm::zip_equal(calibratedOps, session.observers))
     if (state.getNumBatches() > 0)
       op.setStatsAttr(getStatisticsAttr(&getContext(), state));

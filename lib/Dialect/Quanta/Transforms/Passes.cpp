@@ -43,6 +43,9 @@ struct PtqOptions : public PrepareOptionsBase<PtqOptions> {
                              llvm::cl::init(0)};
   Option<bool> quiet{*this, "quiet", llvm::cl::desc("no progress report"),
                      llvm::cl::init(false)};
+  Option<std::string> recordDir{
+      *this, "record-dir",
+      llvm::cl::desc("directory for the tensors of RecordingObservers")};
 };
 
 /// quanta-prepare's passes: TOSA to linalg, then observer insertion.
@@ -88,6 +91,7 @@ void quanta::registerQuantaPassesAndPipelines() {
         calibrate.data.assign(options.data.begin(), options.data.end());
         calibrate.batchLimit = options.batchLimit;
         calibrate.quiet = options.quiet;
+        calibrate.recordDir = options.recordDir;
         pm.addPass(createCalibrate(calibrate));
         pm.addNestedPass<func::FuncOp>(createFreezeQParams());
       });

@@ -253,10 +253,6 @@ static LogicalResult matchCore(Operation *op, GemmChain &chain,
   return failure();
 }
 
-static bool isConv(CoreKind kind) {
-  return kind != CoreKind::Matmul && kind != CoreKind::BatchMatmul;
-}
-
 /// M, K and N of the GEMM `chain` becomes.
 static GemmShape getGemmShape(const GemmChain &chain) {
   auto output = cast<ShapedType>(chain.core->getResult(0).getType());

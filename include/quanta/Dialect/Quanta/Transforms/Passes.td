@@ -119,6 +119,14 @@ def Calibrate : Pass<"quanta-calibrate", "ModuleOp"> {
     statistics and their scale/zero_point. Fake-quant ops with known qparams
     are lowered and simply run.
 
+    A `#quanta.recording` observer records every tensor it sees, as
+    PyTorch's RecordingObserver keeps them in `tensor_val`: with
+    `record-dir`, batch `b` of an observer named `n` is written to
+    `<record-dir>/n.b.npy` (float32; `recording<k>` for the k-th recording
+    observer when it has no name or shares it) once every batch has run,
+    and the op lists its files in a `quanta.recorded` attribute. Without
+    `record-dir` a warning says that nothing is recorded.
+
     Statistics accumulate on top of those already in the IR, so calibrating
     twice with two halves of the data equals calibrating once with all of
     it. Progress goes to stderr unless `quiet`.
@@ -133,6 +141,8 @@ def Calibrate : Pass<"quanta-calibrate", "ModuleOp"> {
            "stop after this many batches (0: all)">,
     Option<"quiet", "quiet", "bool", /*default=*/"false",
            "do not report progress on stderr">,
+    Option<"recordDir", "record-dir", "std::string", /*default=*/"",
+           "directory for the tensors of RecordingObservers (.npy files)">,
   ];
   // The rewritten clone lives in the user's context until it is serialized.
   let dependentDialects = [
