@@ -242,6 +242,62 @@ TEST(HistogramObserver, HugeRangeGrowthIsNotMaterialised) {
   EXPECT_NEAR(histogramMass(stats), 200.0f, 1e-3f);
 }
 
+/// `count` floats of a fixed pseudo-random sequence in [-scale, scale).
+std::vector<float> uniformBatch(size_t count, float scale, uint32_t seed) {
+  std::vector<float> data(count);
+  for (float &value : data) {
+    seed = seed * 1664525u + 1013904223u;
+    value = scale * (static_cast<float>(seed >> 8) / 8388608.0f - 1.0f);
+  }
+  return data;
+}
+
+// A batch inside the running range is counted in the same pass as its
+// min/max (over the bounds the range gives): the result must be PyTorch's
+// forward(), i.e. the old histogram plus torch.histc over those bounds.
+TEST(HistogramObserver, BatchInsideTheRangeAddsItsHistc) {
+  HistogramOptions options;
+  options.bins = 512;
+  HistogramStats stats;
+  std::vector<float> first = uniformBatch(1 << 19, 6.5f, 1);
+  first[0] = -6.5f;
+  first[1] = 6.5f;
+  ASSERT_TRUE(updateHistogram(stats, options, first.data(), first.size()).ok());
+  const HistogramStats before = stats;
+  std::vector<float> inside = uniformBatch(3 * (1 << 18) + 5, 6.0f, 2);
+  ASSERT_TRUE(
+      updateHistogram(stats, options, inside.data(), inside.size()).ok());
+  EXPECT_EQ(stats.min, before.min);
+  EXPECT_EQ(stats.max, before.max);
+  StatusOr<std::vector<float>> hist =
+      torchHistc(inside.data(), inside.size(), options.bins,
+                 std::trunc(before.min), std::trunc(before.max));
+  ASSERT_TRUE(hist.ok());
+  for (size_t bin = 0; bin < hist->size(); ++bin)
+    (*hist)[bin] += before.histogram[bin];
+  EXPECT_TRUE(sameFloats(*hist, stats.histogram));
+}
+
+// A batch that widens the range late (its last chunk) or early (its first)
+// throws the counts made ahead away: both orders give the same histogram.
+TEST(HistogramObserver, BatchWideningTheRangeIsCountedAgain) {
+  HistogramOptions options;
+  HistogramStats start;
+  std::vector<float> first = uniformBatch(1 << 16, 3.5f, 3);
+  ASSERT_TRUE(updateHistogram(start, options, first.data(), first.size()).ok());
+  std::vector<float> late = uniformBatch(5 * (1 << 18), 3.0f, 4);
+  late.back() = 40.0f;
+  std::vector<float> early(late.rbegin(), late.rend());
+  HistogramStats afterLate = start, afterEarly = start;
+  ASSERT_TRUE(
+      updateHistogram(afterLate, options, late.data(), late.size()).ok());
+  ASSERT_TRUE(
+      updateHistogram(afterEarly, options, early.data(), early.size()).ok());
+  EXPECT_EQ(afterLate.max, afterEarly.max);
+  EXPECT_GE(afterLate.max, 40.0f);
+  EXPECT_TRUE(sameFloats(afterEarly.histogram, afterLate.histogram));
+}
+
 TEST(HistogramObserver, RejectsInvalidOptions) {
   HistogramOptions options;
   EXPECT_TRUE(validateHistogramOptions(options).ok());

@@ -4,9 +4,10 @@
 // becomes a call `quanta_observe(session, id, memref<*xf32>)` into the
 // runtime (ObserverState, the same code the numeric tests check against
 // PyTorch); a RecordingObserver becomes `quanta_record`, which keeps a copy
-// of the tensor as PyTorch's forward() does. The clone is lowered to the LLVM dialect in a private
-// MLIRContext, so the user's context never sees the lowering dialects or
-// the LLVM translations, and JIT-compiled with mlir::ExecutionEngine.
+// of the tensor as PyTorch's forward() does. The clone is lowered to the LLVM
+// dialect in a private MLIRContext, so the user's context never sees the
+// lowering dialects or the LLVM translations, and JIT-compiled with
+// mlir::ExecutionEngine.
 //
 //===----------------------------------------------------------------------===//
 
@@ -472,8 +473,8 @@ LogicalResult CalibratePass::writeRecordings(
     stems.insert(stem);
     for (auto [batch, tensor] : llvm::enumerate(tensors)) {
       SmallString<128> path(recordDir);
-      llvm::sys::path::append(path, stem + "." + std::to_string(batch) +
-                                        ".npy");
+      llvm::sys::path::append(path,
+                              stem + "." + std::to_string(batch) + ".npy");
       std::string pathString = path.str().str();
       if (numerics::Status status = runtime::writeNpyFloat32(
               pathString, tensor.shape, tensor.values.data());
@@ -592,8 +593,8 @@ void CalibratePass::runOnOperation() {
   session.errors.resize(session.observers.size() + session.fakeQuants.size());
   session.recordings.resize(recordedOps.size());
 
-  FailureOr<std::unique_ptr<ExecutionEngine>> engine = createCalibrationEngine(
-      module, entryFunc->getSymName(), roles, session);
+  FailureOr<std::unique_ptr<ExecutionEngine>> engine =
+      createCalibrationEngine(module, entryFunc->getSymName(), roles, session);
   if (failed(engine))
     return signalPassFailure();
 
