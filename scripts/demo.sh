@@ -47,7 +47,11 @@ echo
 echo "== 4. quant-opt --quanta-quantize: int8 where it has an integer form"
 "$quant_opt" "$out_dir/tiny_cnn.quantized.mlir" --quanta-quantize \
   -o "$out_dir/tiny_cnn.int8.mlir" 2>&1 | grep -o "remark: .*" | sort | uniq -c
-echo "   $(grep -c "quanta.qmatmul" "$out_dir/tiny_cnn.int8.mlir") layers run as quanta.qmatmul"
+count() { grep -cE "$1" "$out_dir/tiny_cnn.int8.mlir" || true; }
+echo "   $(count "quanta.qmatmul") layers run as quanta.qmatmul;" \
+  "$(count '= (linalg|tensor)\.[a-z_]+ .*xi8>( |$)') integer ops on storage values" \
+  "(add, tables, max pool, pad, reshapes);" \
+  "$(count '= linalg\.[a-z_0-9]+ .*-> tensor<[0-9x]*xf32>') float linalg ops left"
 
 echo
 echo "== 5. quant-run: the q/dq model in float vs the int8 model (quanta-lower-x86, isa=host)"

@@ -12,10 +12,14 @@
 // needs one integer kernel. Its constants (s8 weights, column offsets,
 // requantization multipliers, output range) come from the numeric library's
 // prepareIntegerGemm, the same code the reference kernels and the Python
-// binding use. Anything else stays float between its dq/q pairs, with a
-// remark saying why.
+// binding use. Add, mul, unary elementwise ops, max pooling and data
+// movement have integer forms of their own (QuantizeElementwise.cpp).
+// Anything else stays float between its dq/q pairs, with a remark saying
+// why.
 //
 //===----------------------------------------------------------------------===//
+
+#include "QuantizeSupport.h"
 
 #include "quanta/Dialect/Quanta/Transforms/Passes.h"
 #include "quanta/Numerics/IntegerKernels.h"
@@ -24,6 +28,7 @@
 #include "mlir/Dialect/Quant/IR/Quant.h"
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Iterators.h"
 #include "mlir/IR/Matchers.h"
 
 #include <optional>
@@ -35,6 +40,7 @@ namespace mlir::quanta {
 
 using namespace mlir;
 using namespace mlir::quanta;
+using namespace mlir::quanta::detail;
 namespace nx = mlir::quanta::numerics;
 
 namespace {
@@ -91,9 +97,7 @@ static std::optional<float> getScalarFloat(Value value) {
   return std::nullopt;
 }
 
-/// The single block of `generic` if it is an elementwise op whose output
-/// map is the identity.
-static Block *getElementwiseBody(linalg::GenericOp generic) {
+Block *quanta::detail::getElementwiseBody(linalg::GenericOp generic) {
   if (generic.getNumDpsInits() != 1 || generic.getNumReductionLoops() != 0 ||
       !generic.getIndexingMapsArray().back().isIdentity())
     return nullptr;
@@ -127,10 +131,8 @@ getBroadcast(linalg::GenericOp generic, unsigned index) {
   return std::make_pair(constant, dim);
 }
 
-/// Matches `generic` as a clamp of its only input by constants:
-/// minimumf/maximumf/minnumf/maxnumf chains (TOSA's clamp and relu).
-static std::optional<nx::FusedActivation>
-matchClamp(linalg::GenericOp generic) {
+std::optional<nx::FusedActivation>
+quanta::detail::matchClamp(linalg::GenericOp generic) {
   Block *body = getElementwiseBody(generic);
   if (!body || generic.getNumDpsInputs() != 1 ||
       !generic.getIndexingMapsArray()[0].isIdentity())
@@ -283,9 +285,8 @@ static int64_t getWeightIndex(const GemmChain &chain, ArrayRef<int64_t> shape,
   llvm_unreachable("unknown core kind");
 }
 
-/// The value before a quant.dcast of an 8-bit per-tensor quantized tensor.
-static FailureOr<std::pair<Value, quant::UniformQuantizedType>>
-matchQuantizedActivation(Value value) {
+FailureOr<std::pair<Value, quant::UniformQuantizedType>>
+quanta::detail::matchQuantizedActivation(Value value) {
   auto dcast = value.getDefiningOp<quant::DequantizeCastOp>();
   if (!dcast)
     return failure();
@@ -378,7 +379,7 @@ static FailureOr<GemmChain> matchGemmChain(quant::QuantizeCastOp qcast,
   return chain;
 }
 
-static nx::DType getDType(quant::QuantizedType type) {
+nx::DType quanta::detail::getDType(quant::QuantizedType type) {
   return type.isSigned() ? nx::DType::QInt8 : nx::DType::QUInt8;
 }
 
@@ -451,17 +452,15 @@ prepareGemm(const GemmChain &chain, quant::UniformQuantizedType outputType,
   return std::move(*gemm);
 }
 
-/// `value` (quantized) reinterpreted as its storage integers, so that data
-/// movement bufferizes (memrefs have no quantized element type).
-static Value toStorage(OpBuilder &builder, Location loc, Value value) {
+Value quanta::detail::toStorage(OpBuilder &builder, Location loc, Value value) {
   auto type = cast<RankedTensorType>(value.getType());
   auto element = cast<quant::QuantizedType>(type.getElementType());
   return quant::StorageCastOp::create(
       builder, loc, type.clone(element.getStorageType()), value);
 }
 
-static Value fromStorage(OpBuilder &builder, Location loc, Value storage,
-                         Type element) {
+Value quanta::detail::fromStorage(OpBuilder &builder, Location loc,
+                                  Value storage, Type element) {
   auto type = cast<RankedTensorType>(storage.getType());
   return quant::StorageCastOp::create(builder, loc, type.clone(element),
                                       storage);
@@ -626,11 +625,22 @@ void QuantizePass::runOnOperation() {
       replaceChain(qcast, *chain, *gemm, weights);
       continue;
     }
+    if (whyNot.empty() && succeeded(quantizeNonGemm(qcast, whyNot)))
+      continue;
     Operation *anchor = qcast.getInput().getDefiningOp();
     if (!whyNot.empty() && anchor && explained.insert(anchor).second)
       anchor->emitRemark("stays float between dequantize and quantize: ")
           << whyNot;
   }
+  // The replaced ops leave their operands (bias broadcasts, fills,
+  // dequantizations) unused. Erase them here: canonicalize would also fold
+  // dcast(qcast(x)) into x and so drop quantization steps from the float
+  // parts.
+  getOperation()->walk<WalkOrder::PostOrder, mlir::ReverseIterator>(
+      [](Operation *op) {
+        if (op->getNumResults() > 0 && isOpTriviallyDead(op))
+          op->erase();
+      });
   // Float compute that reads dequantized values and had no integer form.
   getOperation()->walk([&](linalg::LinalgOp op) {
     bool readsDequantized = llvm::any_of(op->getOperands(), [](Value v) {

@@ -291,11 +291,29 @@ def Quantize : Pass<"quanta-quantize", "ModuleOp"> {
     numeric library (prepareIntegerGemm), whose reference kernels match
     PyTorch's quantized linear within 1 LSB (exactly with qnnpack).
 
+    Beyond GEMMs, on the storage integers (`linalg.generic` and named ops
+    of integer type, so every target lowers them like any integer code):
+    - add and mul of two dequantized 8-bit tensors (any broadcast the float
+      op had), with a following clamp fused: QNNPACK's add (bit-exact with
+      PyTorch's qnnpack engine) and the GEMM's requantization for mul,
+      constants from the numeric library (prepareIntegerAdd/Mul);
+    - any other elementwise op of one dequantized 8-bit tensor whose body
+      can be evaluated at compile time (clamp, relu, sigmoid, tanh, exp,
+      ...): a 256-entry table of quantize(f(dequantize(q))). Exact for
+      clamps; for transcendental bodies the host libm may differ from the
+      JIT's in the last float bit, so an output on a rounding boundary can
+      move by 1 LSB;
+    - `linalg.pooling_nhwc_max`, `tensor.pad`, `collapse_shape`,
+      `expand_shape`, `reshape`, `extract_slice` and `concat` whose inputs
+      and result share one quantized type: they commute with quantization
+      (padding and initial values are quantized once), so they are exact.
+
     Everything else stays float between its dq/q pairs, and a remark says
     why (unsupported op, transposed operands, non-constant weights, an
-    accumulator that could overflow int32, ...).
+    accumulator that could overflow int32, a requantizing copy, ...).
   }];
-  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
                            "::mlir::quant::QuantDialect",
                            "::mlir::quanta::QuantaDialect",
                            "::mlir::tensor::TensorDialect"];

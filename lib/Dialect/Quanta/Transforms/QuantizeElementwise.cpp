@@ -1,0 +1,607 @@
+//===- QuantizeElementwise.cpp - quanta-quantize beyond GEMMs -------------===//
+//
+// The integer forms of quanta-quantize's other ops (QuantizeSupport.h):
+//
+//  - add/mul of two dequantized tensors: a linalg.generic on the storage
+//    integers with the numeric library's IntegerAdd/IntegerMul constants,
+//    computing exactly what IntegerAdd::apply/IntegerMul::apply compute
+//    (the reference kernels checked against PyTorch's qnnpack);
+//  - unary elementwise ops: a 256-entry table, built by evaluating the
+//    float body at compile time on every dequantized input value and
+//    quantizing the result as quant.qcast does. Clamp and relu are exact;
+//    transcendental bodies (sigmoid, tanh) use the host's libm, which can
+//    differ from the JIT's in the last float bit and so move an output
+//    that lies on a rounding boundary by 1 LSB;
+//  - max pooling and data movement with one quantized type in and out:
+//    dequantization is monotone and quantize(dequantize(q)) == q, so they
+//    commute with quantization and run on the storage integers exactly
+//    (padding and initial values are quantized once).
+//
+//===----------------------------------------------------------------------===//
+
+#include "QuantizeSupport.h"
+
+#include "quanta/Numerics/IntegerKernels.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
+
+#include "llvm/ADT/StringMap.h"
+
+#include <cmath>
+#include <functional>
+
+using namespace mlir;
+using namespace mlir::quanta;
+using namespace mlir::quanta::detail;
+namespace nx = mlir::quanta::numerics;
+
+static nx::ActivationQParams getQParams(quant::UniformQuantizedType type) {
+  return {static_cast<float>(type.getScale()),
+          static_cast<int32_t>(type.getZeroPoint())};
+}
+
+/// dequantize(q) as quant.dcast computes it for 8-bit types.
+static float dequantize(int64_t q, quant::UniformQuantizedType type) {
+  return static_cast<float>(q - type.getZeroPoint()) *
+         static_cast<float>(type.getScale());
+}
+
+/// quant.qcast of `x` to `type` (PyTorch's quantize_val, clamped to the
+/// storage range).
+static int64_t quantize(float x, quant::UniformQuantizedType type) {
+  return nx::quantizeValue(x, static_cast<float>(type.getScale()),
+                           type.getZeroPoint(), type.getStorageTypeMin(),
+                           type.getStorageTypeMax());
+}
+
+/// `range` narrowed to what `type`'s storage holds (u8<0:127>).
+static nx::QRange clampToStorage(nx::QRange range,
+                                 quant::UniformQuantizedType type) {
+  return {std::max(range.quantMin, type.getStorageTypeMin()),
+          std::min(range.quantMax, type.getStorageTypeMax())};
+}
+
+/// The quantized tensor `value` is dequantized from, if its type is `type`.
+static Value getDequantizedFrom(Value value, quant::UniformQuantizedType type) {
+  auto quantized = matchQuantizedActivation(value);
+  if (failed(quantized) || quantized->second != type)
+    return {};
+  return quantized->first;
+}
+
+namespace {
+/// Emits integer arithmetic inside a linalg.generic body.
+class IntegerBody {
+public:
+  IntegerBody(OpBuilder &builder, Location loc) : b(builder), loc(loc) {}
+
+  Value constant(int64_t value, unsigned width) {
+    return arith::ConstantIntOp::create(b, loc, b.getIntegerType(width), value);
+  }
+  /// An 8-bit storage value as i32.
+  Value widen(Value storage, bool isSigned) {
+    Type i32 = b.getI32Type();
+    if (isSigned)
+      return arith::ExtSIOp::create(b, loc, i32, storage);
+    return arith::ExtUIOp::create(b, loc, i32, storage);
+  }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  /// roundingDivideByPOT(x, exponent) on i32.
+  Value roundingDivideByPOT(Value x, int exponent) {
+    const int32_t mask = static_cast<int32_t>((int64_t(1) << exponent) - 1);
+    Value zero = constant(0, 32);
+    Value negative =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x, zero);
+    Value threshold =
+        add(constant(mask >> 1, 32),
+            arith::ExtUIOp::create(b, loc, b.getI32Type(), negative));
+    Value remainder = arith::AndIOp::create(b, loc, x, constant(mask, 32));
+    Value roundUp = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
+                                          remainder, threshold);
+    return add(arith::ShRSIOp::create(b, loc, x, constant(exponent, 32)),
+               arith::ExtUIOp::create(b, loc, b.getI32Type(), roundUp));
+  }
+  /// multiplyByQuantizedMultiplierSingleRound(x, m) + zeroPoint, as i64
+  /// (the int32 saturation is left to the 8-bit clamp that follows).
+  Value requantize(Value x, nx::QuantizedMultiplier m, int32_t zeroPoint) {
+    const int totalShift = 31 - m.shift;
+    Value wide = arith::ExtSIOp::create(b, loc, b.getI64Type(), x);
+    Value product = mul(wide, constant(m.multiplier, 64));
+    Value rounded = add(product, constant(int64_t(1) << (totalShift - 1), 64));
+    Value shifted =
+        arith::ShRSIOp::create(b, loc, rounded, constant(totalShift, 64));
+    return add(shifted, constant(zeroPoint, 64));
+  }
+  /// `x` clamped to `range` and narrowed to 8 bits.
+  Value clampToStorage(Value x, nx::QRange range) {
+    unsigned width = cast<IntegerType>(x.getType()).getWidth();
+    Value low =
+        arith::MaxSIOp::create(b, loc, x, constant(range.quantMin, width));
+    Value clamped =
+        arith::MinSIOp::create(b, loc, low, constant(range.quantMax, width));
+    return arith::TruncIOp::create(b, loc, b.getI8Type(), clamped);
+  }
+
+private:
+  OpBuilder &b;
+  Location loc;
+};
+} // namespace
+
+/// A linalg.generic over storage integers shaped like `like` (same maps and
+/// iterators, one 8-bit result of `resultType`'s shape), its body built by
+/// `buildBody(builder, loc, inputs)`.
+static Value buildStorageGeneric(
+    OpBuilder &builder, linalg::GenericOp like, ValueRange inputs,
+    RankedTensorType resultType,
+    function_ref<Value(OpBuilder &, Location, ValueRange)> buildBody) {
+  Location loc = like.getLoc();
+  auto storageType = resultType.clone(builder.getI8Type());
+  Value init = tensor::EmptyOp::create(builder, loc, storageType.getShape(),
+                                       builder.getI8Type());
+  return linalg::GenericOp::create(
+             builder, loc, storageType, inputs, ValueRange{init},
+             like.getIndexingMapsArray(), like.getIteratorTypesArray(),
+             [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+               linalg::YieldOp::create(nested, nestedLoc,
+                                       buildBody(nested, nestedLoc, args));
+             })
+      .getResult(0);
+}
+
+//===----------------------------------------------------------------------===//
+// add and mul
+//===----------------------------------------------------------------------===//
+
+/// The binary arith op of `generic` if its body is exactly
+/// `yield op(in0, in1)` (either order).
+static Operation *getBinaryOp(linalg::GenericOp generic) {
+  Block *body = getElementwiseBody(generic);
+  if (!body || generic.getNumDpsInputs() != 2 ||
+      !llvm::hasSingleElement(body->without_terminator()))
+    return nullptr;
+  Operation &op = body->front();
+  if (!isa<arith::AddFOp, arith::MulFOp>(op) ||
+      body->getTerminator()->getOperand(0) != op.getResult(0))
+    return nullptr;
+  if (!llvm::is_contained(op.getOperands(), body->getArgument(0)) ||
+      !llvm::is_contained(op.getOperands(), body->getArgument(1)))
+    return nullptr;
+  return &op;
+}
+
+/// IntegerAdd::apply on widened storage values.
+static Value emitApply(IntegerBody &body, const nx::IntegerAdd &add, Value x,
+                       Value y) {
+  Value acc =
+      body.add(body.mul(body.constant(add.aMultiplier, 32),
+                        body.sub(x, body.constant(add.aZeroPoint, 32))),
+               body.mul(body.constant(add.bMultiplier, 32),
+                        body.sub(y, body.constant(add.bZeroPoint, 32))));
+  Value shifted = body.add(body.roundingDivideByPOT(acc, add.shift),
+                           body.constant(add.outputZeroPoint, 32));
+  return body.clampToStorage(shifted, add.outputRange);
+}
+
+/// IntegerMul::apply on widened storage values.
+static Value emitApply(IntegerBody &body, const nx::IntegerMul &mul, Value x,
+                       Value y) {
+  Value product = body.mul(body.sub(x, body.constant(mul.aZeroPoint, 32)),
+                           body.sub(y, body.constant(mul.bZeroPoint, 32)));
+  return body.clampToStorage(
+      body.requantize(product, mul.multiplier, mul.outputZeroPoint),
+      mul.outputRange);
+}
+
+using BinaryBodyBuilder = std::function<Value(IntegerBody &, Value, Value)>;
+
+/// The body of `prepared` (an IntegerAdd or IntegerMul) with its output
+/// range narrowed to the storage range of `outputType`, or why not.
+template <typename Op>
+static FailureOr<BinaryBodyBuilder>
+getBodyBuilder(nx::StatusOr<Op> prepared,
+               quant::UniformQuantizedType outputType, std::string &whyNot) {
+  if (!prepared) {
+    whyNot = prepared.getStatus().getMessage();
+    return failure();
+  }
+  Op op = std::move(*prepared);
+  op.outputRange = clampToStorage(op.outputRange, outputType);
+  if (op.outputRange.quantMin > op.outputRange.quantMax) {
+    whyNot = "the fused activation leaves no value in the output's range";
+    return failure();
+  }
+  return BinaryBodyBuilder([op](IntegerBody &body, Value x, Value y) {
+    return emitApply(body, op, x, y);
+  });
+}
+
+static LogicalResult quantizeBinary(quant::QuantizeCastOp qcast,
+                                    linalg::GenericOp generic,
+                                    std::optional<linalg::GenericOp> clamp,
+                                    nx::FusedActivation activation,
+                                    quant::UniformQuantizedType outputType,
+                                    std::string &whyNot) {
+  Operation *op = getBinaryOp(generic);
+  bool isAdd = isa<arith::AddFOp>(op);
+  SmallVector<Value, 2> storages;
+  SmallVector<quant::UniformQuantizedType, 2> types;
+  for (Value input : generic.getDpsInputs()) {
+    auto quantized = matchQuantizedActivation(input);
+    if (failed(quantized)) {
+      whyNot = "an operand is not dequantized from an 8-bit per-tensor type";
+      return failure();
+    }
+    types.push_back(quantized->second);
+    storages.push_back(quantized->first);
+  }
+  const nx::DType dtype = getDType(outputType);
+  if (getDType(types[0]) != dtype || getDType(types[1]) != dtype) {
+    whyNot = "the operands and the result mix signed and unsigned types";
+    return failure();
+  }
+  if (!generic->getResult(0).hasOneUse()) {
+    whyNot = "the float result has other users";
+    return failure();
+  }
+  const nx::ActivationQParams a = getQParams(types[0]),
+                              b = getQParams(types[1]),
+                              out = getQParams(outputType);
+  auto compute =
+      isAdd
+          ? getBodyBuilder(nx::prepareIntegerAdd(dtype, a, b, out, activation),
+                           outputType, whyNot)
+          : getBodyBuilder(nx::prepareIntegerMul(dtype, a, b, out, activation),
+                           outputType, whyNot);
+  if (failed(compute))
+    return failure();
+  // addf and mulf commute exactly, so the body's operand order is
+  // irrelevant.
+  OpBuilder builder(qcast);
+  Location loc = generic.getLoc();
+  SmallVector<Value, 2> inputs{toStorage(builder, loc, storages[0]),
+                               toStorage(builder, loc, storages[1])};
+  const bool isSigned = dtype == nx::DType::QInt8;
+  Value result = buildStorageGeneric(
+      builder, generic, inputs, cast<RankedTensorType>(qcast.getType()),
+      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+        IntegerBody body(nested, nestedLoc);
+        Value x = body.widen(args[0], isSigned);
+        Value y = body.widen(args[1], isSigned);
+        return (*compute)(body, x, y);
+      });
+  qcast.getResult().replaceAllUsesWith(
+      fromStorage(builder, loc, result, outputType));
+  qcast.erase();
+  if (clamp)
+    (*clamp)->erase();
+  generic->erase();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Lookup tables
+//===----------------------------------------------------------------------===//
+
+/// The float32 semantics of the body ops a lookup table can evaluate.
+static const llvm::StringMap<float (*)(float)> kUnaryOps = {
+    {arith::NegFOp::getOperationName(), [](float a) { return -a; }},
+    {math::AbsFOp::getOperationName(), [](float a) { return std::fabs(a); }},
+    {math::ExpOp::getOperationName(), [](float a) { return std::exp(a); }},
+    {math::TanhOp::getOperationName(), [](float a) { return std::tanh(a); }},
+    {math::ErfOp::getOperationName(), [](float a) { return std::erf(a); }},
+    {math::LogOp::getOperationName(), [](float a) { return std::log(a); }},
+    {math::SqrtOp::getOperationName(), [](float a) { return std::sqrt(a); }},
+};
+
+/// maximumf/minimumf propagate NaN; maxnumf/minnumf (fmax/fmin) drop it.
+static float propagateNaN(float a, float b, float result) {
+  return std::isnan(a) || std::isnan(b) ? std::nanf("") : result;
+}
+
+static const llvm::StringMap<float (*)(float, float)> kBinaryOps = {
+    {arith::AddFOp::getOperationName(), [](float a, float b) { return a + b; }},
+    {arith::SubFOp::getOperationName(), [](float a, float b) { return a - b; }},
+    {arith::MulFOp::getOperationName(), [](float a, float b) { return a * b; }},
+    {arith::DivFOp::getOperationName(), [](float a, float b) { return a / b; }},
+    {arith::MaximumFOp::getOperationName(),
+     [](float a, float b) { return propagateNaN(a, b, std::fmax(a, b)); }},
+    {arith::MinimumFOp::getOperationName(),
+     [](float a, float b) { return propagateNaN(a, b, std::fmin(a, b)); }},
+    {arith::MaxNumFOp::getOperationName(),
+     [](float a, float b) { return std::fmax(a, b); }},
+    {arith::MinNumFOp::getOperationName(),
+     [](float a, float b) { return std::fmin(a, b); }},
+};
+
+/// `body` (a unary elementwise body) evaluated at `x` in float32, or
+/// nullopt if it uses an op this evaluator does not know.
+static std::optional<float> evaluateBody(Block *body, float x) {
+  DenseMap<Value, float> values;
+  values[body->getArgument(0)] = x;
+  auto valueOf = [&](Value value) -> std::optional<float> {
+    if (auto it = values.find(value); it != values.end())
+      return it->second;
+    FloatAttr attr;
+    if (matchPattern(value, m_Constant(&attr)) && attr.getType().isF32())
+      return attr.getValue().convertToFloat();
+    return std::nullopt;
+  };
+  for (Operation &op : body->without_terminator()) {
+    SmallVector<float, 2> operands;
+    for (Value operand : op.getOperands()) {
+      std::optional<float> value = valueOf(operand);
+      if (!value)
+        return std::nullopt;
+      operands.push_back(*value);
+    }
+    std::optional<float> result;
+    StringRef name = op.getName().getStringRef();
+    if (auto it = kUnaryOps.find(name);
+        it != kUnaryOps.end() && operands.size() == 1)
+      result = it->second(operands[0]);
+    else if (auto it = kBinaryOps.find(name);
+             it != kBinaryOps.end() && operands.size() == 2)
+      result = it->second(operands[0], operands[1]);
+    if (!result)
+      return std::nullopt;
+    values[op.getResult(0)] = *result;
+  }
+  return valueOf(body->getTerminator()->getOperand(0));
+}
+
+static LogicalResult quantizeWithTable(quant::QuantizeCastOp qcast,
+                                       linalg::GenericOp generic,
+                                       quant::UniformQuantizedType outputType,
+                                       std::string &whyNot) {
+  auto input = matchQuantizedActivation(generic.getDpsInputs()[0]);
+  if (failed(input)) {
+    whyNot = "the operand is not dequantized from an 8-bit per-tensor type";
+    return failure();
+  }
+  if (!generic->getResult(0).hasOneUse()) {
+    whyNot = "the float result has other users";
+    return failure();
+  }
+  quant::UniformQuantizedType inputType = input->second;
+  // Entry i holds the output for the storage value whose bits are i
+  // (biased by 128 for signed storage).
+  SmallVector<int8_t> table(256, 0);
+  const int64_t bias = inputType.isSigned() ? 128 : 0;
+  for (int64_t q = inputType.getStorageTypeMin();
+       q <= inputType.getStorageTypeMax(); ++q) {
+    std::optional<float> y =
+        evaluateBody(generic.getBody(), dequantize(q, inputType));
+    if (!y) {
+      whyNot = "its body has ops the lookup-table builder cannot evaluate";
+      return failure();
+    }
+    if (std::isnan(*y)) {
+      whyNot = "its body gives NaN for the input " +
+               std::to_string(dequantize(q, inputType));
+      return failure();
+    }
+    table[q + bias] = static_cast<int8_t>(quantize(*y, outputType));
+  }
+  OpBuilder builder(qcast);
+  Location loc = generic.getLoc();
+  auto tableType = RankedTensorType::get({256}, builder.getI8Type());
+  Value tableValue = arith::ConstantOp::create(
+      builder, loc, DenseElementsAttr::get(tableType, ArrayRef(table)));
+  Value result = buildStorageGeneric(
+      builder, generic, {toStorage(builder, loc, input->first)},
+      cast<RankedTensorType>(qcast.getType()),
+      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+        IntegerBody body(nested, nestedLoc);
+        Value index = body.add(body.widen(args[0], inputType.isSigned()),
+                               body.constant(bias, 32));
+        Value position = arith::IndexCastOp::create(
+            nested, nestedLoc, nested.getIndexType(), index);
+        return tensor::ExtractOp::create(nested, nestedLoc, tableValue,
+                                         ValueRange{position});
+      });
+  qcast.getResult().replaceAllUsesWith(
+      fromStorage(builder, loc, result, outputType));
+  qcast.erase();
+  generic->erase();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Max pooling and data movement
+//===----------------------------------------------------------------------===//
+
+/// The storage integers of the quantized tensors `op`'s float operands
+/// are dequantized from, if all have `type`; null entries for the other
+/// (index) operands.
+static FailureOr<SmallVector<Value>>
+getStorageOperands(OpBuilder &builder, Operation *op,
+                   quant::UniformQuantizedType type, std::string &whyNot) {
+  SmallVector<Value> storages;
+  for (Value operand : op->getOperands()) {
+    if (!isa<RankedTensorType>(operand.getType())) {
+      storages.push_back({});
+      continue;
+    }
+    Value quantized = getDequantizedFrom(operand, type);
+    if (!quantized) {
+      whyNot = "an operand is not dequantized from the result's quantized "
+               "type (a requantizing copy is not supported yet)";
+      return failure();
+    }
+    storages.push_back(toStorage(builder, op->getLoc(), quantized));
+  }
+  return storages;
+}
+
+static LogicalResult quantizeMaxPool(quant::QuantizeCastOp qcast,
+                                     linalg::PoolingNhwcMaxOp pool,
+                                     quant::UniformQuantizedType type,
+                                     std::string &whyNot) {
+  Value input = getDequantizedFrom(pool.getInputs()[0], type);
+  auto fill = pool.getOutputs()[0].getDefiningOp<linalg::FillOp>();
+  FloatAttr initial;
+  if (!input || !fill ||
+      !matchPattern(fill.getInputs()[0], m_Constant(&initial))) {
+    whyNot = "max pooling needs the result's quantized type as input and a "
+             "constant initial value";
+    return failure();
+  }
+  if (!pool->getResult(0).hasOneUse()) {
+    whyNot = "the float result has other users";
+    return failure();
+  }
+  OpBuilder builder(qcast);
+  Location loc = pool.getLoc();
+  auto storageType =
+      cast<RankedTensorType>(qcast.getType()).clone(builder.getI8Type());
+  // max(initial, x) quantizes to max(quantize(initial), q).
+  const float initialValue = initial.getValue().convertToFloat();
+  Value init =
+      linalg::FillOp::create(
+          builder, loc,
+          ValueRange{arith::ConstantIntOp::create(
+              builder, loc, builder.getI8Type(),
+              std::isnan(initialValue) ? type.getStorageTypeMin()
+                                       : quantize(initialValue, type))},
+          ValueRange{tensor::EmptyOp::create(
+              builder, loc, storageType.getShape(), builder.getI8Type())})
+          .getResult(0);
+  SmallVector<Value, 2> inputs{toStorage(builder, loc, input),
+                               pool.getInputs()[1]};
+  Operation *intPool;
+  if (type.isSigned())
+    intPool = linalg::PoolingNhwcMaxOp::create(
+        builder, loc, TypeRange{storageType}, inputs, ValueRange{init},
+        pool.getStrides(), pool.getDilations());
+  else
+    intPool = linalg::PoolingNhwcMaxUnsignedOp::create(
+        builder, loc, TypeRange{storageType}, inputs, ValueRange{init},
+        pool.getStrides(), pool.getDilations());
+  qcast.getResult().replaceAllUsesWith(
+      fromStorage(builder, loc, intPool->getResult(0), type));
+  qcast.erase();
+  pool->erase();
+  if (fill->use_empty())
+    fill->erase();
+  return success();
+}
+
+/// Data movement that keeps every value: re-created on storage integers.
+static LogicalResult quantizeDataMovement(quant::QuantizeCastOp qcast,
+                                          Operation *op,
+                                          quant::UniformQuantizedType type,
+                                          std::string &whyNot) {
+  OpBuilder builder(qcast);
+  Location loc = op->getLoc();
+  FailureOr<SmallVector<Value>> storages =
+      getStorageOperands(builder, op, type, whyNot);
+  if (failed(storages))
+    return failure();
+  if (!op->getResult(0).hasOneUse()) {
+    whyNot = "the float result has other users";
+    return failure();
+  }
+  auto storageType =
+      cast<RankedTensorType>(qcast.getType()).clone(builder.getI8Type());
+  Value result;
+  if (auto pad = dyn_cast<tensor::PadOp>(op)) {
+    FloatAttr padValue;
+    Value yielded = pad.getConstantPaddingValue();
+    if (!yielded || !matchPattern(yielded, m_Constant(&padValue))) {
+      whyNot = "the padding value is not a constant";
+      return failure();
+    }
+    const float value = padValue.getValue().convertToFloat();
+    if (std::isnan(value)) {
+      whyNot = "the padding value is NaN";
+      return failure();
+    }
+    Value storagePad = arith::ConstantIntOp::create(
+        builder, loc, builder.getI8Type(), quantize(value, type));
+    result = tensor::PadOp::create(builder, loc, storageType, (*storages)[0],
+                                   pad.getMixedLowPad(), pad.getMixedHighPad(),
+                                   storagePad, pad.getNofold())
+                 .getResult();
+  } else {
+    IRMapping mapping;
+    for (auto [operand, storage] : llvm::zip(op->getOperands(), *storages))
+      if (storage)
+        mapping.map(operand, storage);
+    Operation *clone = builder.clone(*op, mapping);
+    clone->getResult(0).setType(storageType);
+    result = clone->getResult(0);
+  }
+  qcast.getResult().replaceAllUsesWith(fromStorage(builder, loc, result, type));
+  qcast.erase();
+  op->erase();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Entry
+//===----------------------------------------------------------------------===//
+
+LogicalResult quanta::detail::quantizeNonGemm(quant::QuantizeCastOp qcast,
+                                              std::string &whyNot) {
+  Operation *producer = qcast.getInput().getDefiningOp();
+  if (!producer)
+    return failure();
+  auto outputType = dyn_cast<quant::UniformQuantizedType>(
+      getElementTypeOrSelf(qcast.getResult().getType()));
+  const bool eightBit = outputType &&
+                        outputType.getStorageTypeIntegralWidth() == 8 &&
+                        outputType.getExpressedType().isF32();
+  auto requireEightBit = [&]() {
+    if (!eightBit)
+      whyNot = "the output is not quantized to an 8-bit per-tensor type";
+    return eightBit;
+  };
+
+  if (isa<tensor::PadOp, tensor::CollapseShapeOp, tensor::ExpandShapeOp,
+          tensor::ExtractSliceOp, tensor::ConcatOp, tensor::ReshapeOp>(
+          producer)) {
+    if (!requireEightBit())
+      return failure();
+    return quantizeDataMovement(qcast, producer, outputType, whyNot);
+  }
+  if (auto pool = dyn_cast<linalg::PoolingNhwcMaxOp>(producer)) {
+    if (!requireEightBit())
+      return failure();
+    return quantizeMaxPool(qcast, pool, outputType, whyNot);
+  }
+  auto generic = dyn_cast<linalg::GenericOp>(producer);
+  if (!generic || !getElementwiseBody(generic))
+    return failure();
+  // add/mul [-> clamp]
+  std::optional<linalg::GenericOp> clamp;
+  nx::FusedActivation activation;
+  linalg::GenericOp core = generic;
+  if (std::optional<nx::FusedActivation> fused = matchClamp(generic)) {
+    auto before = generic.getDpsInputs()[0].getDefiningOp<linalg::GenericOp>();
+    if (before && getBinaryOp(before) &&
+        generic.getDpsInputs()[0].hasOneUse()) {
+      clamp = generic;
+      activation = *fused;
+      core = before;
+    }
+  }
+  if (getBinaryOp(core)) {
+    if (!requireEightBit())
+      return failure();
+    return quantizeBinary(qcast, core, clamp, activation, outputType, whyNot);
+  }
+  if (generic.getNumDpsInputs() == 1 &&
+      generic.getIndexingMapsArray()[0].isIdentity() &&
+      generic.getDpsInputs()[0].getDefiningOp<quant::DequantizeCastOp>()) {
+    if (!requireEightBit())
+      return failure();
+    return quantizeWithTable(qcast, generic, outputType, whyNot);
+  }
+  return failure();
+}

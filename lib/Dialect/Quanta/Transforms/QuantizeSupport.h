@@ -1,0 +1,62 @@
+//===- QuantizeSupport.h - Shared pieces of quanta-quantize -----*- C++ -*-===//
+//
+// Private to the Transforms library: the matchers and storage casts that the
+// GEMM rewrite (Quantize.cpp) and the elementwise, lookup-table and
+// data-movement rewrites (QuantizeElementwise.cpp) share.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QUANTA_LIB_DIALECT_QUANTA_TRANSFORMS_QUANTIZESUPPORT_H
+#define QUANTA_LIB_DIALECT_QUANTA_TRANSFORMS_QUANTIZESUPPORT_H
+
+#include "quanta/Numerics/QParams.h"
+#include "quanta/Numerics/Requantize.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Quant/IR/Quant.h"
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
+
+#include <optional>
+#include <string>
+
+namespace mlir::quanta::detail {
+
+/// The single block of `generic` if it is an elementwise op whose output
+/// map is the identity.
+Block *getElementwiseBody(linalg::GenericOp generic);
+
+/// Matches `generic` as a clamp of its only input by constants:
+/// minimumf/maximumf/minnumf/maxnumf chains (TOSA's clamp and relu).
+std::optional<numerics::FusedActivation> matchClamp(linalg::GenericOp generic);
+
+/// The value before a quant.dcast of an 8-bit per-tensor quantized tensor.
+FailureOr<std::pair<Value, quant::UniformQuantizedType>>
+matchQuantizedActivation(Value value);
+
+numerics::DType getDType(quant::QuantizedType type);
+
+/// `value` (quantized) reinterpreted as its storage integers, so that data
+/// movement bufferizes (memrefs have no quantized element type).
+Value toStorage(OpBuilder &builder, Location loc, Value value);
+
+/// The storage integers `storage` reinterpreted as `element`.
+Value fromStorage(OpBuilder &builder, Location loc, Value storage,
+                  Type element);
+
+/// Rewrites the float op feeding `qcast` (and the ops between them) into
+/// integer computation on storage values, if it is one of:
+///  - add or mul of two dequantized tensors (QNNPACK's add, the GEMM's
+///    requantization for mul), with a following clamp fused;
+///  - any elementwise op of one dequantized 8-bit tensor whose body can be
+///    evaluated at compile time (clamp, relu, sigmoid, tanh, ...), as a
+///    256-entry lookup table;
+///  - max pooling and data movement (pad, reshapes, slices, concat) whose
+///    inputs and output share the quantized type: they commute with
+///    quantization and run on the storage integers.
+/// Returns failure with `whyNot` set when the op is a candidate that cannot
+/// be converted, and failure with `whyNot` empty when it is no candidate.
+LogicalResult quantizeNonGemm(quant::QuantizeCastOp qcast, std::string &whyNot);
+
+} // namespace mlir::quanta::detail
+
+#endif // QUANTA_LIB_DIALECT_QUANTA_TRANSFORMS_QUANTIZESUPPORT_H

@@ -1,0 +1,31 @@
+// RUN: %python -c "import numpy as np; r = np.random.default_rng(11); [np.save('%t.' + n + '.npy', (r.standard_normal(s) * 2.5).astype(np.float32)) for n, s in [('x', (7, 33)), ('y', (1, 33)), ('z', (7, 33)), ('u', (1, 9, 9, 4)), ('v', (1, 9, 9, 4))]]"
+// RUN: quant-opt %S/Inputs/elementwise_exec.mlir --quanta-quantize --canonicalize | FileCheck %s
+
+// Each function as written (float between its dq/q pairs: the reference)
+// and through quanta-quantize (integer ops on the storage values).
+// RUN: for p in "" "--pass-pipeline=builtin.module(quanta-quantize)"; do \
+// RUN:   tag=$([ -z "$p" ] && echo ref || echo int); \
+// RUN:   quant-run %S/Inputs/elementwise_exec.mlir $p --entry=add_relu6 --input=%t.x.npy --input=%t.y.npy --output=%t.add.$tag.npy && \
+// RUN:   quant-run %S/Inputs/elementwise_exec.mlir $p --entry=mul_s8 --input=%t.x.npy --input=%t.z.npy --output=%t.mul.$tag.npy && \
+// RUN:   quant-run %S/Inputs/elementwise_exec.mlir $p --entry=sigmoid_tanh --input=%t.x.npy --input=%t.z.npy --output=%t.sig.$tag.npy --output=%t.tanh.$tag.npy && \
+// RUN:   quant-run %S/Inputs/elementwise_exec.mlir $p --entry=pool_concat --input=%t.u.npy --input=%t.v.npy --output=%t.pool.$tag.npy || exit 1; \
+// RUN: done
+// RUN: for f in add mul sig tanh pool; do %python %S/Inputs/compare_quantized.py %t.$f.int.npy %t.$f.ref.npy; done | FileCheck %s --check-prefix=EXEC
+
+// No float compute and no dequantization is left.
+// CHECK-NOT: arith.addf
+// CHECK-NOT: arith.mulf
+// CHECK-NOT: arith.maximumf
+// CHECK-NOT: math.
+// CHECK-NOT: quant.dcast
+// CHECK-LABEL: func.func @pool_concat
+// CHECK: linalg.pooling_nhwc_max {{.*}}tensor<1x10x10x4xi8>
+// CHECK: tensor.concat dim(0) {{.*}} : (tensor<1x64xi8>, tensor<1x64xi8>) -> tensor<2x64xi8>
+
+// Add and mul within 1 LSB of the float reference (one rounding each);
+// lookup tables, max pooling and data movement equal it.
+// EXEC: of 231 equal, max difference {{0|1}} LSB, {{[1-9][0-9]+}} distinct values
+// EXEC: of 231 equal, max difference {{0|1}} LSB, {{[1-9][0-9]+}} distinct values
+// EXEC: 231 of 231 equal, max difference 0 LSB, {{[1-9][0-9]+}} distinct values
+// EXEC: 231 of 231 equal, max difference 0 LSB, {{[1-9][0-9]+}} distinct values
+// EXEC: 128 of 128 equal, max difference 0 LSB, {{[1-9][0-9]+}} distinct values
