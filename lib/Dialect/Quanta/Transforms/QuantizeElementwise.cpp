@@ -418,13 +418,14 @@ static LogicalResult quantizeWithTable(quant::QuantizeCastOp qcast,
 
 /// The storage integers of the quantized tensors `op`'s float operands
 /// are dequantized from, if all have `type`; null entries for the other
-/// (index) operands.
+/// operands.
 static FailureOr<SmallVector<Value>>
 getStorageOperands(OpBuilder &builder, Operation *op,
                    quant::UniformQuantizedType type, std::string &whyNot) {
   SmallVector<Value> storages;
   for (Value operand : op->getOperands()) {
-    if (!isa<RankedTensorType>(operand.getType())) {
+    // Index operands: reshape's shape, dynamic offsets and sizes.
+    if (!isa<FloatType>(getElementTypeOrSelf(operand.getType()))) {
       storages.push_back({});
       continue;
     }

@@ -139,3 +139,18 @@ func.func @nan_table(%x: tensor<8x!s>) -> tensor<8x!s> {
   %r = quant.qcast %s : tensor<8xf32> to tensor<8x!s>
   return %r : tensor<8x!s>
 }
+
+// -----
+
+// The shape operand of tensor.reshape is not a quantized value.
+!a = !quant.uniform<u8:f32, 0.5:3>
+// CHECK-LABEL: func.func @reshape
+// CHECK: {{tensor.reshape|tensor.collapse_shape}} {{.*}}tensor<8xi8>
+// CHECK-NOT: quant.dcast
+func.func @reshape(%x: tensor<2x4x!a>) -> tensor<8x!a> {
+  %xd = quant.dcast %x : tensor<2x4x!a> to tensor<2x4xf32>
+  %shape = arith.constant dense<8> : tensor<1xindex>
+  %r = tensor.reshape %xd(%shape) : (tensor<2x4xf32>, tensor<1xindex>) -> tensor<8xf32>
+  %q = quant.qcast %r : tensor<8xf32> to tensor<8x!a>
+  return %q : tensor<8x!a>
+}
