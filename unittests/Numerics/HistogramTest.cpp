@@ -252,9 +252,8 @@ std::vector<float> uniformBatch(size_t count, float scale, uint32_t seed) {
   return data;
 }
 
-// A batch inside the running range is counted in the same pass as its
-// min/max (over the bounds the range gives): the result must be PyTorch's
-// forward(), i.e. the old histogram plus torch.histc over those bounds.
+// A batch inside the running range keeps the range: PyTorch's forward()
+// adds torch.histc over the truncated bounds to the old histogram.
 TEST(HistogramObserver, BatchInsideTheRangeAddsItsHistc) {
   HistogramOptions options;
   options.bins = 512;
@@ -278,9 +277,9 @@ TEST(HistogramObserver, BatchInsideTheRangeAddsItsHistc) {
   EXPECT_TRUE(sameFloats(*hist, stats.histogram));
 }
 
-// A batch that widens the range late (its last chunk) or early (its first)
-// throws the counts made ahead away: both orders give the same histogram.
-TEST(HistogramObserver, BatchWideningTheRangeIsCountedAgain) {
+// A batch that widens the range with its last element or with its first
+// gives the same histogram: the counts do not depend on the order.
+TEST(HistogramObserver, WideningBatchIsOrderIndependent) {
   HistogramOptions options;
   HistogramStats start;
   std::vector<float> first = uniformBatch(1 << 16, 3.5f, 3);

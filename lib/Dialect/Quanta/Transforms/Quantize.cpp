@@ -439,17 +439,19 @@ prepareGemm(const GemmChain &chain, quant::UniformQuantizedType outputType,
     whyNot = gemm.getStatus().getMessage();
     return failure();
   }
-  // The output's storage range (u8<0:127> for reduce_range) bounds the
-  // result as much as its dtype does.
-  gemm->outputRange.quantMin =
-      std::max(gemm->outputRange.quantMin, outputType.getStorageTypeMin());
-  gemm->outputRange.quantMax =
-      std::min(gemm->outputRange.quantMax, outputType.getStorageTypeMax());
-  if (gemm->outputRange.quantMin > gemm->outputRange.quantMax) {
-    whyNot = "the fused activation leaves no value in the output's range";
+  if (failed(narrowToStorageRange(gemm->outputRange, outputType, whyNot)))
     return failure();
-  }
   return std::move(*gemm);
+}
+
+LogicalResult quanta::detail::narrowToStorageRange(
+    nx::QRange &range, quant::UniformQuantizedType type, std::string &whyNot) {
+  range.quantMin = std::max(range.quantMin, type.getStorageTypeMin());
+  range.quantMax = std::min(range.quantMax, type.getStorageTypeMax());
+  if (range.quantMin <= range.quantMax)
+    return success();
+  whyNot = "the fused activation leaves no value in the output's range";
+  return failure();
 }
 
 Value quanta::detail::toStorage(OpBuilder &builder, Location loc, Value value) {

@@ -57,13 +57,6 @@ static int64_t quantize(float x, quant::UniformQuantizedType type) {
                            type.getStorageTypeMax());
 }
 
-/// `range` narrowed to what `type`'s storage holds (u8<0:127>).
-static nx::QRange clampToStorage(nx::QRange range,
-                                 quant::UniformQuantizedType type) {
-  return {std::max(range.quantMin, type.getStorageTypeMin()),
-          std::min(range.quantMax, type.getStorageTypeMax())};
-}
-
 /// The quantized tensor `value` is dequantized from, if its type is `type`.
 static Value getDequantizedFrom(Value value, quant::UniformQuantizedType type) {
   auto quantized = matchQuantizedActivation(value);
@@ -211,11 +204,8 @@ getBodyBuilder(nx::StatusOr<Op> prepared,
     return failure();
   }
   Op op = std::move(*prepared);
-  op.outputRange = clampToStorage(op.outputRange, outputType);
-  if (op.outputRange.quantMin > op.outputRange.quantMax) {
-    whyNot = "the fused activation leaves no value in the output's range";
+  if (failed(narrowToStorageRange(op.outputRange, outputType, whyNot)))
     return failure();
-  }
   return BinaryBodyBuilder([op](IntegerBody &body, Value x, Value y) {
     return emitApply(body, op, x, y);
   });

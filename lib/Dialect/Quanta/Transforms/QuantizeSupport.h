@@ -35,6 +35,13 @@ matchQuantizedActivation(Value value);
 
 numerics::DType getDType(quant::QuantizedType type);
 
+/// Narrows an op's output range (its dtype's, or a fused activation's) to
+/// the storage range of `type` (u8<0:127> for reduce_range), which bounds
+/// the result as much as the dtype does; fails if nothing is left.
+LogicalResult narrowToStorageRange(numerics::QRange &range,
+                                   quant::UniformQuantizedType type,
+                                   std::string &whyNot);
+
 /// `value` (quantized) reinterpreted as its storage integers, so that data
 /// movement bufferizes (memrefs have no quantized element type).
 Value toStorage(OpBuilder &builder, Location loc, Value value);
