@@ -154,3 +154,37 @@ func.func @reshape(%x: tensor<2x4x!a>) -> tensor<8x!a> {
   %q = quant.qcast %r : tensor<8xf32> to tensor<8x!a>
   return %q : tensor<8x!a>
 }
+
+// -----
+
+// The clamp [200, 250] lies above u8<0:127> of scale 1.
+!a = !quant.uniform<u8:f32, 1.0>
+!o = !quant.uniform<u8<0:127>:f32, 1.0>
+#id = affine_map<(d0) -> (d0)>
+// CHECK-LABEL: func.func @empty_output_range
+// CHECK: arith.addf
+func.func @empty_output_range(%x: tensor<8x!a>, %y: tensor<8x!a>) -> tensor<8x!o> {
+  %xd = quant.dcast %x : tensor<8x!a> to tensor<8xf32>
+  %yd = quant.dcast %y : tensor<8x!a> to tensor<8xf32>
+  %e = tensor.empty() : tensor<8xf32>
+  // The remark explains the chain at its last op; the add itself only
+  // reads dequantized values.
+  // expected-remark @below {{stays float between dequantize and quantize: quanta-quantize has no integer form for 'linalg.generic' yet}}
+  %s = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]} ins(%xd, %yd : tensor<8xf32>, tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %r = arith.addf %p, %q : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  %lo = arith.constant 200.0 : f32
+  %hi = arith.constant 250.0 : f32
+  %e2 = tensor.empty() : tensor<8xf32>
+  // expected-remark @below {{stays float between dequantize and quantize: the fused activation leaves no value in the output's range}}
+  %c = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%s : tensor<8xf32>) outs(%e2 : tensor<8xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %m = arith.maximumf %p, %lo : f32
+    %n = arith.minimumf %m, %hi : f32
+    linalg.yield %n : f32
+  } -> tensor<8xf32>
+  %r = quant.qcast %c : tensor<8xf32> to tensor<8x!o>
+  return %r : tensor<8x!o>
+}
