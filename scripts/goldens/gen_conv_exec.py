@@ -6,8 +6,10 @@ execution test runs each function twice, as written (the float reference
 between the dq/q pairs) and quantized, and compares the quantized results
 within 1 LSB.
 
-Layouts NHWC/FHWC, NHWC/HWCF and NCHW/FCHW; strides, dilations, padding
-through a quantized tensor.pad, odd sizes, u8 and s8 inputs, per-channel
+Layouts NHWC/FHWC, NHWC/HWCF and NCHW/FCHW, and depthwise NHWC/HWC and
+NHWC/HWCM (depth multiplier 2, collapsed to C*M channels as
+tosa-to-linalg does); strides, dilations, padding through a quantized
+tensor.pad, odd sizes, u8 and s8 inputs, per-channel and per-tensor
 weights, bias by init broadcast and by an add, relu and relu6. Output
 scales come from the float results on the test input (like calibration).
 
@@ -34,15 +36,18 @@ def tensor(shape, element="f32"):
     return "tensor<" + "x".join(str(d) for d in shape) + f"x{element}>"
 
 
-def per_channel(w, axis):
+def weight_type(w, axis):
+    """Symmetric s8 weights, per channel along `axis` or per tensor (None)."""
+    if axis is None:
+        return f"!quant.uniform<i8<-127:127>:f32, {float(np.float32(np.abs(w).max() / 127))!r}>"
     scales = np.abs(np.moveaxis(w, axis, 0).reshape(w.shape[axis], -1)).max(1) / 127
     return f"!quant.uniform<i8<-127:127>:f32:{axis}, {{" + ",".join(
         repr(float(np.float32(s))) for s in scales) + "}>"
 
 
-def out_scale(w, axis):
+def out_scale(w, reduced_axes):
     """A scale for the outputs that keeps most of them in range."""
-    span = np.abs(w).sum(axis=tuple(i for i in range(4) if i != axis)).max()
+    span = np.abs(w).sum(axis=reduced_axes).max()
     return repr(float(np.float32(span * 0.7 / 255)))
 
 
@@ -55,8 +60,14 @@ def conv(name, layout, x_shape, w_shape, stride, dilation, pad, in_type,
          out_zp, activation, bias_style, rng):
     """One function; returns its text."""
     w = rng.standard_normal(w_shape).astype(np.float32) * 0.3
-    axis = {"nhwc_fhwc": 0, "nhwc_hwcf": 3, "nchw_fchw": 0}[layout]
-    channels = w_shape[axis]
+    depthwise = layout in ("nhwc_hwc", "nhwc_hwcm")
+    # The weights' channel axis (None: per-tensor weights, as the HWCM
+    # filter's C * M channels lie on two axes) and the axes of one dot
+    # product.
+    axis, reduced = {"nhwc_fhwc": (0, (1, 2, 3)), "nhwc_hwcf": (3, (0, 1, 2)),
+                     "nchw_fchw": (0, (1, 2, 3)), "nhwc_hwc": (2, (0, 1)),
+                     "nhwc_hwcm": (None, (0, 1))}[layout]
+    channels = int(np.prod(w_shape[2:])) if depthwise else w_shape[axis]
     bias = rng.standard_normal(channels).astype(np.float32) * 0.5
     n = x_shape[0]
     if layout.startswith("nhwc"):
@@ -68,13 +79,14 @@ def conv(name, layout, x_shape, w_shape, stride, dilation, pad, in_type,
     oh = (h - dilation * (kh - 1) - 1) // stride + 1
     ow = (wd - dilation * (kw - 1) - 1) // stride + 1
     out_shape = [n, oh, ow, channels] if layout.startswith("nhwc") else [n, channels, oh, ow]
+    core_shape = [n, oh, ow] + w_shape[2:] if layout == "nhwc_hwcm" else out_shape
     padded = ([n, h, wd, x_shape[3]] if layout.startswith("nhwc")
               else [n, x_shape[1], h, wd])
     rank = 4
     ch_dim = 3 if layout.startswith("nhwc") else 1
     ident = "affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>"
     bcast = f"affine_map<(d0, d1, d2, d3) -> (d{ch_dim})>"
-    out_type = f"!quant.uniform<u8:f32, {out_scale(w, axis)}:{out_zp}>"
+    out_type = f"!quant.uniform<u8:f32, {out_scale(w, reduced)}:{out_zp}>"
     lines = [f"func.func @{name}(%x: {tensor(x_shape)}) -> {tensor(out_shape, out_type)} {{\n"]
     lines.append(q("x", x_shape, in_type, "a"))
     src = "a"
@@ -87,7 +99,7 @@ def conv(name, layout, x_shape, w_shape, stride, dilation, pad, in_type,
                      f"  }} : {tensor(x_shape)} to {tensor(padded)}\n")
         lines.append(q("padded", padded, in_type, "p"))
         src = "p"
-    wtype = per_channel(w, axis)
+    wtype = weight_type(w, axis)
     lines.append(f"  %w_f = arith.constant {dense(w)} : {tensor(w_shape)}\n")
     lines.append(q("w_f", w_shape, wtype, "w"))
     lines.append(f"  %bias = arith.constant {dense(bias)} : {tensor([channels])}\n"
@@ -97,12 +109,17 @@ def conv(name, layout, x_shape, w_shape, stride, dilation, pad, in_type,
                      f"  ^bb0(%in: f32, %o: f32):\n    linalg.yield %in : f32\n  }} -> {tensor(out_shape)}\n")
     else:
         lines.append(f"  %zero = arith.constant 0.0 : f32\n"
-                     f"  %init = linalg.fill ins(%zero : f32) outs(%e : {tensor(out_shape)}) -> {tensor(out_shape)}\n")
-    lines.append(f"  %c = linalg.conv_2d_{layout} {{dilations = dense<{dilation}> : tensor<2xi64>, strides = dense<{stride}> : tensor<2xi64>}} ins(%{src}, %w : {tensor(padded)}, {tensor(w_shape)}) outs(%init : {tensor(out_shape)}) -> {tensor(out_shape)}\n")
+                     f"  %core_e = tensor.empty() : {tensor(core_shape)}\n"
+                     f"  %init = linalg.fill ins(%zero : f32) outs(%core_e : {tensor(core_shape)}) -> {tensor(core_shape)}\n")
+    op = "depthwise_conv_2d_" if depthwise else "conv_2d_"
+    lines.append(f"  %c = linalg.{op}{layout} {{dilations = dense<{dilation}> : tensor<2xi64>, strides = dense<{stride}> : tensor<2xi64>}} ins(%{src}, %w : {tensor(padded)}, {tensor(w_shape)}) outs(%init : {tensor(core_shape)}) -> {tensor(core_shape)}\n")
     last = "c"
+    if core_shape != out_shape:
+        lines.append(f"  %collapsed = tensor.collapse_shape %c [[0], [1], [2], [3, 4]] : {tensor(core_shape)} into {tensor(out_shape)}\n")
+        last = "collapsed"
     if bias_style == "add":
         lines.append(f"  %e2 = tensor.empty() : {tensor(out_shape)}\n"
-                     f"  %biased = linalg.generic {{indexing_maps = [{ident}, {bcast}, {ident}], iterator_types = [\"parallel\", \"parallel\", \"parallel\", \"parallel\"]}} ins(%c, %bias : {tensor(out_shape)}, {tensor([channels])}) outs(%e2 : {tensor(out_shape)}) {{\n"
+                     f"  %biased = linalg.generic {{indexing_maps = [{ident}, {bcast}, {ident}], iterator_types = [\"parallel\", \"parallel\", \"parallel\", \"parallel\"]}} ins(%{last}, %bias : {tensor(out_shape)}, {tensor([channels])}) outs(%e2 : {tensor(out_shape)}) {{\n"
                      f"  ^bb0(%in: f32, %b: f32, %o: f32):\n    %s = arith.addf %in, %b : f32\n    linalg.yield %s : f32\n  }} -> {tensor(out_shape)}\n")
         last = "biased"
     if activation:
@@ -133,9 +150,13 @@ def main():
              "!quant.uniform<u8<0:127>:f32, 0.04:64>", 0, "relu6", "init", rng),
         conv("nhwc_2x2_s2", "nhwc_fhwc", [3, 6, 5, 3], [7, 2, 2, 3], 2, 1, 0,
              "!quant.uniform<u8:f32, 0.02:0>", 128, None, "none", rng),
+        conv("depthwise_3x3_pad_relu6", "nhwc_hwc", [2, 7, 9, 6], [3, 3, 6], 1, 1, 1,
+             "!quant.uniform<u8:f32, 0.025:128>", 0, "relu6", "init", rng),
+        conv("depthwise_m2_s2_dilated", "nhwc_hwcm", [1, 11, 10, 3], [3, 3, 3, 2], 2, 2, 0,
+             "!quant.uniform<i8:f32, 0.03:-5>", 120, None, "add", rng),
     ]
     header = ("// Generated by scripts/goldens/gen_conv_exec.py; do not edit.\n"
-              "// Float chains that quanta-quantize turns into quanta.qmatmul.\n\n")
+              "// Float chains that quanta-quantize turns into integer code.\n\n")
     with open(os.path.join(out_dir, "conv_exec.mlir"), "w") as f:
         f.write(header + "\n".join(funcs))
 

@@ -9,8 +9,11 @@
 // 2-D convolution (NHWC/FHWC, NHWC/HWCF, NCHW/FCHW), into one
 // quanta.qmatmul: convolutions become a GEMM over the im2col matrix of the
 // quantized input (a reshape for 1x1 kernels of stride 1), so every target
-// needs one integer kernel. Its constants (s8 weights, column offsets,
-// requantization multipliers, output range) come from the numeric library's
+// needs one integer kernel. A depthwise convolution (NHWC with HWC or HWCM
+// filters) is no GEMM; it becomes an i32 accumulation in its own loops and
+// a per-channel requantizing epilogue, both linalg.generics on the storage
+// integers. The constants (s8 weights, column offsets, requantization
+// multipliers, output range) come from the numeric library's
 // prepareIntegerGemm, the same code the reference kernels and the Python
 // binding use. Add, mul, unary elementwise ops, max pooling and data
 // movement have integer forms of their own (QuantizeElementwise.cpp).
@@ -24,6 +27,7 @@
 #include "quanta/Dialect/Quanta/Transforms/Passes.h"
 #include "quanta/Numerics/IntegerKernels.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Quant/IR/Quant.h"
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
@@ -51,7 +55,16 @@ enum class CoreKind {
   ConvNhwcFhwc, // input [N,H,W,C], weights [F,KH,KW,C]
   ConvNhwcHwcf, // input [N,H,W,C], weights [KH,KW,C,F]
   ConvNchwFchw, // input [N,C,H,W], weights [F,C,KH,KW]
+  // Depthwise convolutions are no GEMM: they keep their own loops.
+  DepthwiseNhwcHwc,  // input [N,H,W,C], weights [KH,KW,C]
+  DepthwiseNhwcHwcm, // input [N,H,W,C], weights [KH,KW,C,M],
+                     // output [N,OH,OW,C,M]
 };
+
+static bool isDepthwise(CoreKind kind) {
+  return kind == CoreKind::DepthwiseNhwcHwc ||
+         kind == CoreKind::DepthwiseNhwcHwcm;
+}
 
 /// A float chain quanta.qmatmul can replace.
 struct GemmChain {
@@ -74,9 +87,14 @@ struct GemmChain {
   /// Convolutions only: strides and dilations (H, W), kernel size.
   SmallVector<int64_t, 2> strides, dilations;
   int64_t kernelH = 1, kernelW = 1;
+  /// DepthwiseNhwcHwcm only: the [N,OH,OW,C,M] -> [N,OH,OW,C*M] collapse
+  /// tosa-to-linalg puts between the core and its bias add.
+  tensor::CollapseShapeOp channelCollapse;
 };
 
-/// The GEMM a chain computes: out[M,N] = lhs[M,K] x weights[K,N].
+/// The GEMM a chain computes: out[M,N] = lhs[M,K] x weights[K,N]. A
+/// depthwise convolution is N such dot products of length K = KH * KW per
+/// output pixel, each over its own channel.
 struct GemmShape {
   int64_t m, k, n;
 };
@@ -252,6 +270,10 @@ static LogicalResult matchCore(Operation *op, GemmChain &chain,
     return setConv(conv, CoreKind::ConvNhwcHwcf, 3, 3, 0);
   if (auto conv = dyn_cast_if_present<linalg::Conv2DNchwFchwOp>(op))
     return setConv(conv, CoreKind::ConvNchwFchw, 1, 0, 2);
+  if (auto conv = dyn_cast_if_present<linalg::DepthwiseConv2DNhwcHwcOp>(op))
+    return setConv(conv, CoreKind::DepthwiseNhwcHwc, 3, 2, 0);
+  if (auto conv = dyn_cast_if_present<linalg::DepthwiseConv2DNhwcHwcmOp>(op))
+    return setConv(conv, CoreKind::DepthwiseNhwcHwcm, 3, 2, 0);
   return failure();
 }
 
@@ -259,6 +281,11 @@ static LogicalResult matchCore(Operation *op, GemmChain &chain,
 static GemmShape getGemmShape(const GemmChain &chain) {
   auto output = cast<ShapedType>(chain.core->getResult(0).getType());
   auto weights = cast<ShapedType>(chain.weights.getType());
+  if (isDepthwise(chain.kind)) {
+    const int64_t k = chain.kernelH * chain.kernelW;
+    const int64_t n = weights.getNumElements() / k;
+    return {output.getNumElements() / n, k, n};
+  }
   const int64_t n = output.getDimSize(chain.channelDim);
   const int64_t k = weights.getNumElements() / n;
   return {output.getNumElements() / n, k, n};
@@ -281,6 +308,9 @@ static int64_t getWeightIndex(const GemmChain &chain, ArrayRef<int64_t> shape,
     const int64_t channel = row % c, tap = row / c;
     return ((column * c + channel) * kh + tap / kw) * kw + tap % kw;
   }
+  case CoreKind::DepthwiseNhwcHwc:  // [KH, KW, C]
+  case CoreKind::DepthwiseNhwcHwcm: // [KH, KW, C, M]: column = c * M + m
+    return row * (shape.size() == 4 ? shape[2] * shape[3] : shape[2]) + column;
   }
   llvm_unreachable("unknown core kind");
 }
@@ -319,6 +349,15 @@ static FailureOr<GemmChain> matchGemmChain(quant::QuantizeCastOp qcast,
       chain.biasDim = std::get<1>(*biasAdd);
       step(generic.getDpsInputOperand(std::get<2>(*biasAdd))->get(), generic);
     }
+  if (auto collapse = current.getDefiningOp<tensor::CollapseShapeOp>();
+      collapse &&
+      isa_and_present<linalg::DepthwiseConv2DNhwcHwcmOp>(
+          collapse.getSrc().getDefiningOp()) &&
+      collapse.getReassociationIndices() ==
+          SmallVector<ReassociationIndices>{{0}, {1}, {2}, {3, 4}}) {
+    chain.channelCollapse = collapse;
+    step(collapse.getSrc(), collapse);
+  }
   if (failed(matchCore(current.getDefiningOp(), chain, whyNot)))
     return failure();
   // The float values the rewrite removes must have no other user.
@@ -356,6 +395,13 @@ static FailureOr<GemmChain> matchGemmChain(quant::QuantizeCastOp qcast,
       (perAxis && perAxis.getQuantizedDimension() != chain.weightChannelDim) ||
       (!perAxis && !isa<quant::UniformQuantizedType>(chain.weightType))) {
     whyNot = "the weights are not s8, per tensor or per output channel";
+    return failure();
+  }
+  if (perAxis && chain.kind == CoreKind::DepthwiseNhwcHwcm &&
+      cast<ShapedType>(chain.weights.getType()).getDimSize(3) != 1) {
+    whyNot = "per-channel weights of a depthwise convolution with a depth "
+             "multiplier above 1 (output channels on C and M) are not "
+             "supported: quantize them per tensor";
     return failure();
   }
 
@@ -561,20 +607,131 @@ static Value buildGemmOutput(OpBuilder &builder, Location loc,
   return fromStorage(builder, loc, nhwc, element);
 }
 
+/// Replaces `qcast`'s uses by `result` and erases the float chain.
+static void replaceAndErase(quant::QuantizeCastOp qcast, GemmChain &chain,
+                            Value result) {
+  qcast.getResult().replaceAllUsesWith(result);
+  qcast.erase();
+  for (Operation *op : llvm::reverse(chain.epilogue))
+    op->erase();
+  chain.core->erase();
+}
+
+/// The requantization multipliers of `gemm`, split into their two halves.
+static std::pair<SmallVector<int32_t>, SmallVector<int32_t>>
+splitMultipliers(const nx::IntegerGemm &gemm) {
+  SmallVector<int32_t> multipliers, shifts;
+  for (const nx::QuantizedMultiplier &multiplier : gemm.multipliers) {
+    multipliers.push_back(multiplier.multiplier);
+    shifts.push_back(multiplier.shift);
+  }
+  return {multipliers, shifts};
+}
+
+/// A depthwise convolution as two linalg.generics on storage integers: the
+/// core's own loops (its indexing maps carry the strides and dilations)
+/// accumulating input * (weight - zb) in i32, then a per-channel epilogue
+/// that adds the column offsets, requantizes and clamps. These are the
+/// integers of quantizedConv2d with groups == channels, since
+///   sum_k (a - za) (b - zb) + bias_q = sum_k a (b - zb) + columnOffsets.
+/// (The input was padded with za by the tensor.pad before the core.)
+static void replaceDepthwise(quant::QuantizeCastOp qcast, GemmChain &chain,
+                             const nx::IntegerGemm &gemm,
+                             ArrayRef<int8_t> weights) {
+  OpBuilder builder(qcast);
+  MLIRContext *context = qcast.getContext();
+  Location loc = chain.core.getLoc();
+  Type i32 = builder.getI32Type();
+  auto filterShape = cast<ShapedType>(chain.weights.getType()).getShape();
+  SmallVector<int32_t> centredFilter(weights.size());
+  for (int64_t row = 0; row < gemm.k; ++row)
+    for (int64_t column = 0; column < gemm.n; ++column)
+      centredFilter[getWeightIndex(chain, filterShape, row, column)] =
+          weights[row * gemm.n + column] - gemm.weightZeroPoints[column];
+  Value filter = arith::ConstantOp::create(
+      builder, loc,
+      DenseElementsAttr::get(RankedTensorType::get(filterShape, i32),
+                             ArrayRef<int32_t>(centredFilter)));
+
+  auto accType =
+      cast<RankedTensorType>(chain.core->getResult(0).getType()).clone(i32);
+  Value zero = arith::ConstantIntOp::create(builder, loc, i32, 0);
+  Value acc = linalg::FillOp::create(
+                  builder, loc, zero,
+                  tensor::EmptyOp::create(builder, loc, accType.getShape(), i32)
+                      .getResult())
+                  .getResult(0);
+  const bool signedInput = chain.inputType.isSigned();
+  acc = linalg::GenericOp::create(
+            builder, loc, accType,
+            ValueRange{toStorage(builder, loc, chain.quantizedInput), filter},
+            ValueRange{acc}, chain.core.getIndexingMapsArray(),
+            chain.core.getIteratorTypesArray(),
+            [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+              IntegerBody body(nested, nestedLoc);
+              Value product =
+                  body.mul(body.widen(args[0], signedInput), args[1]);
+              linalg::YieldOp::create(nested, nestedLoc,
+                                      body.add(args[2], product));
+            })
+            .getResult(0);
+
+  // The per-channel constants are shaped like the filter's channel
+  // dimensions ([C] or [C, M]), which are the accumulator's last ones.
+  const int64_t rank = accType.getRank();
+  auto channelType = RankedTensorType::get(filterShape.drop_front(2), i32);
+  auto channelConstant = [&](ArrayRef<int32_t> values) -> Value {
+    return arith::ConstantOp::create(
+        builder, loc, DenseElementsAttr::get(channelType, values));
+  };
+  auto [multipliers, shifts] = splitMultipliers(gemm);
+  SmallVector<AffineExpr> channelDims;
+  for (int64_t dim = 3; dim < rank; ++dim)
+    channelDims.push_back(getAffineDimExpr(dim, context));
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, context);
+  AffineMap channelMap = AffineMap::get(rank, 0, channelDims, context);
+  Type i8 = builder.getI8Type();
+  Value result =
+      linalg::GenericOp::create(
+          builder, loc, accType.clone(i8),
+          ValueRange{acc, channelConstant(gemm.columnOffsets),
+                     channelConstant(multipliers), channelConstant(shifts)},
+          ValueRange{
+              tensor::EmptyOp::create(builder, loc, accType.getShape(), i8)},
+          SmallVector<AffineMap>{identity, channelMap, channelMap, channelMap,
+                                 identity},
+          SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+          [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+            IntegerBody body(nested, nestedLoc);
+            Value requantized =
+                body.requantize(body.add(args[0], args[1]), args[2], args[3],
+                                gemm.outputZeroPoint);
+            linalg::YieldOp::create(
+                nested, nestedLoc,
+                body.clampToStorage(requantized, gemm.outputRange));
+          })
+          .getResult(0);
+  if (chain.channelCollapse)
+    result = tensor::CollapseShapeOp::create(
+        builder, loc, result, chain.channelCollapse.getReassociationIndices());
+  auto outputType = cast<RankedTensorType>(qcast.getResult().getType());
+  replaceAndErase(
+      qcast, chain,
+      fromStorage(builder, loc, result, outputType.getElementType()));
+}
+
 static void replaceChain(quant::QuantizeCastOp qcast, GemmChain &chain,
                          const nx::IntegerGemm &gemm,
                          ArrayRef<int8_t> weights) {
+  if (isDepthwise(chain.kind))
+    return replaceDepthwise(qcast, chain, gemm, weights);
   OpBuilder builder(qcast);
   MLIRContext *context = qcast.getContext();
   Location loc = chain.core.getLoc();
   const GemmShape shape = getGemmShape(chain);
   auto weightsType =
       RankedTensorType::get({gemm.k, gemm.n}, IntegerType::get(context, 8));
-  SmallVector<int32_t> multipliers, shifts;
-  for (const nx::QuantizedMultiplier &multiplier : gemm.multipliers) {
-    multipliers.push_back(multiplier.multiplier);
-    shifts.push_back(multiplier.shift);
-  }
+  auto [multipliers, shifts] = splitMultipliers(gemm);
   std::vector<int32_t> weightZeroPoints = gemm.weightZeroPoints;
   if (llvm::all_equal(weightZeroPoints))
     weightZeroPoints.resize(1);
@@ -592,12 +749,9 @@ static void replaceChain(quant::QuantizeCastOp qcast, GemmChain &chain,
           static_cast<int32_t>(gemm.outputRange.quantMin)),
       builder.getI32IntegerAttr(
           static_cast<int32_t>(gemm.outputRange.quantMax)));
-  qcast.getResult().replaceAllUsesWith(
+  replaceAndErase(
+      qcast, chain,
       buildGemmOutput(builder, loc, chain, qmatmul.getResult(), outputType));
-  qcast.erase();
-  for (Operation *op : llvm::reverse(chain.epilogue))
-    op->erase();
-  chain.core->erase();
 }
 
 namespace {

@@ -65,66 +65,72 @@ static Value getDequantizedFrom(Value value, quant::UniformQuantizedType type) {
   return quantized->first;
 }
 
-namespace {
-/// Emits integer arithmetic inside a linalg.generic body.
-class IntegerBody {
-public:
-  IntegerBody(OpBuilder &builder, Location loc) : b(builder), loc(loc) {}
+Value IntegerBody::constant(int64_t value, unsigned width) {
+  return arith::ConstantIntOp::create(b, loc, b.getIntegerType(width), value);
+}
 
-  Value constant(int64_t value, unsigned width) {
-    return arith::ConstantIntOp::create(b, loc, b.getIntegerType(width), value);
-  }
-  /// An 8-bit storage value as i32.
-  Value widen(Value storage, bool isSigned) {
-    Type i32 = b.getI32Type();
-    if (isSigned)
-      return arith::ExtSIOp::create(b, loc, i32, storage);
-    return arith::ExtUIOp::create(b, loc, i32, storage);
-  }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
-  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
-  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
-  /// roundingDivideByPOT(x, exponent) on i32.
-  Value roundingDivideByPOT(Value x, int exponent) {
-    const int32_t mask = static_cast<int32_t>((int64_t(1) << exponent) - 1);
-    Value zero = constant(0, 32);
-    Value negative =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x, zero);
-    Value threshold =
-        add(constant(mask >> 1, 32),
-            arith::ExtUIOp::create(b, loc, b.getI32Type(), negative));
-    Value remainder = arith::AndIOp::create(b, loc, x, constant(mask, 32));
-    Value roundUp = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
-                                          remainder, threshold);
-    return add(arith::ShRSIOp::create(b, loc, x, constant(exponent, 32)),
-               arith::ExtUIOp::create(b, loc, b.getI32Type(), roundUp));
-  }
-  /// multiplyByQuantizedMultiplierSingleRound(x, m) + zeroPoint, as i64
-  /// (the int32 saturation is left to the 8-bit clamp that follows).
-  Value requantize(Value x, nx::QuantizedMultiplier m, int32_t zeroPoint) {
-    const int totalShift = 31 - m.shift;
-    Value wide = arith::ExtSIOp::create(b, loc, b.getI64Type(), x);
-    Value product = mul(wide, constant(m.multiplier, 64));
-    Value rounded = add(product, constant(int64_t(1) << (totalShift - 1), 64));
-    Value shifted =
-        arith::ShRSIOp::create(b, loc, rounded, constant(totalShift, 64));
-    return add(shifted, constant(zeroPoint, 64));
-  }
-  /// `x` clamped to `range` and narrowed to 8 bits.
-  Value clampToStorage(Value x, nx::QRange range) {
-    unsigned width = cast<IntegerType>(x.getType()).getWidth();
-    Value low =
-        arith::MaxSIOp::create(b, loc, x, constant(range.quantMin, width));
-    Value clamped =
-        arith::MinSIOp::create(b, loc, low, constant(range.quantMax, width));
-    return arith::TruncIOp::create(b, loc, b.getI8Type(), clamped);
-  }
+Value IntegerBody::widen(Value storage, bool isSigned) {
+  Type i32 = b.getI32Type();
+  if (isSigned)
+    return arith::ExtSIOp::create(b, loc, i32, storage);
+  return arith::ExtUIOp::create(b, loc, i32, storage);
+}
 
-private:
-  OpBuilder &b;
-  Location loc;
-};
-} // namespace
+Value IntegerBody::add(Value x, Value y) {
+  return arith::AddIOp::create(b, loc, x, y);
+}
+
+Value IntegerBody::sub(Value x, Value y) {
+  return arith::SubIOp::create(b, loc, x, y);
+}
+
+Value IntegerBody::mul(Value x, Value y) {
+  return arith::MulIOp::create(b, loc, x, y);
+}
+
+Value IntegerBody::roundingDivideByPOT(Value x, int exponent) {
+  const int32_t mask = static_cast<int32_t>((int64_t(1) << exponent) - 1);
+  Value zero = constant(0, 32);
+  Value negative =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x, zero);
+  Value threshold =
+      add(constant(mask >> 1, 32),
+          arith::ExtUIOp::create(b, loc, b.getI32Type(), negative));
+  Value remainder = arith::AndIOp::create(b, loc, x, constant(mask, 32));
+  Value roundUp = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
+                                        remainder, threshold);
+  return add(arith::ShRSIOp::create(b, loc, x, constant(exponent, 32)),
+             arith::ExtUIOp::create(b, loc, b.getI32Type(), roundUp));
+}
+
+Value IntegerBody::requantize(Value x, Value multiplier, Value shift,
+                              int32_t zeroPoint) {
+  Type i64 = b.getI64Type();
+  auto wide = [&](Value value) {
+    return arith::ExtSIOp::create(b, loc, i64, value);
+  };
+  Value totalShift = sub(constant(31, 64), wide(shift));
+  Value rounding = arith::ShLIOp::create(b, loc, constant(1, 64),
+                                         sub(totalShift, constant(1, 64)));
+  Value product = add(mul(wide(x), wide(multiplier)), rounding);
+  return add(arith::ShRSIOp::create(b, loc, product, totalShift),
+             constant(zeroPoint, 64));
+}
+
+Value IntegerBody::requantize(Value x, nx::QuantizedMultiplier m,
+                              int32_t zeroPoint) {
+  return requantize(x, constant(m.multiplier, 32), constant(m.shift, 32),
+                    zeroPoint);
+}
+
+Value IntegerBody::clampToStorage(Value x, nx::QRange range) {
+  unsigned width = cast<IntegerType>(x.getType()).getWidth();
+  Value low =
+      arith::MaxSIOp::create(b, loc, x, constant(range.quantMin, width));
+  Value clamped =
+      arith::MinSIOp::create(b, loc, low, constant(range.quantMax, width));
+  return arith::TruncIOp::create(b, loc, b.getI8Type(), clamped);
+}
 
 /// A linalg.generic over storage integers shaped like `like` (same maps and
 /// iterators, one 8-bit result of `resultType`'s shape), its body built by

@@ -50,6 +50,33 @@ Value toStorage(OpBuilder &builder, Location loc, Value value);
 Value fromStorage(OpBuilder &builder, Location loc, Value storage,
                   Type element);
 
+/// Emits integer arithmetic inside a linalg.generic body.
+class IntegerBody {
+public:
+  IntegerBody(OpBuilder &builder, Location loc) : b(builder), loc(loc) {}
+
+  Value constant(int64_t value, unsigned width);
+  /// An 8-bit storage value as i32.
+  Value widen(Value storage, bool isSigned);
+  Value add(Value x, Value y);
+  Value sub(Value x, Value y);
+  Value mul(Value x, Value y);
+  /// roundingDivideByPOT(x, exponent) on i32.
+  Value roundingDivideByPOT(Value x, int exponent);
+  /// multiplyByQuantizedMultiplierSingleRound(x, {multiplier, shift}) +
+  /// zeroPoint on an i32 `x`, as i64 (the int32 saturation is left to the
+  /// 8-bit clamp that follows). `multiplier` and `shift` are i32 values,
+  /// e.g. read per channel from constant tensors.
+  Value requantize(Value x, Value multiplier, Value shift, int32_t zeroPoint);
+  Value requantize(Value x, numerics::QuantizedMultiplier m, int32_t zeroPoint);
+  /// `x` clamped to `range` and narrowed to 8 bits.
+  Value clampToStorage(Value x, numerics::QRange range);
+
+private:
+  OpBuilder &b;
+  Location loc;
+};
+
 /// Rewrites the float op feeding `qcast` (and the ops between them) into
 /// integer computation on storage values, if it is one of:
 ///  - add or mul of two dequantized tensors (QNNPACK's add, the GEMM's

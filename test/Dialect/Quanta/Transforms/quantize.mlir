@@ -250,23 +250,74 @@ func.func @bias_along_width(%x: tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xf32> {
 
 // -----
 
-// Depthwise convolutions have no integer form yet (a GEMM per channel
-// would waste C times the work).
-!in = !quant.uniform<u8:f32, 0.5:0>
-!w = !quant.uniform<i8:f32, 0.1>
-!out = !quant.uniform<u8:f32, 1.0:0>
-func.func @depthwise(%x: tensor<1x3x3x2xf32>) -> tensor<1x1x1x2x1xf32> {
+// A depthwise convolution as tosa-to-linalg emits it (HWCM filter with
+// M = 1, collapse, bias add): an i32 accumulation in the core's loops, then
+// a per-channel requantizing epilogue. By hand: filter q = 1.0 / 0.1 = 10
+// and 0.4 / 0.2 = 2; bias_q = 1.0 / (0.5 * 0.1) = 20 and
+// -0.5 / (0.5 * 0.2) = -5; column offsets bias_q - za * colsum =
+// 20 - 2 * 90 = -160 and -5 - 2 * 18 = -41; multipliers 0.05 and 0.1 as
+// 0.8 * 2^-4 and 0.8 * 2^-3.
+!in = !quant.uniform<u8:f32, 0.5:2>
+!w = !quant.uniform<i8:f32:2, {0.1, 0.2}>
+!out = !quant.uniform<u8:f32, 1.0:5>
+// CHECK-LABEL: func.func @depthwise
+// CHECK-DAG: %[[FILTER:.*]] = arith.constant dense<{{\[\[\[\[}}10], [2]], {{.*}} : tensor<3x3x2x1xi32>
+// CHECK-DAG: %[[OFFSETS:.*]] = arith.constant dense<{{\[\[}}-160], [-41]]> : tensor<2x1xi32>
+// CHECK-DAG: %[[MULTIPLIERS:.*]] = arith.constant dense<1717986944> : tensor<2x1xi32>
+// CHECK-DAG: %[[SHIFTS:.*]] = arith.constant dense<{{\[\[}}-4], [-3]]> : tensor<2x1xi32>
+// CHECK: %[[IN:.*]] = quant.scast %{{.*}} : tensor<1x3x3x2x!quant.uniform<u8:f32, 5.000000e-01:2>> to tensor<1x3x3x2xi8>
+// CHECK: %[[ACC:.*]] = linalg.generic {{.*}} ins(%[[IN]], %[[FILTER]] : tensor<1x3x3x2xi8>, tensor<3x3x2x1xi32>) outs(%{{.*}} : tensor<1x1x1x2x1xi32>)
+// CHECK-NEXT: ^bb0(%[[X:.*]]: i8, %[[W:.*]]: i32, %[[A:.*]]: i32):
+// CHECK-NEXT:   %[[XW:.*]] = arith.extui %[[X]] : i8 to i32
+// CHECK-NEXT:   %[[P:.*]] = arith.muli %[[XW]], %[[W]] : i32
+// CHECK-NEXT:   arith.addi %[[A]], %[[P]] : i32
+// CHECK: %[[R:.*]] = linalg.generic {{.*}} ins(%[[ACC]], %[[OFFSETS]], %[[MULTIPLIERS]], %[[SHIFTS]] : {{.*}}) outs(%{{.*}} : tensor<1x1x1x2x1xi8>)
+// CHECK: %[[C:.*]] = tensor.collapse_shape %[[R]] {{\[\[}}0], [1], [2], [3, 4]] : tensor<1x1x1x2x1xi8> into tensor<1x1x1x2xi8>
+// CHECK: quant.scast %[[C]] : tensor<1x1x1x2xi8> to tensor<1x1x1x2x!quant.uniform<u8:f32, 1.000000e+00:5>>
+// CHECK-NOT: linalg.depthwise_conv_2d
+// CHECK: return
+func.func @depthwise(%x: tensor<1x3x3x2xf32>) -> tensor<1x1x1x2xf32> {
   %q = quant.qcast %x : tensor<1x3x3x2xf32> to tensor<1x3x3x2x!in>
   %a = quant.dcast %q : tensor<1x3x3x2x!in> to tensor<1x3x3x2xf32>
-  %cst = arith.constant dense<1.0> : tensor<3x3x2x1xf32>
+  %cst = arith.constant dense<[[[[1.0], [0.4]], [[1.0], [0.4]], [[1.0], [0.4]]], [[[1.0], [0.4]], [[1.0], [0.4]], [[1.0], [0.4]]], [[[1.0], [0.4]], [[1.0], [0.4]], [[1.0], [0.4]]]]> : tensor<3x3x2x1xf32>
   %wq = quant.qcast %cst : tensor<3x3x2x1xf32> to tensor<3x3x2x1x!w>
   %w = quant.dcast %wq : tensor<3x3x2x1x!w> to tensor<3x3x2x1xf32>
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<1x1x1x2x1xf32>
   %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x1x1x2x1xf32>) -> tensor<1x1x1x2x1xf32>
-  // expected-remark @below {{stays float between dequantize and quantize: quanta-quantize has no integer form for 'linalg.depthwise_conv_2d_nhwc_hwcm' yet}}
   %c = linalg.depthwise_conv_2d_nhwc_hwcm {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%a, %w : tensor<1x3x3x2xf32>, tensor<3x3x2x1xf32>) outs(%init : tensor<1x1x1x2x1xf32>) -> tensor<1x1x1x2x1xf32>
-  %qo = quant.qcast %c : tensor<1x1x1x2x1xf32> to tensor<1x1x1x2x1x!out>
-  %y = quant.dcast %qo : tensor<1x1x1x2x1x!out> to tensor<1x1x1x2x1xf32>
-  return %y : tensor<1x1x1x2x1xf32>
+  %collapsed = tensor.collapse_shape %c [[0], [1], [2], [3, 4]] : tensor<1x1x1x2x1xf32> into tensor<1x1x1x2xf32>
+  %bias = arith.constant dense<[1.0, -0.5]> : tensor<2xf32>
+  %e2 = tensor.empty() : tensor<1x1x1x2xf32>
+  %biased = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%collapsed, %bias : tensor<1x1x1x2xf32>, tensor<2xf32>) outs(%e2 : tensor<1x1x1x2xf32>) {
+  ^bb0(%in: f32, %b: f32, %o: f32):
+    %s = arith.addf %in, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<1x1x1x2xf32>
+  %qo = quant.qcast %biased : tensor<1x1x1x2xf32> to tensor<1x1x1x2x!out>
+  %y = quant.dcast %qo : tensor<1x1x1x2x!out> to tensor<1x1x1x2xf32>
+  return %y : tensor<1x1x1x2xf32>
+}
+
+// -----
+
+// A depth multiplier of 2 spreads the output channels over the filter's
+// C and M dimensions: per-channel scales along C alone do not fit.
+!in = !quant.uniform<u8:f32, 0.5:0>
+!w = !quant.uniform<i8:f32:2, {0.1, 0.2}>
+!out = !quant.uniform<u8:f32, 1.0:0>
+func.func @depthwise_multiplier_per_channel(%x: tensor<1x3x3x2xf32>) -> tensor<1x1x1x2x2xf32> {
+  %q = quant.qcast %x : tensor<1x3x3x2xf32> to tensor<1x3x3x2x!in>
+  %a = quant.dcast %q : tensor<1x3x3x2x!in> to tensor<1x3x3x2xf32>
+  %cst = arith.constant dense<1.0> : tensor<3x3x2x2xf32>
+  %wq = quant.qcast %cst : tensor<3x3x2x2xf32> to tensor<3x3x2x2x!w>
+  %w = quant.dcast %wq : tensor<3x3x2x2x!w> to tensor<3x3x2x2xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x1x1x2x2xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x1x1x2x2xf32>) -> tensor<1x1x1x2x2xf32>
+  // expected-remark @below {{stays float between dequantize and quantize: per-channel weights of a depthwise convolution with a depth multiplier above 1 (output channels on C and M) are not supported: quantize them per tensor}}
+  %c = linalg.depthwise_conv_2d_nhwc_hwcm {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%a, %w : tensor<1x3x3x2xf32>, tensor<3x3x2x2xf32>) outs(%init : tensor<1x1x1x2x2xf32>) -> tensor<1x1x1x2x2xf32>
+  %qo = quant.qcast %c : tensor<1x1x1x2x2xf32> to tensor<1x1x1x2x2x!out>
+  %y = quant.dcast %qo : tensor<1x1x1x2x2x!out> to tensor<1x1x1x2x2xf32>
+  return %y : tensor<1x1x1x2x2xf32>
 }

@@ -283,8 +283,13 @@ def Quantize : Pass<"quanta-quantize", "ModuleOp"> {
     reshape for 1x1 kernels of stride 1 in NHWC), with the weights re-laid
     out as a (kh, kw, c) x f matrix at compile time; padding has already
     been applied by the quantized `tensor.pad` before it. One integer
-    kernel thus serves every layer for every target. u8 or s8 input, s8 weights per tensor or per
-    output channel, i32 accumulation, bias quantized to i32 with scale
+    kernel thus serves every layer for every target. A depthwise
+    convolution (`depthwise_conv_2d_nhwc_hwc`, or `_hwcm` with the collapse
+    of C and M that tosa-to-linalg adds) is no GEMM: it becomes an i32
+    accumulation of input * (weight - zero point) in the op's own loops,
+    then a per-channel epilogue (column offsets, requantization, clamp),
+    both `linalg.generic`s on the storage integers with the same constants.
+    u8 or s8 input, s8 weights per tensor or per output channel, i32 accumulation, bias quantized to i32 with scale
     s_in * s_w (PyTorch's rule), zero-point terms folded into i32 column
     offsets, requantization by a Q31 multiplier with a single rounding, and
     the activation fused into the output range. The constants come from the
