@@ -9,8 +9,12 @@
 //     DNNL_MAX_CPU_ISA=AVX2 in the environment for the AVX2 comparison);
 //   - oneDNN's fp32 matmul, the fp32 anchor, and Quanta's fp32 lowering of
 //     linalg.matmul (scalar loops today) on the smaller shapes;
-// and prints GOPS and ratios. A program to read, not a test: timings on a
-// shared machine are noisy, which is why everything runs in one process.
+// then the same for convolutions (NHWC, batch 1, ResNet-50 layers): a float
+// dq -> tensor.pad -> linalg.conv_2d_nhwc_fhwc -> q chain through
+// quanta-quantize (im2col + quanta.qmatmul) against oneDNN's u8s8 and fp32
+// convolutions; and prints GOPS and ratios. A program to read, not a test:
+// timings on a shared machine are noisy, which is why everything runs in one
+// process.
 //
 //   DNNL_MAX_CPU_ISA=AVX2 build/bin/quanta-gemm-benchmark
 //
@@ -44,6 +48,17 @@ using namespace mlir;
 namespace {
 struct Shape {
   int64_t m, n, k;
+};
+
+/// A 2-D convolution of a 1 x size x size x channels NHWC input with
+/// `filters` square kernels of side `kernel`, stride 1, `pad` on every side.
+struct ConvShape {
+  int64_t size, channels, filters, kernel, pad;
+  int64_t outputSize() const { return size + 2 * pad - kernel + 1; }
+  /// The GEMM it is: M = output pixels, N = filters, K = patch size.
+  Shape gemm() const {
+    return {outputSize() * outputSize(), filters, kernel * kernel * channels};
+  }
 };
 
 /// Best time of `repeats` calls after one warm-up call, in seconds.
@@ -104,15 +119,12 @@ std::string joined(int64_t count, int64_t value) {
 /// The instruction-mix peaks of this core, in GOPS (2 ops per MAC).
 /// Operands are laundered through empty asm every iteration so that no
 /// product is hoisted or shared; there are enough independent chains that
-/// throughput, not latency, bounds each loop.
+/// throughput, not latency, bounds each loop. The best of five runs: the
+/// first ones can run before the core has reached its turbo clock.
 template <typename Step> double peakGops(Step step, double macsPerIteration) {
   constexpr int kIterations = 20000000;
-  auto start = std::chrono::steady_clock::now();
-  volatile int32_t sink = step(kIterations);
-  (void)sink;
-  double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-          .count();
+  volatile int32_t sink = 0;
+  const double seconds = bestTime([&] { sink = sink + step(kIterations); }, 5);
   return 2.0 * macsPerIteration * kIterations / seconds * 1e-9;
 }
 
@@ -218,10 +230,74 @@ std::string floatMatmulSource(const Shape &s, const std::vector<float> &w) {
   return os.str();
 }
 
-/// oneDNN's matmul of `src` (M x K) by weights reordered once into the
-/// layout its implementation wants.
-struct OneDnnMatmul {
-  dnnl::matmul primitive;
+/// The quantized convolution as a float chain between dq/q pairs, as
+/// quanta-freeze-qparams leaves it: u8 input of `inputStorage`, s8 weights
+/// (FHWC, scale 1 so the float constants are the integers), u8 output. The
+/// output scale makes the requantization multiplier 2^-13, as in the GEMMs.
+std::string convSource(const ConvShape &c, const std::vector<float> &weights,
+                       StringRef inputStorage, int32_t outputZero) {
+  auto type = [](ArrayRef<int64_t> shape, StringRef element) {
+    std::string text = "tensor<";
+    for (int64_t dim : shape)
+      text += std::to_string(dim) + "x";
+    return text + element.str() + ">";
+  };
+  const int64_t padded = c.size + 2 * c.pad, out = c.outputSize();
+  const std::string input = type({1, c.size, c.size, c.channels}, "f32"),
+                    inputQ = type({1, c.size, c.size, c.channels}, "!in"),
+                    inputI8 = type({1, c.size, c.size, c.channels}, "i8"),
+                    pad = type({1, padded, padded, c.channels}, "f32"),
+                    padQ = type({1, padded, padded, c.channels}, "!in"),
+                    filter = type({c.filters, c.kernel, c.kernel, c.channels},
+                                  "f32"),
+                    filterQ =
+                        type({c.filters, c.kernel, c.kernel, c.channels}, "!w"),
+                    result = type({1, out, out, c.filters}, "f32"),
+                    resultQ = type({1, out, out, c.filters}, "!out"),
+                    resultI8 = type({1, out, out, c.filters}, "i8");
+  std::ostringstream os;
+  os << "!in = !quant.uniform<" << inputStorage.str() << ":f32, 0.05>\n"
+     << "!w = !quant.uniform<i8:f32, 1.0>\n"
+     << "!out = !quant.uniform<u8:f32, 409.6:" << outputZero << ">\n"
+     << "func.func @conv(%a: " << inputI8 << ") -> " << resultI8 << " {\n"
+     << "  %aq = quant.scast %a : " << inputI8 << " to " << inputQ << "\n"
+     << "  %x = quant.dcast %aq : " << inputQ << " to " << input << "\n"
+     << "  %zero = arith.constant 0.0 : f32\n"
+     << "  %p = tensor.pad %x low[0, " << c.pad << ", " << c.pad
+     << ", 0] high[0, " << c.pad << ", " << c.pad << ", 0] {\n"
+     << "  ^bb0(%i: index, %j: index, %k: index, %l: index):\n"
+     << "    tensor.yield %zero : f32\n  } : " << input << " to " << pad << "\n"
+     << "  %pq = quant.qcast %p : " << pad << " to " << padQ << "\n"
+     << "  %pd = quant.dcast %pq : " << padQ << " to " << pad << "\n"
+     << "  %wf = arith.constant dense<\"0x"
+     << hexBytes(weights.data(), weights.size() * sizeof(float))
+     << "\"> : " << filter << "\n"
+     << "  %wq = quant.qcast %wf : " << filter << " to " << filterQ << "\n"
+     << "  %w = quant.dcast %wq : " << filterQ << " to " << filter << "\n"
+     << "  %e = tensor.empty() : " << result << "\n"
+     << "  %init = linalg.fill ins(%zero : f32) outs(%e : " << result << ") -> "
+     << result << "\n"
+     << "  %c = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : "
+        "tensor<2xi64>, "
+        "strides = dense<1> : tensor<2xi64>} ins(%pd, %w : "
+     << pad << ", " << filter << ") outs(%init : " << result << ") -> "
+     << result << "\n"
+     << "  %y = quant.qcast %c : " << result << " to " << resultQ << "\n"
+     << "  %s = quant.scast %y : " << resultQ << " to " << resultI8 << "\n"
+     << "  return %s : " << resultI8 << "\n}\n";
+  return os.str();
+}
+
+/// One row of the table, in GOPS.
+struct Row {
+  double sevenBit = 0, exact = 0, vnni = 0, onednn = 0, onednnFloat = 0,
+         quantaFloat = 0;
+  int maxDifference = 0;
+};
+
+/// A oneDNN primitive with its memories, run on one stream.
+struct OneDnnPrimitive {
+  dnnl::primitive primitive;
   dnnl::memory src, weights, dst;
   std::string implementation;
   void run(dnnl::stream &stream) {
@@ -232,35 +308,83 @@ struct OneDnnMatmul {
   }
 };
 
-OneDnnMatmul makeOneDnn(dnnl::engine &engine, dnnl::stream &stream,
-                        const Shape &s, dnnl::memory::data_type srcType,
-                        dnnl::memory::data_type weightType,
-                        dnnl::memory::data_type dstType, void *srcData,
-                        void *weightData, void *dstData, float scale,
-                        int32_t outputZero) {
-  using tag = dnnl::memory::format_tag;
-  dnnl::memory::desc srcDesc({s.m, s.k}, srcType, tag::ab);
-  dnnl::memory::desc userWeights({s.k, s.n}, weightType, tag::ab);
-  dnnl::memory::desc anyWeights({s.k, s.n}, weightType, tag::any);
-  dnnl::memory::desc dstDesc({s.m, s.n}, dstType, tag::ab);
+/// Requantization to u8 for an integer destination.
+dnnl::primitive_attr requantization(dnnl::memory::data_type dstType,
+                                    float scale, int32_t outputZero) {
   dnnl::primitive_attr attr;
   if (dstType != dnnl::memory::data_type::f32) {
     attr.set_output_scales(0, {scale});
     attr.set_zero_points(DNNL_ARG_DST, 0, {outputZero});
   }
-  dnnl::matmul::primitive_desc pd(
-      dnnl::matmul::desc(srcDesc, anyWeights, dstDesc), attr, engine);
-  OneDnnMatmul result;
-  result.primitive = dnnl::matmul(pd);
-  result.src = dnnl::memory(srcDesc, engine, srcData);
+  return attr;
+}
+
+/// `pd`'s primitive with the user's weights reordered once into the layout
+/// it wants.
+template <typename PrimitiveDesc, typename Primitive>
+OneDnnPrimitive makePrimitive(dnnl::engine &engine, dnnl::stream &stream,
+                              const PrimitiveDesc &pd,
+                              const dnnl::memory::desc &userWeights,
+                              void *srcData, void *weightData, void *dstData) {
+  OneDnnPrimitive result;
+  result.primitive = Primitive(pd);
+  result.src = dnnl::memory(pd.src_desc(), engine, srcData);
   dnnl::memory user(userWeights, engine, weightData);
   result.weights = dnnl::memory(pd.weights_desc(), engine);
   dnnl::reorder(user, result.weights).execute(stream, user, result.weights);
-  result.dst = dnnl::memory(dstDesc, engine, dstData);
+  result.dst = dnnl::memory(pd.dst_desc(), engine, dstData);
   result.implementation = pd.impl_info_str();
   stream.wait();
   return result;
 }
+
+/// oneDNN's NHWC convolution of `src` by FHWC weights.
+OneDnnPrimitive makeOneDnnConv(dnnl::engine &engine, dnnl::stream &stream,
+                               const ConvShape &c,
+                               dnnl::memory::data_type srcType,
+                               dnnl::memory::data_type weightType,
+                               dnnl::memory::data_type dstType, void *srcData,
+                               void *weightData, void *dstData, float scale,
+                               int32_t outputZero) {
+  using tag = dnnl::memory::format_tag;
+  const int64_t out = c.outputSize();
+  dnnl::memory::desc srcDesc({1, c.channels, c.size, c.size}, srcType,
+                             tag::nhwc);
+  dnnl::memory::desc userWeights({c.filters, c.channels, c.kernel, c.kernel},
+                                 weightType, tag::ohwi);
+  dnnl::memory::desc anyWeights({c.filters, c.channels, c.kernel, c.kernel},
+                                weightType, tag::any);
+  dnnl::memory::desc dstDesc({1, c.filters, out, out}, dstType, tag::nhwc);
+  dnnl::convolution_forward::primitive_desc pd(
+      dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
+                                      dnnl::algorithm::convolution_direct,
+                                      srcDesc, anyWeights, dstDesc, {1, 1},
+                                      {c.pad, c.pad}, {c.pad, c.pad}),
+      requantization(dstType, scale, outputZero), engine);
+  return makePrimitive<decltype(pd), dnnl::convolution_forward>(
+      engine, stream, pd, userWeights, srcData, weightData, dstData);
+}
+
+/// oneDNN's matmul of `src` (M x K) by weights reordered once into the
+/// layout its implementation wants.
+OneDnnPrimitive makeOneDnn(dnnl::engine &engine, dnnl::stream &stream,
+                           const Shape &s, dnnl::memory::data_type srcType,
+                           dnnl::memory::data_type weightType,
+                           dnnl::memory::data_type dstType, void *srcData,
+                           void *weightData, void *dstData, float scale,
+                           int32_t outputZero) {
+  using tag = dnnl::memory::format_tag;
+  dnnl::memory::desc srcDesc({s.m, s.k}, srcType, tag::ab);
+  dnnl::memory::desc userWeights({s.k, s.n}, weightType, tag::ab);
+  dnnl::memory::desc anyWeights({s.k, s.n}, weightType, tag::any);
+  dnnl::memory::desc dstDesc({s.m, s.n}, dstType, tag::ab);
+  dnnl::matmul::primitive_desc pd(
+      dnnl::matmul::desc(srcDesc, anyWeights, dstDesc),
+      requantization(dstType, scale, outputZero), engine);
+  return makePrimitive<decltype(pd), dnnl::matmul>(
+      engine, stream, pd, userWeights, srcData, weightData, dstData);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -270,6 +394,11 @@ int main(int argc, char **argv) {
   const char *threads = std::getenv("OMP_NUM_THREADS");
   if (!threads || std::string(threads) != "1") {
     setenv("OMP_NUM_THREADS", "1", /*overwrite=*/1);
+    // Debian's oneDNN 2.6 picks AMX on CPUs that have it, and its AMX
+    // kernels die with SIGILL here (tilezero without a tile configuration,
+    // even with the tile state granted by arch_prctl): cap it below AMX
+    // unless the caller chose an ISA.
+    setenv("DNNL_MAX_CPU_ISA", "AVX512_CORE_BF16", /*overwrite=*/0);
     execv("/proc/self/exe", argv);
     std::perror("quanta-gemm-benchmark: re-executing with OMP_NUM_THREADS=1");
     return 1;
@@ -303,22 +432,62 @@ int main(int argc, char **argv) {
   std::printf("%-15s %9s %9s %9s %9s %9s %9s %9s %7s %7s %6s\n", "M,N,K",
               "Q-avx2-7b", "Q-avx2-ex", "Q-vnni", "dnnl-u8", "dnnl-f32",
               "Q-f32", "Q7b/dnnl", "vnni/dn", "i8/f32", "dnnl-err");
+  // One requantization for every channel: 2^30 * 2^-12 / 2^31.
+  const int32_t multiplier = 1 << 30, shift = -12, zero = 128;
+  const float scale = 0.5f / 4096.0f;
+  auto printRow = [&](const char *label, const Row &r) {
+    std::printf(
+        "%-15s %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %8.2fx %6.2fx "
+        "%6s %6d\n",
+        label, r.sevenBit, r.exact, r.vnni, r.onednn, r.onednnFloat,
+        r.quantaFloat, r.sevenBit / r.onednn, r.vnni / r.onednn,
+        r.quantaFloat > 0
+            ? (std::to_string(static_cast<int>(r.sevenBit / r.quantaFloat)) +
+               "x")
+                  .c_str()
+            : "-",
+        r.maxDifference);
+    std::printf("  peak fraction: avx2-7b %.0f%%, avx2-exact %.0f%%, vnni "
+                "%.0f%%\n",
+                100 * r.sevenBit / peak7, 100 * r.exact / peakExact,
+                100 * r.vnni / peakVnni);
+    std::fflush(stdout);
+  };
+  // Quanta's last run (VNNI, exact) against oneDNN's result, in output
+  // steps: 1 is the rounding of ties (half up vs half to even); more is an
+  // accumulator error.
+  auto maxDifference = [](const std::vector<uint8_t> &a,
+                          const std::vector<uint8_t> &b) {
+    int result = 0;
+    for (size_t i = 0; i < a.size(); ++i)
+      result = std::max(result, std::abs(int(a[i]) - int(b[i])));
+    return result;
+  };
+  using dt = dnnl::memory::data_type;
   std::mt19937 rng(7);
-  for (const Shape &s : shapes) {
-    const double ops = 2.0 * s.m * s.n * s.k;
-    const int repeats = ops > 1e9 ? 5 : 30;
-    std::vector<int8_t> weights(s.k * s.n);
-    for (int8_t &w : weights)
-      w = static_cast<int8_t>(static_cast<int>(rng() % 256) - 128);
-    std::vector<uint8_t> full(s.m * s.k), seven(s.m * s.k);
-    for (size_t i = 0; i < full.size(); ++i) {
+  auto randomInputs = [&](size_t size, std::vector<uint8_t> &full,
+                          std::vector<uint8_t> &seven) {
+    full.resize(size);
+    seven.resize(size);
+    for (size_t i = 0; i < size; ++i) {
       full[i] = static_cast<uint8_t>(rng());
       seven[i] = full[i] & 0x7f;
     }
+  };
+  auto randomWeights = [&](size_t size) {
+    std::vector<int8_t> weights(size);
+    for (int8_t &w : weights)
+      w = static_cast<int8_t>(static_cast<int>(rng() % 256) - 128);
+    return weights;
+  };
+
+  for (const Shape &s : shapes) {
+    const double ops = 2.0 * s.m * s.n * s.k;
+    const int repeats = ops > 1e9 ? 5 : 30;
+    std::vector<int8_t> weights = randomWeights(s.k * s.n);
+    std::vector<uint8_t> full, seven;
+    randomInputs(s.m * s.k, full, seven);
     std::vector<uint8_t> out(s.m * s.n), dnnlOut(s.m * s.n);
-    // One requantization for every channel: 2^30 * 2^-12 / 2^31.
-    const int32_t multiplier = 1 << 30, shift = -12, zero = 128;
-    const float scale = 0.5f / 4096.0f;
     auto gops = [&](double seconds) { return ops / seconds * 1e-9; };
 
     auto quanta = [&](StringRef storage, StringRef isa,
@@ -332,36 +501,28 @@ int main(int argc, char **argv) {
           },
           repeats));
     };
-    const double sevenBit = quanta("u8<0:127>", "avx2", seven);
-    const double exact = quanta("u8", "avx2", full);
-    const double vnni = quanta("u8", "avx512vnni", full);
+    Row row;
+    row.sevenBit = quanta("u8<0:127>", "avx2", seven);
+    row.exact = quanta("u8", "avx2", full);
+    row.vnni = quanta("u8", "avx512vnni", full);
 
-    using dt = dnnl::memory::data_type;
-    OneDnnMatmul int8 =
+    OneDnnPrimitive int8 =
         makeOneDnn(engine, stream, s, dt::u8, dt::s8, dt::u8, full.data(),
                    weights.data(), dnnlOut.data(), scale, zero);
-    const double onednn = gops(bestTime([&] { int8.run(stream); }, repeats));
-
-    // Quanta's last run (VNNI, exact) against oneDNN's result, in output
-    // steps: 1 is the rounding of ties (half up vs half to even); more is
-    // an accumulator error.
-    int maxDifference = 0;
-    for (size_t i = 0; i < out.size(); ++i)
-      maxDifference =
-          std::max(maxDifference, std::abs(int(out[i]) - int(dnnlOut[i])));
+    row.onednn = gops(bestTime([&] { int8.run(stream); }, repeats));
+    row.maxDifference = maxDifference(out, dnnlOut);
 
     std::vector<float> a32(full.begin(), full.end()),
         w32(weights.begin(), weights.end());
     std::vector<float> c32(s.m * s.n);
-    OneDnnMatmul fp32 = makeOneDnn(engine, stream, s, dt::f32, dt::f32, dt::f32,
-                                   a32.data(), w32.data(), c32.data(), 1.0f, 0);
-    const double onednnFloat =
-        gops(bestTime([&] { fp32.run(stream); }, repeats));
+    OneDnnPrimitive fp32 =
+        makeOneDnn(engine, stream, s, dt::f32, dt::f32, dt::f32, a32.data(),
+                   w32.data(), c32.data(), 1.0f, 0);
+    row.onednnFloat = gops(bestTime([&] { fp32.run(stream); }, repeats));
     // Quanta's fp32 path is scalar loops: timed on the smaller shapes only.
-    double quantaFloat = 0;
     if (ops <= 1e9) {
       JitFunction f = compile(context, floatMatmulSource(s, w32), "");
-      quantaFloat = gops(bestTime(
+      row.quantaFloat = gops(bestTime(
           [&] {
             f.call(a32.data(), {s.m, s.k}, c32.data(), {s.m, s.n});
           },
@@ -370,22 +531,62 @@ int main(int argc, char **argv) {
     char label[32];
     std::snprintf(label, sizeof(label), "%lld,%lld,%lld", (long long)s.m,
                   (long long)s.n, (long long)s.k);
-    std::printf(
-        "%-15s %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %8.2fx %6.2fx "
-        "%6s %6d\n",
-        label, sevenBit, exact, vnni, onednn, onednnFloat, quantaFloat,
-        sevenBit / onednn, vnni / onednn,
-        quantaFloat > 0
-            ? (std::to_string(static_cast<int>(sevenBit / quantaFloat)) + "x")
-                  .c_str()
-            : "-",
-        maxDifference);
-    std::printf("  peak fraction: avx2-7b %.0f%%, avx2-exact %.0f%%, vnni "
-                "%.0f%%\n",
-                100 * sevenBit / peak7, 100 * exact / peakExact,
-                100 * vnni / peakVnni);
-    std::fflush(stdout);
+    printRow(label, row);
     if (&s == &shapes[0])
+      std::printf("  (oneDNN u8 implementation: %s)\n",
+                  int8.implementation.c_str());
+  }
+
+  // ResNet-50's 3x3 convolutions of stages 2-4 and a 1x1 expansion, batch
+  // 1. Quanta's time includes the padding and the im2col gather.
+  const ConvShape convs[] = {{56, 64, 64, 3, 1},
+                             {28, 128, 128, 3, 1},
+                             {14, 256, 256, 3, 1},
+                             {56, 64, 256, 1, 0}};
+  std::printf("conv HxWxC,F,KxK (NHWC, stride 1): GOPS of the equivalent "
+              "GEMM, same columns\n");
+  for (const ConvShape &c : convs) {
+    const Shape g = c.gemm();
+    const double ops = 2.0 * g.m * g.n * g.k;
+    const int repeats = 20;
+    auto gops = [&](double seconds) { return ops / seconds * 1e-9; };
+    std::vector<int8_t> weights = randomWeights(g.k * g.n); // FHWC
+    std::vector<float> w32(weights.begin(), weights.end());
+    std::vector<uint8_t> full, seven;
+    randomInputs(c.size * c.size * c.channels, full, seven);
+    std::vector<uint8_t> out(g.m * g.n), dnnlOut(g.m * g.n);
+    const SmallVector<int64_t> inputShape{1, c.size, c.size, c.channels},
+        outputShape{1, c.outputSize(), c.outputSize(), c.filters};
+    auto quanta = [&](StringRef storage, StringRef isa,
+                      std::vector<uint8_t> &input) {
+      JitFunction f =
+          compile(context, convSource(c, w32, storage, zero),
+                  ("quanta-quantize,quanta-lower-x86{isa=" + isa + "}").str());
+      return gops(bestTime(
+          [&] { f.call(input.data(), inputShape, out.data(), outputShape); },
+          repeats));
+    };
+    Row row;
+    row.sevenBit = quanta("u8<0:127>", "avx2", seven);
+    row.exact = quanta("u8", "avx2", full);
+    row.vnni = quanta("u8", "avx512vnni", full);
+    OneDnnPrimitive int8 =
+        makeOneDnnConv(engine, stream, c, dt::u8, dt::s8, dt::u8, full.data(),
+                       weights.data(), dnnlOut.data(), scale, zero);
+    row.onednn = gops(bestTime([&] { int8.run(stream); }, repeats));
+    row.maxDifference = maxDifference(out, dnnlOut);
+    std::vector<float> a32(full.begin(), full.end()), c32(g.m * g.n);
+    OneDnnPrimitive fp32 =
+        makeOneDnnConv(engine, stream, c, dt::f32, dt::f32, dt::f32, a32.data(),
+                       w32.data(), c32.data(), 1.0f, 0);
+    row.onednnFloat = gops(bestTime([&] { fp32.run(stream); }, repeats));
+    char label[48];
+    std::snprintf(label, sizeof(label), "%lldx%lldx%lld,%lld,%lldx%lld",
+                  (long long)c.size, (long long)c.size, (long long)c.channels,
+                  (long long)c.filters, (long long)c.kernel,
+                  (long long)c.kernel);
+    printRow(label, row);
+    if (&c == &convs[0])
       std::printf("  (oneDNN u8 implementation: %s)\n",
                   int8.implementation.c_str());
   }

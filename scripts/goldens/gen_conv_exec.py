@@ -148,7 +148,7 @@ def main():
              "!quant.uniform<i8:f32, 0.03:-5>", 120, None, "add", rng),
         conv("nhwc_1x1_relu6", "nhwc_hwcf", [1, 6, 6, 8], [1, 1, 8, 16], 1, 1, 0,
              "!quant.uniform<u8<0:127>:f32, 0.04:64>", 0, "relu6", "init", rng),
-        conv("nhwc_2x2_s2", "nhwc_fhwc", [3, 6, 5, 3], [7, 2, 2, 3], 2, 1, 0,
+        conv("nhwc_2x2_s2_dilated", "nhwc_fhwc", [3, 6, 5, 3], [7, 2, 2, 3], 2, 2, 0,
              "!quant.uniform<u8:f32, 0.02:0>", 128, None, "none", rng),
         conv("depthwise_3x3_pad_relu6", "nhwc_hwc", [2, 7, 9, 6], [3, 3, 6], 1, 1, 1,
              "!quant.uniform<u8:f32, 0.025:128>", 0, "relu6", "init", rng),

@@ -8,14 +8,14 @@
 // RUN: quant-run %S/Inputs/conv_exec.mlir --entry=nhwc_3x3_s2_pad_relu --input=%t.a.npy --output=%t.a.ref.npy
 // RUN: quant-run %S/Inputs/conv_exec.mlir --entry=nchw_3x3_dilated --input=%t.b.npy --output=%t.b.ref.npy
 // RUN: quant-run %S/Inputs/conv_exec.mlir --entry=nhwc_1x1_relu6 --input=%t.c.npy --output=%t.c.ref.npy
-// RUN: quant-run %S/Inputs/conv_exec.mlir --entry=nhwc_2x2_s2 --input=%t.d.npy --output=%t.d.ref.npy
+// RUN: quant-run %S/Inputs/conv_exec.mlir --entry=nhwc_2x2_s2_dilated --input=%t.d.npy --output=%t.d.ref.npy
 // RUN: quant-run %S/Inputs/conv_exec.mlir --entry=depthwise_3x3_pad_relu6 --input=%t.e.npy --output=%t.e.ref.npy
 // RUN: quant-run %S/Inputs/conv_exec.mlir --entry=depthwise_m2_s2_dilated --input=%t.f.npy --output=%t.f.ref.npy
 // RUN: for isa in avx2 generic; do \
 // RUN:   quant-run %S/Inputs/conv_exec.mlir --entry=nhwc_3x3_s2_pad_relu --pass-pipeline="builtin.module(quanta-quantize,quanta-lower-x86{isa=$isa})" --input=%t.a.npy --output=%t.a.$isa.npy && \
 // RUN:   quant-run %S/Inputs/conv_exec.mlir --entry=nchw_3x3_dilated --pass-pipeline="builtin.module(quanta-quantize,quanta-lower-x86{isa=$isa})" --input=%t.b.npy --output=%t.b.$isa.npy && \
 // RUN:   quant-run %S/Inputs/conv_exec.mlir --entry=nhwc_1x1_relu6 --pass-pipeline="builtin.module(quanta-quantize,quanta-lower-x86{isa=$isa})" --input=%t.c.npy --output=%t.c.$isa.npy && \
-// RUN:   quant-run %S/Inputs/conv_exec.mlir --entry=nhwc_2x2_s2 --pass-pipeline="builtin.module(quanta-quantize,quanta-lower-x86{isa=$isa})" --input=%t.d.npy --output=%t.d.$isa.npy && \
+// RUN:   quant-run %S/Inputs/conv_exec.mlir --entry=nhwc_2x2_s2_dilated --pass-pipeline="builtin.module(quanta-quantize,quanta-lower-x86{isa=$isa})" --input=%t.d.npy --output=%t.d.$isa.npy && \
 // RUN:   quant-run %S/Inputs/conv_exec.mlir --entry=depthwise_3x3_pad_relu6 --pass-pipeline="builtin.module(quanta-quantize,quanta-lower-x86{isa=$isa})" --input=%t.e.npy --output=%t.e.$isa.npy && \
 // RUN:   quant-run %S/Inputs/conv_exec.mlir --entry=depthwise_m2_s2_dilated --pass-pipeline="builtin.module(quanta-quantize,quanta-lower-x86{isa=$isa})" --input=%t.f.npy --output=%t.f.$isa.npy || exit 1; \
 // RUN: done

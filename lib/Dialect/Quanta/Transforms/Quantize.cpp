@@ -27,10 +27,12 @@
 #include "quanta/Dialect/Quanta/Transforms/Passes.h"
 #include "quanta/Numerics/IntegerKernels.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Quant/IR/Quant.h"
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Iterators.h"
 #include "mlir/IR/Matchers.h"
@@ -514,6 +516,58 @@ Value quanta::detail::fromStorage(OpBuilder &builder, Location loc,
                                       storage);
 }
 
+/// The im2col tensor [N, OH, OW, KH, KW, C] of the NHWC `storage` as a loop
+/// nest copying one run of C contiguous channels per (n, oh, ow, kh, kw):
+/// slices that bufferize to memcpy, where a linalg.generic over all six
+/// dimensions would lower to a loop per byte.
+static Value buildNhwcIm2col(OpBuilder &builder, Location loc,
+                             const GemmChain &chain, Value storage,
+                             Value empty) {
+  auto colsType = cast<RankedTensorType>(empty.getType());
+  const int64_t channels = colsType.getDimSize(5);
+  auto index = [&](int64_t value) -> Value {
+    return arith::ConstantIndexOp::create(builder, loc, value);
+  };
+  SmallVector<Value> lowerBounds(5, index(0)), steps(5, index(1)), upperBounds;
+  for (int64_t dim = 0; dim < 5; ++dim)
+    upperBounds.push_back(index(colsType.getDimSize(dim)));
+  auto rowType = RankedTensorType::get({channels}, colsType.getElementType());
+  scf::LoopNest nest = scf::buildLoopNest(
+      builder, loc, lowerBounds, upperBounds, steps, ValueRange{empty},
+      [&](OpBuilder &nested, Location nestedLoc, ValueRange ivs,
+          ValueRange cols) -> scf::ValueVector {
+        // (n, oh * stride + kh * dilation, ow * stride + kw * dilation).
+        auto position = [&](Value out, Value tap, int64_t spatial) -> Value {
+          AffineExpr o = nested.getAffineDimExpr(0),
+                     k = nested.getAffineDimExpr(1);
+          return affine::AffineApplyOp::create(
+              nested, nestedLoc,
+              AffineMap::get(2, 0,
+                             o * chain.strides[spatial] +
+                                 k * chain.dilations[spatial]),
+              ValueRange{out, tap});
+        };
+        OpFoldResult zero = nested.getIndexAttr(0),
+                     one = nested.getIndexAttr(1);
+        SmallVector<OpFoldResult> unitStrides(6, one);
+        Value row = tensor::ExtractSliceOp::create(
+            nested, nestedLoc, rowType, storage,
+            ArrayRef<OpFoldResult>{ivs[0], position(ivs[1], ivs[3], 0),
+                                   position(ivs[2], ivs[4], 1), zero},
+            ArrayRef<OpFoldResult>{one, one, one,
+                                   nested.getIndexAttr(channels)},
+            ArrayRef<OpFoldResult>(unitStrides).take_front(4));
+        SmallVector<OpFoldResult> offsets(ivs.begin(), ivs.end());
+        offsets.push_back(zero);
+        SmallVector<OpFoldResult> sizes(5, one);
+        sizes.push_back(nested.getIndexAttr(channels));
+        return {tensor::InsertSliceOp::create(nested, nestedLoc, row, cols[0],
+                                              offsets, sizes, unitStrides)
+                    .getResult()};
+      });
+  return nest.results[0];
+}
+
 /// The M x K quantized matrix the GEMM of `chain` reads: the input itself,
 /// a reshape, or for convolutions the im2col matrix, rows (n, oh, ow) and
 /// columns (kh, kw, c), gathered from the storage integers.
@@ -542,7 +596,8 @@ static Value buildGemmInput(OpBuilder &builder, Location loc,
   if (pointwise && !nchw)
     return collapse(storage, {{0, 1, 2}, {3}});
 
-  // im2col as [N, OH, OW, KH, KW, C], then collapsed to M x K.
+  // im2col as [N, OH, OW, KH, KW, C], then collapsed to M x K: NHWC copies
+  // runs of channels; NCHW, whose channels are strided, gathers bytes.
   auto output = cast<ShapedType>(chain.core->getResult(0).getType());
   const int64_t spatial = nchw ? 2 : 1;
   const int64_t channels = inputType.getDimSize(nchw ? 1 : 3);
@@ -552,19 +607,20 @@ static Value buildGemmInput(OpBuilder &builder, Location loc,
                                  chain.kernelH,
                                  chain.kernelW,
                                  channels};
+  Value empty =
+      tensor::EmptyOp::create(builder, loc, colsShape, storageElement);
+  if (!nchw)
+    return collapse(buildNhwcIm2col(builder, loc, chain, storage, empty),
+                    {{0, 1, 2}, {3, 4, 5}});
   MLIRContext *context = builder.getContext();
   auto d = [&](unsigned position) {
     return getAffineDimExpr(position, context);
   };
   AffineExpr row = d(1) * chain.strides[0] + d(3) * chain.dilations[0];
   AffineExpr column = d(2) * chain.strides[1] + d(4) * chain.dilations[1];
-  SmallVector<AffineExpr> inputIndex =
-      nchw ? SmallVector<AffineExpr>{d(0), d(5), row, column}
-           : SmallVector<AffineExpr>{d(0), row, column, d(5)};
+  SmallVector<AffineExpr> inputIndex{d(0), d(5), row, column};
   SmallVector<AffineMap> maps{AffineMap::get(6, 0, inputIndex, context),
                               AffineMap::getMultiDimIdentityMap(6, context)};
-  Value empty =
-      tensor::EmptyOp::create(builder, loc, colsShape, storageElement);
   auto im2col = linalg::GenericOp::create(
       builder, loc, empty.getType(), ValueRange{storage}, ValueRange{empty},
       maps, SmallVector<utils::IteratorType>(6, utils::IteratorType::parallel),

@@ -189,6 +189,44 @@ func.func @conv_nchw(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32> {
 
 // -----
 
+// NHWC im2col copies one run of C channels per (n, oh, ow, kh, kw): a loop
+// nest of slices (memcpy once bufferized). Rows at oh * 2 + kh * 3 and
+// columns at ow * 3 + kw * 2 (strides [2, 3], dilations [3, 2]).
+// CHECK-DAG: #[[ROW:.*]] = affine_map<(d0, d1) -> (d0 * 2 + d1 * 3)>
+// CHECK-DAG: #[[COLUMN:.*]] = affine_map<(d0, d1) -> (d0 * 3 + d1 * 2)>
+// CHECK-LABEL: func.func @conv_nhwc
+// CHECK: %[[S:.*]] = quant.scast %{{.*}} : tensor<1x6x6x3x!quant.uniform<u8:f32, 5.000000e-01>> to tensor<1x6x6x3xi8>
+// CHECK: %[[COLS:.*]] = scf.for %[[OH:.*]] = %c0 to %c2
+// CHECK: scf.for %[[OW:.*]] = %c0 to %c2
+// CHECK: scf.for %[[KH:.*]] = %c0 to %c2
+// CHECK: scf.for %[[KW:.*]] = %c0 to %c2 step %c1 iter_args(%[[ACC:.*]] = %{{.*}})
+// CHECK: %[[H:.*]] = affine.apply #[[ROW]](%[[OH]], %[[KH]])
+// CHECK: %[[W:.*]] = affine.apply #[[COLUMN]](%[[OW]], %[[KW]])
+// CHECK: %[[CHANNELS:.*]] = tensor.extract_slice %[[S]][0, %[[H]], %[[W]], 0] [1, 1, 1, 3] [1, 1, 1, 1] : tensor<1x6x6x3xi8> to tensor<3xi8>
+// CHECK: tensor.insert_slice %[[CHANNELS]] into %[[ACC]][0, %[[OH]], %[[OW]], %[[KH]], %[[KW]], 0] [1, 1, 1, 1, 1, 3]
+// CHECK: tensor.collapse_shape %[[COLS]] {{\[\[}}0, 1, 2], [3, 4, 5]] : tensor<1x2x2x2x2x3xi8> into tensor<4x12xi8>
+// CHECK: quanta.qmatmul
+// CHECK-NOT: linalg.conv
+!in = !quant.uniform<u8:f32, 0.5:0>
+!w = !quant.uniform<i8:f32, 0.1>
+!out = !quant.uniform<u8:f32, 1.0:0>
+func.func @conv_nhwc(%x: tensor<1x6x6x3xf32>) -> tensor<1x2x2x2xf32> {
+  %q = quant.qcast %x : tensor<1x6x6x3xf32> to tensor<1x6x6x3x!in>
+  %a = quant.dcast %q : tensor<1x6x6x3x!in> to tensor<1x6x6x3xf32>
+  %cst = arith.constant dense<0.5> : tensor<2x2x2x3xf32>
+  %wq = quant.qcast %cst : tensor<2x2x2x3xf32> to tensor<2x2x2x3x!w>
+  %w = quant.dcast %wq : tensor<2x2x2x3x!w> to tensor<2x2x2x3xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x2x2x2xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %c = linalg.conv_2d_nhwc_fhwc {dilations = dense<[3, 2]> : tensor<2xi64>, strides = dense<[2, 3]> : tensor<2xi64>} ins(%a, %w : tensor<1x6x6x3xf32>, tensor<2x2x2x3xf32>) outs(%init : tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %qo = quant.qcast %c : tensor<1x2x2x2xf32> to tensor<1x2x2x2x!out>
+  %y = quant.dcast %qo : tensor<1x2x2x2x!out> to tensor<1x2x2x2xf32>
+  return %y : tensor<1x2x2x2xf32>
+}
+
+// -----
+
 // A 1x1 NHWC convolution of stride 1 is a GEMM on the input as it is: a
 // reshape, no im2col. Per-channel weights (HWCF: axis 3) and a TOSA-style
 // bias of shape 1x1x1x3 added through size-1 dimensions. 1.0 / 0.4 = 2.5

@@ -317,10 +317,12 @@ def Quantize : Pass<"quanta-quantize", "ModuleOp"> {
     why (unsupported op, transposed operands, non-constant weights, an
     accumulator that could overflow int32, a requantizing copy, ...).
   }];
-  let dependentDialects = ["::mlir::arith::ArithDialect",
+  let dependentDialects = ["::mlir::affine::AffineDialect",
+                           "::mlir::arith::ArithDialect",
                            "::mlir::linalg::LinalgDialect",
                            "::mlir::quant::QuantDialect",
                            "::mlir::quanta::QuantaDialect",
+                           "::mlir::scf::SCFDialect",
                            "::mlir::tensor::TensorDialect"];
 }
 
