@@ -54,7 +54,7 @@ remarks=$("$quant_opt" "$out_dir/tiny_cnn.quantized.mlir" --quanta-quantize \
 if [ -n "$remarks" ]; then grep -o "remark: .*" <<<"$remarks" | sort | uniq -c; fi
 count() { grep -cE "$1" "$out_dir/tiny_cnn.int8.mlir" || true; }
 echo "   $(count "quanta.qmatmul") layers run as quanta.qmatmul;" \
-  "$(count '= (linalg|tensor)\.[a-z_]+ .*xi8>( |$)') integer ops on storage values" \
+  "$(count '= (linalg\.[a-z_]+|tensor\.(pad|collapse_shape|expand_shape|reshape|concat)) .*xi8>( |$)') integer ops on storage values" \
   "(depthwise conv, add, tables, max pool, pad, reshapes);" \
   "$(count '= linalg\.[a-z_0-9]+ .*-> tensor<[0-9x]*xf32>') float linalg ops left"
 
