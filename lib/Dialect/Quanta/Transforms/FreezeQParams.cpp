@@ -198,7 +198,7 @@ static FailureOr<FrozenQParams> freezeFakeQuant(FakeQuantOp op) {
 }
 
 /// The observer whose qparams a #quanta.reuse_input observer shares: the
-/// nearest observer up the chain of shape-only ops.
+/// nearest observer up the chain of shape-only ops (and average pools).
 static FailureOr<ObserveOp> findReusedObserver(ObserveOp op) {
   Value value = op.getInput();
   while (Operation *def = value.getDefiningOp()) {
@@ -206,6 +206,12 @@ static FailureOr<ObserveOp> findReusedObserver(ObserveOp op) {
       if (!isa<ReuseInputObserverAttr>(source.getObserver()))
         return source;
       value = source.getInput();
+      continue;
+    }
+    // The division of an average pooling, observed as part of it.
+    if (Operation *pool = def->getOperand(0).getDefiningOp();
+        pool && getAveragePoolDivision(pool) == def) {
+      value = def->getOperand(0);
       continue;
     }
     OpClassification classification = classifyOp(def);

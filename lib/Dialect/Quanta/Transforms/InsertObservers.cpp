@@ -411,6 +411,11 @@ void InsertObserversPass::runOnOperation() {
       break;
     case OpRole::SharedQParams:
       outputObserver = ReuseInputObserverAttr::get(op->getContext());
+      // An average pooling is observed after its division.
+      if (Operation *division = getAveragePoolDivision(op)) {
+        fusedOps.insert(division);
+        outputOp = division;
+      }
       break;
     case OpRole::FixedQParamsZeroToOne:
       outputObserver = getObserverPreset(

@@ -238,8 +238,10 @@ OpClassification quanta::classifyOp(Operation *op) {
     result.weightChannelAxis = findWeightChannelAxis(linalgOp, 1);
     return result;
   }
-  if (isa<linalg::PoolingNhwcMaxOp, linalg::PoolingNchwMaxOp,
-          linalg::PoolingNhwcSumOp, linalg::PoolingNchwSumOp>(op)) {
+  // A sum pooling grows with its window: only with the division that makes
+  // it an average does it share its input's qparams (PyTorch's avg_pool2d).
+  if (isa<linalg::PoolingNhwcMaxOp, linalg::PoolingNchwMaxOp>(op) ||
+      getAveragePoolDivision(op)) {
     result.role = OpRole::SharedQParams;
     addFloatOperands(0, 1);
     return result;
@@ -294,6 +296,40 @@ OpClassification quanta::classifyOp(Operation *op) {
   }
   addFloatOperands(0, numInputs);
   return result;
+}
+
+Operation *quanta::getAveragePoolDivision(Operation *op) {
+  if (!isa_and_nonnull<linalg::PoolingNhwcSumOp, linalg::PoolingNchwSumOp>(
+          op) ||
+      !op->getResult(0).hasOneUse())
+    return nullptr;
+  auto window = dyn_cast<ShapedType>(op->getOperand(1).getType());
+  auto generic = dyn_cast<linalg::GenericOp>(*op->getUsers().begin());
+  if (!window || !window.hasStaticShape() || !generic ||
+      generic.getNumDpsInputs() != 1 || generic.getNumDpsInits() != 1 ||
+      generic.getNumLoops() != generic.getNumParallelLoops() ||
+      !llvm::all_of(generic.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isIdentity(); }))
+    return nullptr;
+  Block *body = generic.getBody();
+  if (!llvm::hasSingleElement(body->without_terminator()))
+    return nullptr;
+  Operation &compute = body->front();
+  FloatAttr constant;
+  if (body->getTerminator()->getOperand(0) != compute.getResult(0) ||
+      compute.getNumOperands() != 2 ||
+      !matchPattern(compute.getOperand(1), m_Constant(&constant)))
+    return nullptr;
+  const double size = static_cast<double>(window.getNumElements());
+  const double factor = constant.getValueAsDouble();
+  Value input = body->getArgument(0);
+  if (isa<arith::DivFOp>(compute) && compute.getOperand(0) == input &&
+      factor == size)
+    return generic;
+  if (isa<arith::MulFOp>(compute) && compute.getOperand(0) == input &&
+      factor == static_cast<double>(static_cast<float>(1.0 / size)))
+    return generic;
+  return nullptr;
 }
 
 bool quanta::isConstantDerived(Value value) {

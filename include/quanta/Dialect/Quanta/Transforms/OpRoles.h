@@ -53,6 +53,13 @@ struct OpClassification {
 
 OpClassification classifyOp(Operation *op);
 
+/// The division by the window size that makes the sum pooling `op`
+/// (linalg.pooling_nhwc_sum / pooling_nchw_sum) an average pooling: its
+/// single user, an elementwise linalg.generic computing `x / size` or
+/// `x * (1 / size)`, as tosa-to-linalg lowers avg_pool2d without padding.
+/// Null otherwise (padded average pools divide by a count per position).
+Operation *getAveragePoolDivision(Operation *op);
+
 /// Whether `value` is computed from constants only (an arith.constant, or
 /// shape-only ops over such values): a weight, not an activation.
 bool isConstantDerived(Value value);

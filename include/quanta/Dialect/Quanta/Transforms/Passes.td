@@ -28,7 +28,10 @@ def InsertObservers : Pass<"quanta-insert-observers", "func::FuncOp"> {
     * Shape-only and range-preserving ops (reshape, expand/collapse_shape,
       transpose, pad, extract_slice, max/average pooling, standalone relu and
       clamp) share their input's observer: their output gets a
-      `#quanta.reuse_input` observer.
+      `#quanta.reuse_input` observer. Average pooling is a sum pooling
+      followed by a division by the window size (or a multiplication by its
+      inverse), observed after the division; a sum pooling without it is
+      not an op PyTorch quantizes and stays float.
     * sigmoid and softmax get `default_fixed_qparams_range_0to1_observer`,
       tanh `default_fixed_qparams_range_neg1to1_observer`.
     * Each value is observed once, however many quantized ops use it.
