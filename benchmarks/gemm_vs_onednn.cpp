@@ -463,6 +463,35 @@ int main(int argc, char **argv) {
       result = std::max(result, std::abs(int(a[i]) - int(b[i])));
     return result;
   };
+  // The int8 columns of a row: Quanta's kernels compiled from
+  // `source(input storage type)` by `passes` + quanta-lower-x86 for each
+  // ISA, then oneDNN's `int8` primitive. Quanta's last result (VNNI) stays
+  // in `out`.
+  auto measureInt8 = [&](function_ref<std::string(StringRef)> source,
+                         StringRef passes, ArrayRef<int64_t> inputShape,
+                         ArrayRef<int64_t> outputShape,
+                         std::vector<uint8_t> &full,
+                         std::vector<uint8_t> &seven, OneDnnPrimitive &int8,
+                         double ops, int repeats, std::vector<uint8_t> &out,
+                         const std::vector<uint8_t> &dnnlOut) {
+    auto gops = [&](double seconds) { return ops / seconds * 1e-9; };
+    auto quanta = [&](StringRef storage, StringRef isa,
+                      std::vector<uint8_t> &input) {
+      JitFunction f =
+          compile(context, source(storage),
+                  (passes + "quanta-lower-x86{isa=" + isa + "}").str());
+      return gops(bestTime(
+          [&] { f.call(input.data(), inputShape, out.data(), outputShape); },
+          repeats));
+    };
+    Row row;
+    row.sevenBit = quanta("u8<0:127>", "avx2", seven);
+    row.exact = quanta("u8", "avx2", full);
+    row.vnni = quanta("u8", "avx512vnni", full);
+    row.onednn = gops(bestTime([&] { int8.run(stream); }, repeats));
+    row.maxDifference = maxDifference(out, dnnlOut);
+    return row;
+  };
   using dt = dnnl::memory::data_type;
   std::mt19937 rng(7);
   auto randomInputs = [&](size_t size, std::vector<uint8_t> &full,
@@ -490,27 +519,15 @@ int main(int argc, char **argv) {
     std::vector<uint8_t> out(s.m * s.n), dnnlOut(s.m * s.n);
     auto gops = [&](double seconds) { return ops / seconds * 1e-9; };
 
-    auto quanta = [&](StringRef storage, StringRef isa,
-                      std::vector<uint8_t> &input) {
-      JitFunction f = compile(
-          context, qmatmulSource(s, weights, storage, multiplier, shift, zero),
-          ("quanta-lower-x86{isa=" + isa + "}").str());
-      return gops(bestTime(
-          [&] {
-            f.call(input.data(), {s.m, s.k}, out.data(), {s.m, s.n});
-          },
-          repeats));
-    };
-    Row row;
-    row.sevenBit = quanta("u8<0:127>", "avx2", seven);
-    row.exact = quanta("u8", "avx2", full);
-    row.vnni = quanta("u8", "avx512vnni", full);
-
     OneDnnPrimitive int8 =
         makeOneDnn(engine, stream, s, dt::u8, dt::s8, dt::u8, full.data(),
                    weights.data(), dnnlOut.data(), scale, zero);
-    row.onednn = gops(bestTime([&] { int8.run(stream); }, repeats));
-    row.maxDifference = maxDifference(out, dnnlOut);
+    Row row = measureInt8(
+        [&](StringRef storage) {
+          return qmatmulSource(s, weights, storage, multiplier, shift, zero);
+        },
+        "", {s.m, s.k}, {s.m, s.n}, full, seven, int8, ops, repeats, out,
+        dnnlOut);
 
     std::vector<float> a32(full.begin(), full.end()),
         w32(weights.begin(), weights.end());
@@ -557,24 +574,13 @@ int main(int argc, char **argv) {
     std::vector<uint8_t> out(g.m * g.n), dnnlOut(g.m * g.n);
     const SmallVector<int64_t> inputShape{1, c.size, c.size, c.channels},
         outputShape{1, c.outputSize(), c.outputSize(), c.filters};
-    auto quanta = [&](StringRef storage, StringRef isa,
-                      std::vector<uint8_t> &input) {
-      JitFunction f =
-          compile(context, convSource(c, w32, storage, zero),
-                  ("quanta-quantize,quanta-lower-x86{isa=" + isa + "}").str());
-      return gops(bestTime(
-          [&] { f.call(input.data(), inputShape, out.data(), outputShape); },
-          repeats));
-    };
-    Row row;
-    row.sevenBit = quanta("u8<0:127>", "avx2", seven);
-    row.exact = quanta("u8", "avx2", full);
-    row.vnni = quanta("u8", "avx512vnni", full);
     OneDnnPrimitive int8 =
         makeOneDnnConv(engine, stream, c, dt::u8, dt::s8, dt::u8, full.data(),
                        weights.data(), dnnlOut.data(), scale, zero);
-    row.onednn = gops(bestTime([&] { int8.run(stream); }, repeats));
-    row.maxDifference = maxDifference(out, dnnlOut);
+    Row row = measureInt8(
+        [&](StringRef storage) { return convSource(c, w32, storage, zero); },
+        "quanta-quantize,", inputShape, outputShape, full, seven, int8, ops,
+        repeats, out, dnnlOut);
     std::vector<float> a32(full.begin(), full.end()), c32(g.m * g.n);
     OneDnnPrimitive fp32 =
         makeOneDnnConv(engine, stream, c, dt::f32, dt::f32, dt::f32, a32.data(),
