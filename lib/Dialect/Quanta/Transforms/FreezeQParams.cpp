@@ -209,7 +209,9 @@ static FailureOr<ObserveOp> findReusedObserver(ObserveOp op) {
       continue;
     }
     // The division of an average pooling, observed as part of it.
-    if (Operation *pool = def->getOperand(0).getDefiningOp();
+    if (Operation *pool = def->getNumOperands() > 0
+                              ? def->getOperand(0).getDefiningOp()
+                              : nullptr;
         pool && getAveragePoolDivision(pool) == def) {
       value = def->getOperand(0);
       continue;

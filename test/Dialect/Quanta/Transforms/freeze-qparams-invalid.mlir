@@ -47,3 +47,13 @@ func.func @fake_quant_without_statistics(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = quanta.fake_quant %x {fake_quantize = #quanta.fake_quantize<>, observer_enabled = true} : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// The value comes from an op without operands: nothing to walk back to.
+func.func @reuse_of_a_constant() -> tensor<4xf32> {
+  %cst = arith.constant dense<1.0> : tensor<4xf32>
+  // expected-error @+1 {{reuses its input's observer, but no observer precedes it through shape-only ops}}
+  %0 = quanta.observe %cst {observer = #quanta.reuse_input} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
