@@ -11,9 +11,14 @@
 // RUN: quant-run %S/Inputs/qmatmul_exec.mlir --entry=n48_s8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=avx2})' --input=%S/Inputs/qmatmul_n48_s8_input.npy --output=%t.n48_s8.npy && cmp %t.n48_s8.npy %S/Inputs/qmatmul_n48_s8_expected.npy
 // RUN: quant-run %S/Inputs/qmatmul_exec.mlir --entry=n16_u8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=generic})' --input=%S/Inputs/qmatmul_n16_u8_input.npy --output=%t.n16_u8.npy && cmp %t.n16_u8.npy %S/Inputs/qmatmul_n16_u8_expected.npy
 // RUN: quant-run %S/Inputs/qmatmul_exec.mlir --entry=n48_s8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=generic})' --input=%S/Inputs/qmatmul_n48_s8_input.npy --output=%t.n48_s8.npy && cmp %t.n48_s8.npy %S/Inputs/qmatmul_n48_s8_expected.npy
+// RUN: quant-run %S/Inputs/qmatmul_exec.mlir --entry=shift_ends_u8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=avx2})' --input=%S/Inputs/qmatmul_shift_ends_u8_input.npy --output=%t.shift_ends_u8.npy && cmp %t.shift_ends_u8.npy %S/Inputs/qmatmul_shift_ends_u8_expected.npy
+// RUN: quant-run %S/Inputs/qmatmul_exec.mlir --entry=wide_shift_s8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=avx2})' --input=%S/Inputs/qmatmul_wide_shift_s8_input.npy --output=%t.wide_shift_s8.npy && cmp %t.wide_shift_s8.npy %S/Inputs/qmatmul_wide_shift_s8_expected.npy
+// RUN: quant-run %S/Inputs/qmatmul_exec.mlir --entry=shift_ends_u8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=generic})' --input=%S/Inputs/qmatmul_shift_ends_u8_input.npy --output=%t.shift_ends_u8.npy && cmp %t.shift_ends_u8.npy %S/Inputs/qmatmul_shift_ends_u8_expected.npy
+// RUN: quant-run %S/Inputs/qmatmul_exec.mlir --entry=wide_shift_s8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=generic})' --input=%S/Inputs/qmatmul_wide_shift_s8_input.npy --output=%t.wide_shift_s8.npy && cmp %t.wide_shift_s8.npy %S/Inputs/qmatmul_wide_shift_s8_expected.npy
 
 // Execution of quanta.qmatmul lowered for AVX2 (both vpmaddubsw and exact vpmaddwd cases) and the generic path through quant-run's JIT:
 // outputs byte-identical to NumPy's int64 evaluation of the op's semantics
 // (scripts/goldens/gen_qmatmul_exec.py): odd sizes that are not multiples
 // of the vector width or the tile, K = 1, s8 and u8 inputs with rows at
-// the range ends, weights of -128, and saturating requantization.
+// the range ends, weights of -128, saturating requantization, and shifts at both ends of the
+// high-word epilogue (t = 32, 62) and below it (t = 1..31, the 64-bit one).

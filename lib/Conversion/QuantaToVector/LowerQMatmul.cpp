@@ -6,8 +6,9 @@
 // per 32-bit lane; a tile of MR rows x NV strips keeps
 // MR * NV (times a k split) vector<8xi32> accumulators in registers while
 // the k loop broadcasts g input bytes per row and issues one "dot step" per
-// accumulator; the epilogue adds the column offsets, requantizes in 64 bits
-// and clamps, writing L outputs per strip: no second pass over memory.
+// accumulator; the epilogue adds the column offsets, requantizes (the
+// numeric library's 64-bit single rounding) and clamps, writing L outputs
+// per strip: no second pass over memory.
 //
 // A target is a DotStep: how g products per lane are accumulated. x86 has
 // four (AVX-512 VNNI vpdpbusd on zmm; AVX-VNNI vpdpbusd on ymm; AVX2 vpmaddubsw
@@ -32,6 +33,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/TargetParser/Host.h"
@@ -132,6 +134,8 @@ private:
   Value tile(Value output, Value row0, Value strip0, int64_t rows,
              int64_t strips, int64_t split);
   Value requantize(Value acc, Value row, Value column);
+  Value shiftHighHalves(Value acc, Value column);
+  Value shiftWide(Value acc, Value column);
 
   QMatmulOp op;
   KernelShape shape;
@@ -139,9 +143,11 @@ private:
   Location loc;
   int64_t m = 0, k = 0, n = 0, paddedK = 0, paddedN = 0;
   bool signedInput = false, hasWeightZeroPoints = false;
+  /// Every column shifts by t >= 32 (see shiftHighHalves).
+  bool highHalfShifts = false;
   ArrayRef<int8_t> weights;
-  Value input, packed, offsets, multipliers, rounding, shifts, weightZero,
-      rowSums;
+  Value input, packed, offsets, multipliers, roundingEven, roundingOdd,
+      shifts, weightZero, rowSums;
   VectorType vectorType, i32Vector, i64Vector;
 };
 } // namespace
@@ -295,44 +301,129 @@ Value QMatmulLowering::dot(Value acc, Value lhs, Value rhs) {
   llvm_unreachable("unknown dot step");
 }
 
-/// out = clamp(((acc * mul) + round) >> shift + zo): requantize() of the
-/// numeric library on 8 lanes, in 64 bits.
-Value QMatmulLowering::requantize(Value acc, Value row, Value column) {
-  auto read = [&](Value tensor, VectorType type) -> Value {
-    Type element = cast<ShapedType>(tensor.getType()).getElementType();
-    Value pad = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
-    return vector::TransferReadOp::create(b, loc, type, tensor, column, pad,
-                                          ArrayRef<bool>{true});
+/// A constant tensor read at `column` as a `type` vector.
+static Value readColumns(OpBuilder &b, Location loc, Value tensor,
+                         Value column, VectorType type) {
+  Type element = cast<ShapedType>(tensor.getType()).getElementType();
+  Value pad = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
+  return vector::TransferReadOp::create(b, loc, type, tensor, column, pad,
+                                        ArrayRef<bool>{true});
+}
+
+static Value splat(OpBuilder &b, Location loc, VectorType type,
+                   int64_t value) {
+  return arith::ConstantOp::create(
+      b, loc,
+      DenseElementsAttr::get(cast<ShapedType>(type),
+                             b.getIntegerAttr(type.getElementType(), value)));
+}
+
+/// (acc * mul + 2^(t-1)) >> t for t >= 32 without a 64-bit shift, which
+/// AVX2 lacks (vpsraq is AVX-512): the 64-bit products of the even and the
+/// odd lanes (each one vpmuldq on the sign-extended halves), plus the
+/// rounding, keep only their high halves, and floor(P / 2^t) is the high
+/// half shifted right by t - 32 (vpsravd). |P| < 2^63 keeps the high half
+/// exact and the result within i32.
+Value QMatmulLowering::shiftHighHalves(Value acc, Value column) {
+  const int64_t lanes = shape.lanes;
+  auto pairType = VectorType::get({lanes / 2}, b.getI64Type());
+  Value thirtyTwo = splat(b, loc, pairType, 32);
+  // The even lanes sign-extended in place; the odd lanes shifted down.
+  auto evenLanes = [&](Value v) -> Value {
+    Value pairs = vector::BitCastOp::create(b, loc, pairType, v);
+    return arith::ShRSIOp::create(
+        b, loc, arith::ShLIOp::create(b, loc, pairs, thirtyTwo), thirtyTwo);
   };
-  acc = arith::AddIOp::create(b, loc, acc, read(offsets, i32Vector));
+  auto oddLanes = [&](Value v) -> Value {
+    return arith::ShRSIOp::create(
+        b, loc, vector::BitCastOp::create(b, loc, pairType, v), thirtyTwo);
+  };
+  Value multiplier = readColumns(b, loc, multipliers, column, i32Vector);
+  Value half = arith::DivUIOp::create(b, loc, column, index(2));
+  Value even = arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, evenLanes(acc), evenLanes(multiplier)),
+      readColumns(b, loc, roundingEven, half, pairType));
+  Value odd = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, oddLanes(acc), oddLanes(multiplier)),
+      readColumns(b, loc, roundingOdd, half, pairType));
+  // Lane 2j takes the high word of even product j, lane 2j+1 that of odd
+  // product j.
+  SmallVector<int64_t> highWords;
+  for (int64_t j = 0; j < lanes / 2; ++j) {
+    highWords.push_back(2 * j + 1);
+    highWords.push_back(lanes + 2 * j + 1);
+  }
+  Value high = vector::ShuffleOp::create(
+      b, loc, vector::BitCastOp::create(b, loc, i32Vector, even),
+      vector::BitCastOp::create(b, loc, i32Vector, odd), highWords);
+  return arith::ShRSIOp::create(
+      b, loc, high, readColumns(b, loc, shifts, column, i32Vector));
+}
+
+/// (acc * mul + 2^(t-1)) >> t in 64-bit lanes, for any t: the rounding
+/// multiply of the numeric library as written, used when some column has
+/// t < 32 (a real multiplier of at least 0.5). Saturated to i32.
+Value QMatmulLowering::shiftWide(Value acc, Value column) {
+  auto pairType = VectorType::get({shape.lanes / 2}, b.getI64Type());
+  Value wide = arith::ExtSIOp::create(b, loc, i64Vector, acc);
+  Value product = arith::MulIOp::create(
+      b, loc, wide,
+      arith::ExtSIOp::create(
+          b, loc, i64Vector,
+          readColumns(b, loc, multipliers, column, i32Vector)));
+  // The rounding of column c is roundingEven/Odd[c / 2] by c's parity.
+  SmallVector<int64_t> interleave;
+  for (int64_t j = 0; j < shape.lanes / 2; ++j) {
+    interleave.push_back(j);
+    interleave.push_back(shape.lanes / 2 + j);
+  }
+  Value half = arith::DivUIOp::create(b, loc, column, index(2));
+  Value rounding = vector::ShuffleOp::create(
+      b, loc, readColumns(b, loc, roundingEven, half, pairType),
+      readColumns(b, loc, roundingOdd, half, pairType), interleave);
+  Value shifted = arith::ShRSIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, product, rounding),
+      arith::ExtSIOp::create(b, loc, i64Vector,
+                             readColumns(b, loc, shifts, column, i32Vector)));
+  Value clamped = arith::MinSIOp::create(
+      b, loc,
+      arith::MaxSIOp::create(b, loc, shifted,
+                             splat(b, loc, i64Vector, INT32_MIN)),
+      splat(b, loc, i64Vector, INT32_MAX));
+  return arith::TruncIOp::create(b, loc, i32Vector, clamped);
+}
+
+/// out = clamp((acc * mul + 2^(t-1)) >> t + zo): requantize() of the
+/// numeric library on L lanes.
+Value QMatmulLowering::requantize(Value acc, Value row, Value column) {
+  acc = arith::AddIOp::create(
+      b, loc, acc, readColumns(b, loc, offsets, column, i32Vector));
   if (hasWeightZeroPoints) {
     Value rowSum = tensor::ExtractOp::create(b, loc, rowSums, row);
     Value sums = vector::BroadcastOp::create(b, loc, i32Vector, rowSum);
     acc = arith::SubIOp::create(
         b, loc, acc,
-        arith::MulIOp::create(b, loc, read(weightZero, i32Vector), sums));
+        arith::MulIOp::create(
+            b, loc, readColumns(b, loc, weightZero, column, i32Vector), sums));
   }
-  Value wide = arith::ExtSIOp::create(b, loc, i64Vector, acc);
-  Value product = arith::MulIOp::create(
-      b, loc, wide,
-      arith::ExtSIOp::create(b, loc, i64Vector, read(multipliers, i32Vector)));
-  Value shifted = arith::ShRSIOp::create(
-      b, loc, arith::AddIOp::create(b, loc, product, read(rounding, i64Vector)),
-      read(shifts, i64Vector));
+  Value shifted = highHalfShifts ? shiftHighHalves(acc, column)
+                                 : shiftWide(acc, column);
   auto outputType = cast<quant::UniformQuantizedType>(
       op.getOutput().getType().getElementType());
-  auto splat64 = [&](int64_t value) -> Value {
-    return arith::ConstantOp::create(
-        b, loc,
-        DenseElementsAttr::get(cast<ShapedType>(i64Vector),
-                               b.getI64IntegerAttr(value)));
-  };
-  Value result = arith::AddIOp::create(b, loc, shifted,
-                                       splat64(outputType.getZeroPoint()));
-  result = arith::MaxSIOp::create(
-      b, loc, result, splat64(static_cast<int32_t>(op.getOutputMin())));
-  result = arith::MinSIOp::create(
-      b, loc, result, splat64(static_cast<int32_t>(op.getOutputMax())));
+  // clamp(shifted + zo, lo, hi) as clamp(shifted, lo - zo, hi - zo) + zo:
+  // no wrap when the wide path saturated to the i32 bounds.
+  Value result = arith::AddIOp::create(
+      b, loc,
+      arith::MinSIOp::create(
+          b, loc,
+          arith::MaxSIOp::create(b, loc, shifted,
+                                 splat(b, loc, i32Vector,
+                                       op.getOutputMin() -
+                                           outputType.getZeroPoint())),
+          splat(b, loc, i32Vector,
+                op.getOutputMax() - outputType.getZeroPoint())),
+      splat(b, loc, i32Vector, outputType.getZeroPoint()));
   return arith::TruncIOp::create(
       b, loc, VectorType::get({shape.lanes}, b.getI8Type()), result);
 }
@@ -444,8 +535,8 @@ Value QMatmulLowering::build() {
     return values.size() == 1 ? values[0] : values[col];
   };
   SmallVector<int32_t> offsetValues(paddedN, 0), multiplierValues(paddedN, 0),
-      zeroValues(paddedN, 0);
-  SmallVector<int64_t> roundingValues(paddedN, 0), shiftValues(paddedN, 1);
+      zeroValues(paddedN, 0), totalShifts(paddedN, 32);
+  SmallVector<int64_t> evenValues(paddedN / 2, 0), oddValues(paddedN / 2, 0);
   // Flipping the sign bit adds 128 to every input: take 128 * colsum back
   // out of the offsets.
   const bool flip = signedInput && shape.flipSignedInput;
@@ -458,16 +549,21 @@ Value QMatmulLowering::build() {
       offset -= 128 * int64_t(columnSums[col]);
     offsetValues[col] = static_cast<int32_t>(offset); // wraps like the i32 acc
     multiplierValues[col] = op.getMultipliers()[col];
-    const int64_t totalShift = 31 - op.getShifts()[col];
-    shiftValues[col] = totalShift;
-    roundingValues[col] = int64_t(1) << (totalShift - 1);
+    totalShifts[col] = 31 - op.getShifts()[col];
+    (col % 2 ? oddValues : evenValues)[col / 2] = int64_t(1)
+                                                  << (totalShifts[col] - 1);
     zeroValues[col] = perChannel(op.getWeightZeroPoints(), col);
     hasWeightZeroPoints |= zeroValues[col] != 0;
   }
+  highHalfShifts = llvm::all_of(totalShifts, [](int32_t t) { return t >= 32; });
+  if (highHalfShifts)
+    for (int32_t &t : totalShifts)
+      t -= 32;
   offsets = constantTensor(offsetValues);
   multipliers = constantTensor(multiplierValues);
-  rounding = constantTensor64(roundingValues);
-  shifts = constantTensor64(shiftValues);
+  roundingEven = constantTensor64(evenValues);
+  roundingOdd = constantTensor64(oddValues);
+  shifts = constantTensor(totalShifts);
 
   auto storageType = RankedTensorType::get({m, k}, b.getI8Type());
   Value storage =
@@ -603,6 +699,42 @@ static DotStep chooseDotStep(StringRef isa, QMatmulOp op,
                                                              : DotStep::MaddWd;
 }
 
+/// Registers of `bits` for the function around a kernel, through LLVM's
+/// "min-legal-vector-width" function attribute (llvm.func's passthrough).
+/// Without the attribute, which clang always sets and MLIR never does, the
+/// x86 backend of an AVX-512 host widens 64-bit-lane vector code to zmm; on
+/// Intel cores zmm uops close port 1 to vector work, which halves the
+/// vpmaddubsw throughput of an AVX2 kernel (measured: a 3136x64x256 GEMM
+/// at 1149 us instead of 587 us). A width the function already requires
+/// is kept if larger.
+static void requireVectorWidth(Operation *kernel, int64_t bits) {
+  auto func = kernel->getParentOfType<FunctionOpInterface>();
+  if (!func)
+    return;
+  constexpr StringLiteral kName = "min-legal-vector-width";
+  MLIRContext *context = func->getContext();
+  SmallVector<Attribute> entries;
+  if (auto passthrough = func->getAttrOfType<ArrayAttr>("passthrough"))
+    for (Attribute entry : passthrough) {
+      auto pair = dyn_cast<ArrayAttr>(entry);
+      StringAttr key = pair && pair.size() == 2
+                           ? dyn_cast<StringAttr>(pair[0])
+                           : StringAttr();
+      if (!key || key.getValue() != kName) {
+        entries.push_back(entry);
+        continue;
+      }
+      int64_t existing = 0;
+      if (auto value = dyn_cast<StringAttr>(pair[1]))
+        if (!value.getValue().getAsInteger(10, existing))
+          bits = std::max(bits, existing);
+    }
+  entries.push_back(ArrayAttr::get(
+      context, {StringAttr::get(context, kName),
+                StringAttr::get(context, std::to_string(bits))}));
+  func->setAttr("passthrough", ArrayAttr::get(context, entries));
+}
+
 namespace {
 struct LowerX86Pass : public quanta::impl::LowerX86Base<LowerX86Pass> {
   using LowerX86Base::LowerX86Base;
@@ -619,6 +751,7 @@ struct LowerX86Pass : public quanta::impl::LowerX86Base<LowerX86Pass> {
       KernelShape shape =
           getKernelShape(chooseDotStep(*resolved, op, *weights));
       Value result = QMatmulLowering(op, shape, *weights).build();
+      requireVectorWidth(op, shape.lanes * 32);
       op.getResult().replaceAllUsesWith(result);
       op.erase();
     }

@@ -5,19 +5,26 @@
 // RUN: not quant-opt %s --split-input-file --quanta-lower-x86=isa=sse2 2>&1 | FileCheck %s --check-prefix=BAD
 
 // 7-bit activations (reduce_range, u8<0:127>): vpmaddubsw cannot saturate,
-// so AVX2 uses it; VNNI uses vpdpbusd; the epilogue requantizes in i64.
+// so AVX2 uses it; VNNI uses vpdpbusd. Every shift is t = 31 + 8 >= 32:
+// the epilogue keeps the high words of the 64-bit products of the even and
+// the odd lanes and shifts them by t - 32 in i32.
 
 !in = !quant.uniform<u8<0:127>:f32, 0.05:3>
 !out = !quant.uniform<u8:f32, 0.1:10>
 // AVX2-LABEL: func.func @seven_bit
 // AVX2: quanta.intrinsic "llvm.x86.avx2.pmadd.ub.sw"({{.*}}) : (vector<32xi8>, vector<32xi8>) -> vector<16xi16>
 // AVX2: quanta.intrinsic "llvm.x86.avx2.pmadd.wd"({{.*}}) : (vector<16xi16>, vector<16xi16>) -> vector<8xi32>
-// AVX2: arith.muli {{.*}} : vector<8xi64>
-// AVX2: arith.shrsi {{.*}} : vector<8xi64>
+// AVX2: arith.muli {{.*}} : vector<4xi64>
+// AVX2: arith.muli {{.*}} : vector<4xi64>
+// AVX2: vector.shuffle {{.*}} [1, 9, 3, 11, 5, 13, 7, 15] : vector<8xi32>, vector<8xi32>
+// AVX2: arith.shrsi {{.*}} : vector<8xi32>
+// AVX2-NOT: vector<8xi64>
 // AVX2: vector.transfer_write {{.*}} : vector<8xi8>, tensor<6x16xi8>
 // AVX2: {quanta.dot_step = "vpmaddubsw+vpmaddwd"}
 // VNNI-LABEL: func.func @seven_bit
 // VNNI: quanta.intrinsic "llvm.x86.avx512.vpdpbusd.512"({{.*}}) : (vector<16xi32>, vector<64xi8>, vector<64xi8>) -> vector<16xi32>
+// VNNI: arith.muli {{.*}} : vector<8xi64>
+// VNNI: vector.shuffle {{.*}} [1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31] : vector<16xi32>, vector<16xi32>
 // VNNI: vector.transfer_write {{.*}} : vector<16xi8>, tensor<6x16xi8>
 // VNNI: {quanta.dot_step = "vpdpbusd.512"}
 // AVXVNNI-LABEL: func.func @seven_bit
@@ -66,6 +73,23 @@ func.func @full_range(%a: tensor<6x8x!in>) -> tensor<6x16x!out> {
 // AVX2: {quanta.dot_step = "vpmaddubsw+vpmaddwd"}
 func.func @small_weights(%a: tensor<6x8x!in>) -> tensor<6x16x!out> {
   %r = quanta.qmatmul %a {weights = dense<64> : tensor<8x16xi8>, weight_zero_points = array<i32: 0>, column_offsets = array<i32: 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>, multipliers = array<i32: 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824>, shifts = array<i32: -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8>, output_min = 0 : i32, output_max = 255 : i32} : tensor<6x8x!in> -> tensor<6x16x!out>
+  return %r : tensor<6x16x!out>
+}
+
+// -----
+
+// One column with a real multiplier of 0.5 (shift 0, t = 31 < 32): the
+// high words would drop product bits, so the whole epilogue shifts in
+// 64-bit lanes and saturates to i32.
+
+!in = !quant.uniform<u8<0:127>:f32, 0.05:3>
+!out = !quant.uniform<u8:f32, 0.1:10>
+// AVX2-LABEL: func.func @wide_shift
+// AVX2: arith.muli {{.*}} : vector<8xi64>
+// AVX2: arith.shrsi {{.*}} : vector<8xi64>
+// AVX2: arith.trunci {{.*}} : vector<8xi64> to vector<8xi32>
+func.func @wide_shift(%a: tensor<6x8x!in>) -> tensor<6x16x!out> {
+  %r = quanta.qmatmul %a {weights = dense<-128> : tensor<8x16xi8>, weight_zero_points = array<i32: 0>, column_offsets = array<i32: 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>, multipliers = array<i32: 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824>, shifts = array<i32: -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, 0>, output_min = 0 : i32, output_max = 255 : i32} : tensor<6x8x!in> -> tensor<6x16x!out>
   return %r : tensor<6x16x!out>
 }
 
