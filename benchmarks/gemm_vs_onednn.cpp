@@ -24,6 +24,7 @@
 #include "quanta/Dialect/Quanta/IR/QuantaOps.h"
 #include "quanta/Dialect/Quanta/Transforms/Jit.h"
 #include "quanta/Dialect/Quanta/Transforms/Passes.h"
+#include "quanta/Numerics/Requantize.h"
 
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
@@ -186,10 +187,18 @@ std::string hexBytes(const void *data, size_t size) {
 }
 
 /// The quantized GEMM as a module: u8 input of `inputStorage` (u8 or
-/// u8<0:127>), requantized u8 output with one multiplier for all channels.
+/// u8<0:127>), requantized u8 output with a multiplier per channel.
 std::string qmatmulSource(const Shape &s, const std::vector<int8_t> &weights,
-                          StringRef inputStorage, int32_t multiplier,
-                          int32_t shift, int32_t outputZero) {
+                          StringRef inputStorage,
+                          ArrayRef<quanta::numerics::QuantizedMultiplier>
+                              requantization,
+                          int32_t outputZero) {
+  auto field = [&](auto member) {
+    std::string text;
+    for (const quanta::numerics::QuantizedMultiplier &m : requantization)
+      text += (text.empty() ? "" : ", ") + std::to_string(m.*member);
+    return text;
+  };
   std::ostringstream os;
   os << "!in = !quant.uniform<" << inputStorage.str() << ":f32, 0.05>\n"
      << "!out = !quant.uniform<u8:f32, 0.1:" << outputZero << ">\n"
@@ -202,8 +211,10 @@ std::string qmatmulSource(const Shape &s, const std::vector<int8_t> &weights,
      << "x" << s.n
      << "xi8>, weight_zero_points = array<i32: 0>, column_offsets = "
      << "array<i32: " << joined(s.n, 0)
-     << ">, multipliers = array<i32: " << joined(s.n, multiplier)
-     << ">, shifts = array<i32: " << joined(s.n, shift)
+     << ">, multipliers = array<i32: "
+     << field(&quanta::numerics::QuantizedMultiplier::multiplier)
+     << ">, shifts = array<i32: "
+     << field(&quanta::numerics::QuantizedMultiplier::shift)
      << ">, output_min = 0 : i32, output_max = 255 : i32} : tensor<" << s.m
      << "x" << s.k << "x!in> -> tensor<" << s.m << "x" << s.n << "x!out>\n"
      << "  %s = quant.scast %r : tensor<" << s.m << "x" << s.n
@@ -231,11 +242,24 @@ std::string floatMatmulSource(const Shape &s, const std::vector<float> &w) {
 }
 
 /// The quantized convolution as a float chain between dq/q pairs, as
-/// quanta-freeze-qparams leaves it: u8 input of `inputStorage`, s8 weights
-/// (FHWC, scale 1 so the float constants are the integers), u8 output. The
-/// output scale makes the requantization multiplier 2^-13, as in the GEMMs.
-std::string convSource(const ConvShape &c, const std::vector<float> &weights,
-                       StringRef inputStorage, int32_t outputZero) {
+/// quanta-freeze-qparams leaves it: u8 input of `inputStorage` (scale
+/// 0.05), s8 weights (FHWC, per-filter scales 8192 * `channelScales`, so
+/// that the float constants quantize back to `weights`), u8 output (scale
+/// 409.6): filter f requantizes by channelScales[f], as in the GEMMs.
+std::string convSource(const ConvShape &c, const std::vector<int8_t> &weights,
+                       ArrayRef<float> channelScales, StringRef inputStorage,
+                       int32_t outputZero) {
+  const int64_t filterSize = c.kernel * c.kernel * c.channels;
+  std::vector<float> scaled(weights.size());
+  std::string scales;
+  for (int64_t f = 0; f < c.filters; ++f) {
+    const float weightScale = channelScales[f] * 8192.0f;
+    for (int64_t i = 0; i < filterSize; ++i)
+      scaled[f * filterSize + i] = weights[f * filterSize + i] * weightScale;
+    char text[32];
+    std::snprintf(text, sizeof(text), "%s%.9g", f ? ", " : "", weightScale);
+    scales += text;
+  }
   auto type = [](ArrayRef<int64_t> shape, StringRef element) {
     std::string text = "tensor<";
     for (int64_t dim : shape)
@@ -257,7 +281,7 @@ std::string convSource(const ConvShape &c, const std::vector<float> &weights,
                     resultI8 = type({1, out, out, c.filters}, "i8");
   std::ostringstream os;
   os << "!in = !quant.uniform<" << inputStorage.str() << ":f32, 0.05>\n"
-     << "!w = !quant.uniform<i8:f32, 1.0>\n"
+     << "!w = !quant.uniform<i8:f32:0, {" << scales << "}>\n"
      << "!out = !quant.uniform<u8:f32, 409.6:" << outputZero << ">\n"
      << "func.func @conv(%a: " << inputI8 << ") -> " << resultI8 << " {\n"
      << "  %aq = quant.scast %a : " << inputI8 << " to " << inputQ << "\n"
@@ -270,7 +294,7 @@ std::string convSource(const ConvShape &c, const std::vector<float> &weights,
      << "  %pq = quant.qcast %p : " << pad << " to " << padQ << "\n"
      << "  %pd = quant.dcast %pq : " << padQ << " to " << pad << "\n"
      << "  %wf = arith.constant dense<\"0x"
-     << hexBytes(weights.data(), weights.size() * sizeof(float))
+     << hexBytes(scaled.data(), scaled.size() * sizeof(float))
      << "\"> : " << filter << "\n"
      << "  %wq = quant.qcast %wf : " << filter << " to " << filterQ << "\n"
      << "  %w = quant.dcast %wq : " << filterQ << " to " << filter << "\n"
@@ -308,12 +332,14 @@ struct OneDnnPrimitive {
   }
 };
 
-/// Requantization to u8 for an integer destination.
+/// Requantization to u8 for an integer destination, one scale per output
+/// channel (dimension 1 of both the matmul's M x N and the conv's NCHW).
 dnnl::primitive_attr requantization(dnnl::memory::data_type dstType,
-                                    float scale, int32_t outputZero) {
+                                    ArrayRef<float> scales,
+                                    int32_t outputZero) {
   dnnl::primitive_attr attr;
   if (dstType != dnnl::memory::data_type::f32) {
-    attr.set_output_scales(0, {scale});
+    attr.set_output_scales(1 << 1, scales.vec());
     attr.set_zero_points(DNNL_ARG_DST, 0, {outputZero});
   }
   return attr;
@@ -344,8 +370,8 @@ OneDnnPrimitive makeOneDnnConv(dnnl::engine &engine, dnnl::stream &stream,
                                dnnl::memory::data_type srcType,
                                dnnl::memory::data_type weightType,
                                dnnl::memory::data_type dstType, void *srcData,
-                               void *weightData, void *dstData, float scale,
-                               int32_t outputZero) {
+                               void *weightData, void *dstData,
+                               ArrayRef<float> scales, int32_t outputZero) {
   using tag = dnnl::memory::format_tag;
   const int64_t out = c.outputSize();
   dnnl::memory::desc srcDesc({1, c.channels, c.size, c.size}, srcType,
@@ -360,7 +386,7 @@ OneDnnPrimitive makeOneDnnConv(dnnl::engine &engine, dnnl::stream &stream,
                                       dnnl::algorithm::convolution_direct,
                                       srcDesc, anyWeights, dstDesc, {1, 1},
                                       {c.pad, c.pad}, {c.pad, c.pad}),
-      requantization(dstType, scale, outputZero), engine);
+      requantization(dstType, scales, outputZero), engine);
   return makePrimitive<decltype(pd), dnnl::convolution_forward>(
       engine, stream, pd, userWeights, srcData, weightData, dstData);
 }
@@ -371,8 +397,8 @@ OneDnnPrimitive makeOneDnn(dnnl::engine &engine, dnnl::stream &stream,
                            const Shape &s, dnnl::memory::data_type srcType,
                            dnnl::memory::data_type weightType,
                            dnnl::memory::data_type dstType, void *srcData,
-                           void *weightData, void *dstData, float scale,
-                           int32_t outputZero) {
+                           void *weightData, void *dstData,
+                           ArrayRef<float> scales, int32_t outputZero) {
   using tag = dnnl::memory::format_tag;
   dnnl::memory::desc srcDesc({s.m, s.k}, srcType, tag::ab);
   dnnl::memory::desc userWeights({s.k, s.n}, weightType, tag::ab);
@@ -380,7 +406,7 @@ OneDnnPrimitive makeOneDnn(dnnl::engine &engine, dnnl::stream &stream,
   dnnl::memory::desc dstDesc({s.m, s.n}, dstType, tag::ab);
   dnnl::matmul::primitive_desc pd(
       dnnl::matmul::desc(srcDesc, anyWeights, dstDesc),
-      requantization(dstType, scale, outputZero), engine);
+      requantization(dstType, scales, outputZero), engine);
   return makePrimitive<decltype(pd), dnnl::matmul>(
       engine, stream, pd, userWeights, srcData, weightData, dstData);
 }
@@ -432,9 +458,24 @@ int main(int argc, char **argv) {
   std::printf("%-15s %9s %9s %9s %9s %9s %9s %9s %7s %7s %6s\n", "M,N,K",
               "Q-avx2-7b", "Q-avx2-ex", "Q-vnni", "dnnl-u8", "dnnl-f32",
               "Q-f32", "Q7b/dnnl", "vnni/dn", "i8/f32", "dnnl-err");
-  // One requantization for every channel: 2^30 * 2^-12 / 2^31.
-  const int32_t multiplier = 1 << 30, shift = -12, zero = 128;
-  const float scale = 0.5f / 4096.0f;
+  // Per-channel requantization, as per-channel weights give: scales spread
+  // over [0.75, 1.25) x 2^-13 (multipliers that are not powers of two), the
+  // same float32 values for oneDNN and, through the numeric library's
+  // quantizeMultiplier, for Quanta.
+  const int32_t zero = 128;
+  auto channelScales = [](int64_t channels) {
+    std::vector<float> scales(channels);
+    for (int64_t c = 0; c < channels; ++c)
+      scales[c] = (0.75f + 0.5f * static_cast<float>(c * 37 % 101) / 101.0f) /
+                  8192.0f;
+    return scales;
+  };
+  auto quantizedMultipliers = [](ArrayRef<float> scales) {
+    SmallVector<quanta::numerics::QuantizedMultiplier> multipliers;
+    for (float scale : scales)
+      multipliers.push_back(*quanta::numerics::quantizeMultiplier(scale));
+    return multipliers;
+  };
   auto printRow = [&](const char *label, const Row &r) {
     // Quanta's fp32 is timed on the smaller GEMMs only: "-" elsewhere.
     char quantaFloat[16] = "-", ratio[16] = "-";
@@ -520,12 +561,14 @@ int main(int argc, char **argv) {
     std::vector<uint8_t> out(s.m * s.n), dnnlOut(s.m * s.n);
     auto gops = [&](double seconds) { return ops / seconds * 1e-9; };
 
+    const std::vector<float> scales = channelScales(s.n);
     OneDnnPrimitive int8 =
         makeOneDnn(engine, stream, s, dt::u8, dt::s8, dt::u8, full.data(),
-                   weights.data(), dnnlOut.data(), scale, zero);
+                   weights.data(), dnnlOut.data(), scales, zero);
     Row row = measureInt8(
         [&](StringRef storage) {
-          return qmatmulSource(s, weights, storage, multiplier, shift, zero);
+          return qmatmulSource(s, weights, storage,
+                               quantizedMultipliers(scales), zero);
         },
         "", {s.m, s.k}, {s.m, s.n}, full, seven, int8, ops, repeats, out,
         dnnlOut);
@@ -535,7 +578,7 @@ int main(int argc, char **argv) {
     std::vector<float> c32(s.m * s.n);
     OneDnnPrimitive fp32 =
         makeOneDnn(engine, stream, s, dt::f32, dt::f32, dt::f32, a32.data(),
-                   w32.data(), c32.data(), 1.0f, 0);
+                   w32.data(), c32.data(), {}, 0);
     row.onednnFloat = gops(bestTime([&] { fp32.run(stream); }, repeats));
     // Quanta's fp32 path is scalar loops: timed on the smaller shapes only.
     if (ops <= 1e9) {
@@ -575,17 +618,20 @@ int main(int argc, char **argv) {
     std::vector<uint8_t> out(g.m * g.n), dnnlOut(g.m * g.n);
     const SmallVector<int64_t> inputShape{1, c.size, c.size, c.channels},
         outputShape{1, c.outputSize(), c.outputSize(), c.filters};
+    const std::vector<float> scales = channelScales(c.filters);
     OneDnnPrimitive int8 =
         makeOneDnnConv(engine, stream, c, dt::u8, dt::s8, dt::u8, full.data(),
-                       weights.data(), dnnlOut.data(), scale, zero);
+                       weights.data(), dnnlOut.data(), scales, zero);
     Row row = measureInt8(
-        [&](StringRef storage) { return convSource(c, w32, storage, zero); },
+        [&](StringRef storage) {
+          return convSource(c, weights, scales, storage, zero);
+        },
         "quanta-quantize,", inputShape, outputShape, full, seven, int8, ops,
         repeats, out, dnnlOut);
     std::vector<float> a32(full.begin(), full.end()), c32(g.m * g.n);
     OneDnnPrimitive fp32 =
         makeOneDnnConv(engine, stream, c, dt::f32, dt::f32, dt::f32, a32.data(),
-                       w32.data(), c32.data(), 1.0f, 0);
+                       w32.data(), c32.data(), {}, 0);
     row.onednnFloat = gops(bestTime([&] { fp32.run(stream); }, repeats));
     char label[48];
     std::snprintf(label, sizeof(label), "%lldx%lldx%lld,%lld,%lldx%lld",
