@@ -188,11 +188,11 @@ std::string hexBytes(const void *data, size_t size) {
 
 /// The quantized GEMM as a module: u8 input of `inputStorage` (u8 or
 /// u8<0:127>), requantized u8 output with a multiplier per channel.
-std::string qmatmulSource(const Shape &s, const std::vector<int8_t> &weights,
-                          StringRef inputStorage,
-                          ArrayRef<quanta::numerics::QuantizedMultiplier>
-                              requantization,
-                          int32_t outputZero) {
+std::string
+qmatmulSource(const Shape &s, const std::vector<int8_t> &weights,
+              StringRef inputStorage,
+              ArrayRef<quanta::numerics::QuantizedMultiplier> requantization,
+              int32_t outputZero) {
   auto field = [&](auto member) {
     std::string text;
     for (const quanta::numerics::QuantizedMultiplier &m : requantization)
@@ -210,8 +210,7 @@ std::string qmatmulSource(const Shape &s, const std::vector<int8_t> &weights,
      << hexBytes(weights.data(), weights.size()) << "\"> : tensor<" << s.k
      << "x" << s.n
      << "xi8>, weight_zero_points = array<i32: 0>, column_offsets = "
-     << "array<i32: " << joined(s.n, 0)
-     << ">, multipliers = array<i32: "
+     << "array<i32: " << joined(s.n, 0) << ">, multipliers = array<i32: "
      << field(&quanta::numerics::QuantizedMultiplier::multiplier)
      << ">, shifts = array<i32: "
      << field(&quanta::numerics::QuantizedMultiplier::shift)
@@ -466,8 +465,8 @@ int main(int argc, char **argv) {
   auto channelScales = [](int64_t channels) {
     std::vector<float> scales(channels);
     for (int64_t c = 0; c < channels; ++c)
-      scales[c] = (0.75f + 0.5f * static_cast<float>(c * 37 % 101) / 101.0f) /
-                  8192.0f;
+      scales[c] =
+          (0.75f + 0.5f * static_cast<float>(c * 37 % 101) / 101.0f) / 8192.0f;
     return scales;
   };
   auto quantizedMultipliers = [](ArrayRef<float> scales) {

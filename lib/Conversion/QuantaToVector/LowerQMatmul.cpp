@@ -146,8 +146,8 @@ private:
   /// Every column shifts by t >= 32 (see shiftHighHalves).
   bool highHalfShifts = false;
   ArrayRef<int8_t> weights;
-  Value input, packed, offsets, multipliers, roundingEven, roundingOdd,
-      shifts, weightZero, rowSums;
+  Value input, packed, offsets, multipliers, roundingEven, roundingOdd, shifts,
+      weightZero, rowSums;
   VectorType vectorType, i32Vector, i64Vector;
 };
 } // namespace
@@ -302,16 +302,15 @@ Value QMatmulLowering::dot(Value acc, Value lhs, Value rhs) {
 }
 
 /// A constant tensor read at `column` as a `type` vector.
-static Value readColumns(OpBuilder &b, Location loc, Value tensor,
-                         Value column, VectorType type) {
+static Value readColumns(OpBuilder &b, Location loc, Value tensor, Value column,
+                         VectorType type) {
   Type element = cast<ShapedType>(tensor.getType()).getElementType();
   Value pad = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
   return vector::TransferReadOp::create(b, loc, type, tensor, column, pad,
                                         ArrayRef<bool>{true});
 }
 
-static Value splat(OpBuilder &b, Location loc, VectorType type,
-                   int64_t value) {
+static Value splat(OpBuilder &b, Location loc, VectorType type, int64_t value) {
   return arith::ConstantOp::create(
       b, loc,
       DenseElementsAttr::get(cast<ShapedType>(type),
@@ -345,7 +344,8 @@ Value QMatmulLowering::shiftHighHalves(Value acc, Value column) {
       arith::MulIOp::create(b, loc, evenLanes(acc), evenLanes(multiplier)),
       readColumns(b, loc, roundingEven, half, pairType));
   Value odd = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, oddLanes(acc), oddLanes(multiplier)),
+      b, loc,
+      arith::MulIOp::create(b, loc, oddLanes(acc), oddLanes(multiplier)),
       readColumns(b, loc, roundingOdd, half, pairType));
   // Lane 2j takes the high word of even product j, lane 2j+1 that of odd
   // product j.
@@ -357,8 +357,8 @@ Value QMatmulLowering::shiftHighHalves(Value acc, Value column) {
   Value high = vector::ShuffleOp::create(
       b, loc, vector::BitCastOp::create(b, loc, i32Vector, even),
       vector::BitCastOp::create(b, loc, i32Vector, odd), highWords);
-  return arith::ShRSIOp::create(
-      b, loc, high, readColumns(b, loc, shifts, column, i32Vector));
+  return arith::ShRSIOp::create(b, loc, high,
+                                readColumns(b, loc, shifts, column, i32Vector));
 }
 
 /// (acc * mul + 2^(t-1)) >> t in 64-bit lanes, for any t: the rounding
@@ -397,8 +397,8 @@ Value QMatmulLowering::shiftWide(Value acc, Value column) {
 /// out = clamp((acc * mul + 2^(t-1)) >> t + zo): requantize() of the
 /// numeric library on L lanes.
 Value QMatmulLowering::requantize(Value acc, Value row, Value column) {
-  acc = arith::AddIOp::create(
-      b, loc, acc, readColumns(b, loc, offsets, column, i32Vector));
+  acc = arith::AddIOp::create(b, loc, acc,
+                              readColumns(b, loc, offsets, column, i32Vector));
   if (hasWeightZeroPoints) {
     Value rowSum = tensor::ExtractOp::create(b, loc, rowSums, row);
     Value sums = vector::BroadcastOp::create(b, loc, i32Vector, rowSum);
@@ -407,8 +407,8 @@ Value QMatmulLowering::requantize(Value acc, Value row, Value column) {
         arith::MulIOp::create(
             b, loc, readColumns(b, loc, weightZero, column, i32Vector), sums));
   }
-  Value shifted = highHalfShifts ? shiftHighHalves(acc, column)
-                                 : shiftWide(acc, column);
+  Value shifted =
+      highHalfShifts ? shiftHighHalves(acc, column) : shiftWide(acc, column);
   auto outputType = cast<quant::UniformQuantizedType>(
       op.getOutput().getType().getElementType());
   // clamp(shifted + zo, lo, hi) as clamp(shifted, lo - zo, hi - zo) + zo:
@@ -417,10 +417,10 @@ Value QMatmulLowering::requantize(Value acc, Value row, Value column) {
       b, loc,
       arith::MinSIOp::create(
           b, loc,
-          arith::MaxSIOp::create(b, loc, shifted,
-                                 splat(b, loc, i32Vector,
-                                       op.getOutputMin() -
-                                           outputType.getZeroPoint())),
+          arith::MaxSIOp::create(
+              b, loc, shifted,
+              splat(b, loc, i32Vector,
+                    op.getOutputMin() - outputType.getZeroPoint())),
           splat(b, loc, i32Vector,
                 op.getOutputMax() - outputType.getZeroPoint())),
       splat(b, loc, i32Vector, outputType.getZeroPoint()));
@@ -717,9 +717,8 @@ static void requireVectorWidth(Operation *kernel, int64_t bits) {
   if (auto passthrough = func->getAttrOfType<ArrayAttr>("passthrough"))
     for (Attribute entry : passthrough) {
       auto pair = dyn_cast<ArrayAttr>(entry);
-      StringAttr key = pair && pair.size() == 2
-                           ? dyn_cast<StringAttr>(pair[0])
-                           : StringAttr();
+      StringAttr key = pair && pair.size() == 2 ? dyn_cast<StringAttr>(pair[0])
+                                                : StringAttr();
       if (!key || key.getValue() != kName) {
         entries.push_back(entry);
         continue;

@@ -30,6 +30,7 @@
 #include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Dialect/Quant/IR/Quant.h"
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -141,18 +142,75 @@ static bool isCopiedByMemcpy(Type type) {
                      memref::isStaticShapeAndContiguousRowMajor(memref)));
 }
 
+/// How many trailing dimensions of `type` (static) are laid out contiguously
+/// row-major: 0 when the innermost stride is not 1.
+static int64_t countContiguousTrailingDims(MemRefType type) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (!type.hasStaticShape() ||
+      failed(type.getStridesAndOffset(strides, offset)))
+    return 0;
+  int64_t dims = 0, runningStride = 1;
+  for (int64_t dim = type.getRank() - 1;
+       dim >= 0 && strides[dim] == runningStride; --dim, ++dims)
+    runningStride *= type.getDimSize(dim);
+  return dims;
+}
+
+/// A copy between non-contiguous buffers whose trailing dimensions are
+/// contiguous in both (the interior of a tensor.pad): a loop nest over the
+/// leading dimensions copying one contiguous block each, which lowers to
+/// memcpy. Anything else becomes linalg.copy, a loop per element.
+static void expandStridedCopy(memref::CopyOp op) {
+  OpBuilder builder(op);
+  Location loc = op.getLoc();
+  auto sourceType = cast<MemRefType>(op.getSource().getType());
+  auto targetType = cast<MemRefType>(op.getTarget().getType());
+  const int64_t rank = sourceType.getRank();
+  const int64_t blockDims = std::min(countContiguousTrailingDims(sourceType),
+                                     countContiguousTrailingDims(targetType));
+  if (blockDims == 0 || blockDims == rank) {
+    linalg::CopyOp::create(builder, loc, op.getSource(), op.getTarget());
+    op.erase();
+    return;
+  }
+  auto index = [&](int64_t value) -> Value {
+    return arith::ConstantIndexOp::create(builder, loc, value);
+  };
+  SmallVector<Value> lowerBounds(rank - blockDims, index(0)),
+      steps(rank - blockDims, index(1)), upperBounds;
+  for (int64_t dim = 0; dim < rank - blockDims; ++dim)
+    upperBounds.push_back(index(sourceType.getDimSize(dim)));
+  scf::buildLoopNest(
+      builder, loc, lowerBounds, upperBounds, steps,
+      [&](OpBuilder &nested, Location nestedLoc, ValueRange ivs) {
+        SmallVector<OpFoldResult> offsets(ivs.begin(), ivs.end()),
+            sizes(rank - blockDims, nested.getIndexAttr(1)),
+            strides(rank, nested.getIndexAttr(1));
+        offsets.append(blockDims, nested.getIndexAttr(0));
+        for (int64_t dim = rank - blockDims; dim < rank; ++dim)
+          sizes.push_back(nested.getIndexAttr(sourceType.getDimSize(dim)));
+        auto block = [&](Value buffer) -> Value {
+          return memref::SubViewOp::create(nested, nestedLoc, buffer, offsets,
+                                           sizes, strides);
+        };
+        memref::CopyOp::create(nested, nestedLoc, block(op.getSource()),
+                               block(op.getTarget()));
+      });
+  op.erase();
+}
+
 struct ExpandStridedCopiesPass
     : public quanta::impl::ExpandStridedCopiesBase<ExpandStridedCopiesPass> {
   void runOnOperation() override {
-    getOperation()->walk([](memref::CopyOp op) {
-      if (isCopiedByMemcpy(op.getSource().getType()) &&
-          isCopiedByMemcpy(op.getTarget().getType()))
-        return;
-      OpBuilder builder(op);
-      linalg::CopyOp::create(builder, op.getLoc(), op.getSource(),
-                             op.getTarget());
-      op.erase();
+    SmallVector<memref::CopyOp> copies;
+    getOperation()->walk([&](memref::CopyOp op) {
+      if (!isCopiedByMemcpy(op.getSource().getType()) ||
+          !isCopiedByMemcpy(op.getTarget().getType()))
+        copies.push_back(op);
     });
+    for (memref::CopyOp op : copies)
+      expandStridedCopy(op);
   }
 };
 } // namespace

@@ -356,11 +356,16 @@ def ExpandStridedCopies : Pass<"quanta-expand-strided-copies"> {
   let description = [{
     The LLVM lowering of memref.copy calls MLIR's runtime function
     `memrefCopy` unless both buffers are contiguous (for instance the copy
-    into a padded subview that tensor.pad bufferizes to). As linalg.copy,
-    lowered to loops, such a copy needs no runtime library: the object
-    files of quant-compile link with the C library alone.
+    into a padded subview that tensor.pad bufferizes to). Where the trailing
+    dimensions of both buffers are contiguous (a padded NHWC interior: one
+    W x C row per (n, h)), the copy becomes a loop nest over the leading
+    dimensions copying one contiguous block each, which lowers to memcpy;
+    otherwise linalg.copy, lowered to a loop per element. Either way the
+    object files of quant-compile link with the C library alone.
   }];
-  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect"];
 }
 
 #endif // QUANTA_DIALECT_QUANTA_TRANSFORMS_PASSES_TD
