@@ -22,10 +22,19 @@ def LowerX86 : Pass<"quanta-lower-x86", "ModuleOp"> {
 
     s8 inputs become u8 by flipping the sign bit for the u8 x s8 steps, the
     column offsets absorbing the change. The epilogue adds the column
-    offsets, subtracts the weight-zero-point term, requantizes in 64 bits
-    (the numeric library's requantize) and clamps, in registers. The step
-    chosen is recorded as a `quanta.dot_step` attribute on the tile loop,
-    and the intrinsics appear by name in `quanta.intrinsic` ops.
+    offsets, subtracts the weight-zero-point term, requantizes (the numeric
+    library's requantize, exactly) and clamps, in registers. When every
+    column shifts by t >= 32 (real multipliers below 0.5, the usual case)
+    it keeps the high words of the 64-bit products of the even and odd
+    lanes (vpmuldq) and shifts them by t - 32 in i32 lanes (vpsravd);
+    otherwise it shifts in 64-bit lanes, which AVX2 has to emulate. The
+    step chosen is recorded as a `quanta.dot_step` attribute on the tile
+    loop, and the intrinsics appear by name in `quanta.intrinsic` ops.
+
+    The enclosing function gets LLVM's "min-legal-vector-width" (256 for
+    the ymm steps, 512 for zmm) as `passthrough`: without it, LLVM on an
+    AVX-512 host widens 64-bit-lane code to zmm, and zmm uops on Intel
+    cores take port 1 away from vector work, halving an AVX2 kernel.
   }];
   let options = [
     Option<"isa", "isa", "std::string", /*default=*/"\"host\"",

@@ -12,6 +12,7 @@
 !in = !quant.uniform<u8<0:127>:f32, 0.05:3>
 !out = !quant.uniform<u8:f32, 0.1:10>
 // AVX2-LABEL: func.func @seven_bit
+// AVX2-SAME: attributes {passthrough = {{\[\[}}"min-legal-vector-width", "256"{{\]\]}}}
 // AVX2: quanta.intrinsic "llvm.x86.avx2.pmadd.ub.sw"({{.*}}) : (vector<32xi8>, vector<32xi8>) -> vector<16xi16>
 // AVX2: quanta.intrinsic "llvm.x86.avx2.pmadd.wd"({{.*}}) : (vector<16xi16>, vector<16xi16>) -> vector<8xi32>
 // AVX2: arith.muli {{.*}} : vector<4xi64>
@@ -22,12 +23,14 @@
 // AVX2: vector.transfer_write {{.*}} : vector<8xi8>, tensor<6x16xi8>
 // AVX2: {quanta.dot_step = "vpmaddubsw+vpmaddwd"}
 // VNNI-LABEL: func.func @seven_bit
+// VNNI-SAME: attributes {passthrough = {{\[\[}}"min-legal-vector-width", "512"{{\]\]}}}
 // VNNI: quanta.intrinsic "llvm.x86.avx512.vpdpbusd.512"({{.*}}) : (vector<16xi32>, vector<64xi8>, vector<64xi8>) -> vector<16xi32>
 // VNNI: arith.muli {{.*}} : vector<8xi64>
 // VNNI: vector.shuffle {{.*}} [1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31] : vector<16xi32>, vector<16xi32>
 // VNNI: vector.transfer_write {{.*}} : vector<16xi8>, tensor<6x16xi8>
 // VNNI: {quanta.dot_step = "vpdpbusd.512"}
 // AVXVNNI-LABEL: func.func @seven_bit
+// AVXVNNI-SAME: attributes {passthrough = {{\[\[}}"min-legal-vector-width", "256"{{\]\]}}}
 // AVXVNNI: quanta.intrinsic "llvm.x86.avx512.vpdpbusd.256"({{.*}}) : (vector<8xi32>, vector<32xi8>, vector<32xi8>) -> vector<8xi32>
 // AVXVNNI: {quanta.dot_step = "vpdpbusd"}
 // GENERIC-LABEL: func.func @seven_bit
@@ -80,15 +83,17 @@ func.func @small_weights(%a: tensor<6x8x!in>) -> tensor<6x16x!out> {
 
 // One column with a real multiplier of 0.5 (shift 0, t = 31 < 32): the
 // high words would drop product bits, so the whole epilogue shifts in
-// 64-bit lanes and saturates to i32.
+// 64-bit lanes and saturates to i32. The function's other passthrough
+// entries stay, and so does the larger vector width it already requires.
 
 !in = !quant.uniform<u8<0:127>:f32, 0.05:3>
 !out = !quant.uniform<u8:f32, 0.1:10>
 // AVX2-LABEL: func.func @wide_shift
+// AVX2-SAME: attributes {passthrough = ["noinline", {{\[}}"min-legal-vector-width", "512"{{\]\]}}}
 // AVX2: arith.muli {{.*}} : vector<8xi64>
 // AVX2: arith.shrsi {{.*}} : vector<8xi64>
 // AVX2: arith.trunci {{.*}} : vector<8xi64> to vector<8xi32>
-func.func @wide_shift(%a: tensor<6x8x!in>) -> tensor<6x16x!out> {
+func.func @wide_shift(%a: tensor<6x8x!in>) -> tensor<6x16x!out> attributes {passthrough = ["noinline", ["min-legal-vector-width", "512"]]} {
   %r = quanta.qmatmul %a {weights = dense<-128> : tensor<8x16xi8>, weight_zero_points = array<i32: 0>, column_offsets = array<i32: 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>, multipliers = array<i32: 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824>, shifts = array<i32: -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, 0>, output_min = 0 : i32, output_max = 255 : i32} : tensor<6x8x!in> -> tensor<6x16x!out>
   return %r : tensor<6x16x!out>
 }
