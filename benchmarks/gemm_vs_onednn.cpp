@@ -37,6 +37,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -179,6 +180,38 @@ vnni512Peak(int iterations) {
   return _mm512_reduce_add_epi32(sum);
 }
 
+/// 12 independent FMAs on ymm per iteration: 96 multiply-adds.
+__attribute__((target("avx2,fma"))) int32_t fma256Peak(int iterations) {
+  __m256 acc[12], a = _mm256_set1_ps(1.0f), b = _mm256_set1_ps(0.0f);
+  for (__m256 &x : acc)
+    x = _mm256_setzero_ps();
+  for (int it = 0; it < iterations; ++it) {
+    __asm__ volatile("" : "+x"(a), "+x"(b));
+    for (__m256 &x : acc)
+      x = _mm256_fmadd_ps(a, b, x);
+  }
+  __m256 sum = acc[0];
+  for (int i = 1; i < 12; ++i)
+    sum = _mm256_add_ps(sum, acc[i]);
+  return static_cast<int32_t>(_mm256_cvtss_f32(sum));
+}
+
+/// 12 independent FMAs on zmm per iteration: 192 multiply-adds.
+__attribute__((target("avx2,avx512f"))) int32_t fma512Peak(int iterations) {
+  __m512 acc[12], a = _mm512_set1_ps(1.0f), b = _mm512_set1_ps(0.0f);
+  for (__m512 &x : acc)
+    x = _mm512_setzero_ps();
+  for (int it = 0; it < iterations; ++it) {
+    __asm__ volatile("" : "+v"(a), "+v"(b));
+    for (__m512 &x : acc)
+      x = _mm512_fmadd_ps(a, b, x);
+  }
+  __m512 sum = acc[0];
+  for (int i = 1; i < 12; ++i)
+    sum = _mm512_add_ps(sum, acc[i]);
+  return static_cast<int32_t>(_mm512_reduce_add_ps(sum));
+}
+
 /// `size` bytes as the digits of an MLIR hex literal (dense<"0x...">
 /// holds elements in this host's little-endian order).
 std::string hexBytes(const void *data, size_t size) {
@@ -313,8 +346,10 @@ std::string convSource(const ConvShape &c, const std::vector<int8_t> &weights,
 
 /// One row of the table, in GOPS.
 struct Row {
-  double sevenBit = 0, exact = 0, vnni = 0, onednn = 0, onednnFloat = 0,
-         quantaFloat = 0;
+  double sevenBit = 0, exact = 0, vnni = 0, onednn = 0, onednnFloat = 0;
+  /// Quanta's fp32 lowering on ymm (avx2) and zmm (avx512vnni); 0 where
+  /// not measured (the convolutions).
+  double float256 = 0, float512 = 0;
   int maxDifference = 0;
 };
 
@@ -450,13 +485,17 @@ int main(int argc, char **argv) {
           : "default ISA");
   const double peak7 = peakGops(avx2Peak<true>, 256),
                peakExact = peakGops(avx2Peak<false>, 128),
-               peakVnni = peakGops(vnni512Peak, 768);
+               peakVnni = peakGops(vnni512Peak, 768),
+               peakFloat256 = peakGops(fma256Peak, 96),
+               peakFloat512 = peakGops(fma512Peak, 192);
   std::printf("measured peaks: vpmaddubsw+vpmaddwd+vpaddd %.0f GOPS, "
-              "vpmaddwd+vpaddd %.0f GOPS, vpdpbusd (zmm) %.0f GOPS\n",
-              peak7, peakExact, peakVnni);
-  std::printf("%-15s %9s %9s %9s %9s %9s %9s %9s %7s %7s %6s\n", "M,N,K",
-              "Q-avx2-7b", "Q-avx2-ex", "Q-vnni", "dnnl-u8", "dnnl-f32",
-              "Q-f32", "Q7b/dnnl", "vnni/dn", "i8/f32", "dnnl-err");
+              "vpmaddwd+vpaddd %.0f GOPS, vpdpbusd (zmm) %.0f GOPS, "
+              "fp32 FMA ymm %.0f / zmm %.0f GFLOPS\n",
+              peak7, peakExact, peakVnni, peakFloat256, peakFloat512);
+  std::printf("%-15s %9s %9s %9s %9s %9s %8s %8s %8s %7s %7s %7s %6s\n",
+              "M,N,K", "Q-avx2-7b", "Q-avx2-ex", "Q-vnni", "dnnl-u8",
+              "dnnl-f32", "Q-f32y", "Q-f32z", "Q7b/dnnl", "vnni/dn", "7b/f32y",
+              "vnni/f32z", "dnnl-err");
   // Per-channel requantization, as per-channel weights give: scales spread
   // over [0.75, 1.25) x 2^-13 (multipliers that are not powers of two), the
   // same float32 values for oneDNN and, through the numeric library's
@@ -476,22 +515,32 @@ int main(int argc, char **argv) {
     return multipliers;
   };
   auto printRow = [&](const char *label, const Row &r) {
-    // Quanta's fp32 is timed on the smaller GEMMs only: "-" elsewhere.
-    char quantaFloat[16] = "-", ratio[16] = "-";
-    if (r.quantaFloat > 0) {
-      std::snprintf(quantaFloat, sizeof(quantaFloat), "%.1f", r.quantaFloat);
-      std::snprintf(ratio, sizeof(ratio), "%dx",
-                    static_cast<int>(r.sevenBit / r.quantaFloat));
-    }
-    std::printf("%-15s %9.1f %9.1f %9.1f %9.1f %9.1f %9s %8.2fx %6.2fx "
-                "%6s %6d\n",
+    // Quanta's fp32 is timed on the GEMMs only: "-" for the convolutions.
+    auto column = [](double value, const char *format) {
+      char text[16] = "-";
+      if (value > 0)
+        std::snprintf(text, sizeof(text), format, value);
+      return std::string(text);
+    };
+    auto ratio = [&](double a, double b) {
+      return column(b > 0 ? a / b : 0, "%.2fx");
+    };
+    std::printf("%-15s %9.1f %9.1f %9.1f %9.1f %9.1f %8s %8s %7.2fx %6.2fx "
+                "%7s %7s %6d\n",
                 label, r.sevenBit, r.exact, r.vnni, r.onednn, r.onednnFloat,
-                quantaFloat, r.sevenBit / r.onednn, r.vnni / r.onednn, ratio,
-                r.maxDifference);
+                column(r.float256, "%.1f").c_str(),
+                column(r.float512, "%.1f").c_str(), r.sevenBit / r.onednn,
+                r.vnni / r.onednn, ratio(r.sevenBit, r.float256).c_str(),
+                ratio(r.vnni, r.float512).c_str(), r.maxDifference);
     std::printf("  peak fraction: avx2-7b %.0f%%, avx2-exact %.0f%%, vnni "
-                "%.0f%%\n",
+                "%.0f%%",
                 100 * r.sevenBit / peak7, 100 * r.exact / peakExact,
                 100 * r.vnni / peakVnni);
+    if (r.float256 > 0)
+      std::printf(", f32 ymm %.0f%%, f32 zmm %.0f%%",
+                  100 * r.float256 / peakFloat256,
+                  100 * r.float512 / peakFloat512);
+    std::printf("\n");
     std::fflush(stdout);
   };
   // Quanta's last run (VNNI, exact) against oneDNN's result, in output
@@ -579,14 +628,28 @@ int main(int argc, char **argv) {
         makeOneDnn(engine, stream, s, dt::f32, dt::f32, dt::f32, a32.data(),
                    w32.data(), c32.data(), {}, 0);
     row.onednnFloat = gops(bestTime([&] { fp32.run(stream); }, repeats));
-    // Quanta's fp32 path is scalar loops: timed on the smaller shapes only.
-    if (ops <= 1e9) {
-      JitFunction f = compile(context, floatMatmulSource(s, w32), "");
-      row.quantaFloat = gops(bestTime(
+    // Quanta's fp32 lowering on ymm and zmm; the inputs are small integers,
+    // so its results must equal oneDNN's wherever the sums stay exact.
+    const std::vector<float> dnnlFloat = c32;
+    for (auto [isa, gopsOut] : {std::pair{"avx2", &row.float256},
+                                std::pair{"avx512vnni", &row.float512}}) {
+      JitFunction f =
+          compile(context, floatMatmulSource(s, w32),
+                  (Twine("quanta-lower-x86{isa=") + isa + "}").str());
+      *gopsOut = gops(bestTime(
           [&] {
             f.call(a32.data(), {s.m, s.k}, c32.data(), {s.m, s.n});
           },
-          1));
+          repeats));
+      double worst = 0;
+      for (size_t i = 0; i < c32.size(); ++i)
+        worst =
+            std::max(worst, std::abs(double(c32[i]) - dnnlFloat[i]) /
+                                std::max(1.0, std::abs(double(dnnlFloat[i]))));
+      if (worst > 1e-6)
+        std::printf("  Quanta fp32 (%s) differs from oneDNN's by %g "
+                    "(relative)\n",
+                    isa, worst);
     }
     char label[32];
     std::snprintf(label, sizeof(label), "%lld,%lld,%lld", (long long)s.m,

@@ -6,7 +6,8 @@
 include "mlir/Pass/PassBase.td"
 
 def LowerX86 : Pass<"quanta-lower-x86", "ModuleOp"> {
-  let summary = "Lower quanta.qmatmul to tiled, vectorized int8 code for x86";
+  let summary = "Lower quanta.qmatmul (and f32 matmuls with constant "
+                "weights) to tiled, vectorized code for x86";
   let description = [{
     Packs each `quanta.qmatmul`'s weights at compile time into strips of 8
     (16 for zmm) output columns and emits a register-tiled kernel (scf loops over
@@ -31,6 +32,15 @@ def LowerX86 : Pass<"quanta-lower-x86", "ModuleOp"> {
     step chosen is recorded as a `quanta.dot_step` attribute on the tile
     loop, and the intrinsics appear by name in `quanta.intrinsic` ops.
 
+    With `float` (the default), every f32 `linalg.matmul` on static
+    tensors with constant weights and default indexing maps becomes the
+    same tiled design in float: weights packed into strips of 8 (16 for
+    `avx512vnni`) columns, 6 x 2 tiles of ymm accumulators (8 x 2 of zmm)
+    starting from the init tensor, one `vector.fma` per k in k order
+    (`quanta.dot_step = "fma"`). Each output is linalg.matmul's sequential
+    sum with every step rounded once instead of twice, as production float
+    GEMMs compute it. Other matmuls are left as they are.
+
     The enclosing function gets LLVM's "min-legal-vector-width" (256 for
     the ymm steps, 512 for zmm) as `passthrough`: without it, LLVM on an
     AVX-512 host widens 64-bit-lane code to zmm, and zmm uops on Intel
@@ -40,6 +50,9 @@ def LowerX86 : Pass<"quanta-lower-x86", "ModuleOp"> {
     Option<"isa", "isa", "std::string", /*default=*/"\"host\"",
            "host (the best this machine has), avx512vnni, avxvnni, avx2 or "
            "generic">,
+    Option<"lowerFloat", "float", "bool", /*default=*/"true",
+           "also lower f32 linalg.matmul with constant weights to tiled FMA "
+           "code">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -1,14 +1,9 @@
 //===- LowerQMatmul.cpp - quanta.qmatmul to tiled vector code -------------===//
 //
-// One integer GEMM design for every target: B (the s8 weights) is packed at
-// compile time into strips of L output columns (L = i32 lanes of a vector:
-// 8 for ymm, 16 for zmm), [N / L][K / g][L][g] with g consecutive k values
-// per 32-bit lane; a tile of MR rows x NV strips keeps
-// MR * NV (times a k split) vector<8xi32> accumulators in registers while
-// the k loop broadcasts g input bytes per row and issues one "dot step" per
-// accumulator; the epilogue adds the column offsets, requantizes (the
-// numeric library's 64-bit single rounding) and clamps, writing L outputs
-// per strip: no second pass over memory.
+// The integer kernel of the tiled GEMM design (TiledGemm.h): s8 weights
+// packed in groups of g = 4 (2 for vpmaddwd) k values per 32-bit lane, i32
+// accumulators, and an epilogue that adds the column offsets, requantizes
+// (the numeric library's 64-bit single rounding) and clamps.
 //
 // A target is a DotStep: how g products per lane are accumulated. x86 has
 // four (AVX-512 VNNI vpdpbusd on zmm; AVX-VNNI vpdpbusd on ymm; AVX2 vpmaddubsw
@@ -22,7 +17,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "quanta/Conversion/Passes.h"
+#include "TiledGemm.h"
+
 #include "quanta/Dialect/Quanta/IR/QuantaOps.h"
 #include "quanta/Numerics/IntegerKernels.h"
 
@@ -30,18 +26,9 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Quant/IR/Quant.h"
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/Support/MathExtras.h"
-#include "llvm/TargetParser/Host.h"
-
-namespace mlir::quanta {
-#define GEN_PASS_DEF_LOWERX86
-#include "quanta/Conversion/Passes.h.inc"
-} // namespace mlir::quanta
 
 using namespace mlir;
 using namespace mlir::quanta;
@@ -64,13 +51,7 @@ enum class DotStep {
 
 struct KernelShape {
   DotStep step;
-  /// i32 lanes per vector, and output columns per strip.
-  int64_t lanes;
-  /// k values per 32-bit lane.
-  int64_t group;
-  /// Rows x strips of the main tile, and the k split (independent
-  /// accumulator sets) of the one-row tile used for the rows left over.
-  int64_t rows, strips, rowStrips, rowSplit;
+  GemmTiling tiling;
   /// The input converted to u8 by flipping the sign bit (u8 x s8 steps).
   bool flipSignedInput;
   StringRef name;
@@ -81,15 +62,15 @@ static KernelShape getKernelShape(DotStep step) {
   switch (step) {
   // 32 zmm registers: an 8 x 2 tile of accumulators.
   case DotStep::Vnni512:
-    return {step, 16, 4, 8, 2, 4, 2, true, "vpdpbusd.512"};
+    return {step, {16, 4, 8, 2, 4, 2}, true, "vpdpbusd.512"};
   case DotStep::Vnni:
-    return {step, 8, 4, 6, 2, 4, 2, true, "vpdpbusd"};
+    return {step, {8, 4, 6, 2, 4, 2}, true, "vpdpbusd"};
   case DotStep::MaddUbs:
-    return {step, 8, 4, 4, 2, 4, 2, true, "vpmaddubsw+vpmaddwd"};
+    return {step, {8, 4, 4, 2, 4, 2}, true, "vpmaddubsw+vpmaddwd"};
   case DotStep::MaddWd:
-    return {step, 8, 2, 4, 2, 4, 2, false, "vpmaddwd"};
+    return {step, {8, 2, 4, 2, 4, 2}, false, "vpmaddwd"};
   case DotStep::Generic:
-    return {step, 8, 4, 4, 2, 4, 2, false, "generic"};
+    return {step, {8, 4, 4, 2, 4, 2}, false, "generic"};
   }
   llvm_unreachable("unknown dot step");
 }
@@ -114,43 +95,43 @@ static bool isMaddUbsExact(ArrayRef<int8_t> weights, int64_t k, int64_t n,
 
 namespace {
 /// Emits the tiled kernel of one quanta.qmatmul.
-class QMatmulLowering {
+class QMatmulLowering : public TiledGemm {
 public:
   QMatmulLowering(QMatmulOp op, const KernelShape &shape,
-                  ArrayRef<int8_t> weights)
-      : op(op), shape(shape), b(op), loc(op.getLoc()), weights(weights) {}
+                  ArrayRef<int8_t> weights);
   Value build();
 
 private:
-  Value index(int64_t value) {
-    return arith::ConstantIndexOp::create(b, loc, value);
-  }
+  Value initialAccumulator(Value output, Value row, Value column,
+                           bool inBounds) override;
+  Value broadcastInput(Value row, Value kGroup) override;
+  Value dot(Value acc, Value lhs, Value rhs) override;
+  Value finish(Value acc, Value row, Value column) override;
+
   Value constantTensor(ArrayRef<int32_t> values);
   Value constantTensor64(ArrayRef<int64_t> values);
   Value prepareInput(Value storage);
-  Value packWeights();
-  Value broadcastInput(Value input, Value row, Value kGroup);
-  Value dot(Value acc, Value lhs, Value rhs);
-  Value tile(Value output, Value row0, Value strip0, int64_t rows,
-             int64_t strips, int64_t split);
-  Value requantize(Value acc, Value row, Value column);
   Value shiftHighHalves(Value acc, Value column);
   Value shiftWide(Value acc, Value column);
 
   QMatmulOp op;
   KernelShape shape;
-  OpBuilder b;
-  Location loc;
-  int64_t m = 0, k = 0, n = 0, paddedK = 0, paddedN = 0;
   bool signedInput = false, hasWeightZeroPoints = false;
   /// Every column shifts by t >= 32 (see shiftHighHalves).
   bool highHalfShifts = false;
   ArrayRef<int8_t> weights;
-  Value input, packed, offsets, multipliers, roundingEven, roundingOdd, shifts,
-      weightZero, rowSums;
-  VectorType vectorType, i32Vector, i64Vector;
+  Value input, offsets, multipliers, roundingEven, roundingOdd, shifts,
+      weightZero, rowSums, zeroAccumulator;
+  VectorType i32Vector, i64Vector;
 };
 } // namespace
+
+QMatmulLowering::QMatmulLowering(QMatmulOp op, const KernelShape &shape,
+                                 ArrayRef<int8_t> weights)
+    : TiledGemm(op, shape.tiling, op.getInput().getType().getDimSize(0),
+                op.getInput().getType().getDimSize(1),
+                op.getOutput().getType().getDimSize(1)),
+      op(op), shape(shape), weights(weights) {}
 
 Value QMatmulLowering::constantTensor(ArrayRef<int32_t> values) {
   auto type = RankedTensorType::get({static_cast<int64_t>(values.size())},
@@ -207,44 +188,12 @@ Value QMatmulLowering::prepareInput(Value storage) {
   return tensor::PadOp::create(b, loc, paddedType, prepared, low, high, zero);
 }
 
-/// B in strips of 8 columns, [paddedN / 8][paddedK / g][8][g], zero-padded.
-Value QMatmulLowering::packWeights() {
-  const int64_t groups = paddedK / shape.group;
-  const int64_t size = paddedN * paddedK;
-  auto at = [&](int64_t kk, int64_t col) -> int64_t {
-    return kk < k && col < n ? weights[kk * n + col] : 0;
-  };
-  auto packedIndex = [&](int64_t strip, int64_t g, int64_t lane, int64_t j) {
-    return ((strip * groups + g) * shape.lanes + lane) * shape.group + j;
-  };
-  auto fill = [&](auto &packedValues) {
-    for (int64_t strip = 0; strip < paddedN / shape.lanes; ++strip)
-      for (int64_t g = 0; g < groups; ++g)
-        for (int64_t lane = 0; lane < shape.lanes; ++lane)
-          for (int64_t j = 0; j < shape.group; ++j)
-            packedValues[packedIndex(strip, g, lane, j)] =
-                at(g * shape.group + j, strip * shape.lanes + lane);
-  };
-  if (shape.step == DotStep::MaddWd) {
-    SmallVector<int16_t> values(size);
-    fill(values);
-    auto type = RankedTensorType::get({size}, b.getI16Type());
-    return arith::ConstantOp::create(
-        b, loc, DenseElementsAttr::get(type, ArrayRef<int16_t>(values)));
-  }
-  SmallVector<int8_t> values(size);
-  fill(values);
-  auto type = RankedTensorType::get({size}, b.getI8Type());
-  return arith::ConstantOp::create(
-      b, loc, DenseElementsAttr::get(type, ArrayRef<int8_t>(values)));
-}
-
 /// The g input values at (row, g * group) broadcast to every lane.
-Value QMatmulLowering::broadcastInput(Value input, Value row, Value kGroup) {
+Value QMatmulLowering::broadcastInput(Value row, Value kGroup) {
   Type element = cast<ShapedType>(input.getType()).getElementType();
-  Value column = arith::MulIOp::create(b, loc, kGroup, index(shape.group));
+  Value column = arith::MulIOp::create(b, loc, kGroup, index(tiling.group));
   Value pad = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
-  auto groupType = VectorType::get({shape.group}, element);
+  auto groupType = VectorType::get({tiling.group}, element);
   Value group = vector::TransferReadOp::create(b, loc, groupType, input,
                                                ValueRange{row, column}, pad,
                                                ArrayRef<bool>{true});
@@ -252,7 +201,7 @@ Value QMatmulLowering::broadcastInput(Value input, Value row, Value kGroup) {
       b, loc, VectorType::get({1}, b.getI32Type()), group);
   Value scalar = vector::ExtractOp::create(b, loc, word, ArrayRef<int64_t>{0});
   Value splat = vector::BroadcastOp::create(b, loc, i32Vector, scalar);
-  return vector::BitCastOp::create(b, loc, vectorType, splat);
+  return vector::BitCastOp::create(b, loc, packedVector, splat);
 }
 
 Value QMatmulLowering::dot(Value acc, Value lhs, Value rhs) {
@@ -267,7 +216,7 @@ Value QMatmulLowering::dot(Value acc, Value lhs, Value rhs) {
     return intrinsic("llvm.x86.avx512.vpdpbusd.256", i32Vector,
                      {acc, lhs, rhs});
   case DotStep::MaddUbs: {
-    auto i16Vector = VectorType::get({2 * shape.lanes}, b.getI16Type());
+    auto i16Vector = VectorType::get({2 * tiling.lanes}, b.getI16Type());
     Value pairs = intrinsic("llvm.x86.avx2.pmadd.ub.sw", i16Vector, {lhs, rhs});
     Value ones = arith::ConstantOp::create(
         b, loc, DenseElementsAttr::get(i16Vector, b.getI16IntegerAttr(1)));
@@ -280,17 +229,17 @@ Value QMatmulLowering::dot(Value acc, Value lhs, Value rhs) {
         b, loc, acc,
         intrinsic("llvm.x86.avx2.pmadd.wd", i32Vector, {lhs, rhs}));
   case DotStep::Generic: {
-    auto wide = VectorType::get({shape.lanes * shape.group}, b.getI32Type());
+    auto wide = VectorType::get({tiling.lanes * tiling.group}, b.getI32Type());
     Value a = signedInput
                   ? arith::ExtSIOp::create(b, loc, wide, lhs).getResult()
                   : arith::ExtUIOp::create(b, loc, wide, lhs).getResult();
     Value w = arith::ExtSIOp::create(b, loc, wide, rhs);
     Value products = arith::MulIOp::create(b, loc, a, w);
     // Lane j sums products g * j .. g * j + g - 1: g strided shuffles.
-    for (int64_t i = 0; i < shape.group; ++i) {
+    for (int64_t i = 0; i < tiling.group; ++i) {
       SmallVector<int64_t> lanes;
-      for (int64_t j = 0; j < shape.lanes; ++j)
-        lanes.push_back(j * shape.group + i);
+      for (int64_t j = 0; j < tiling.lanes; ++j)
+        lanes.push_back(j * tiling.group + i);
       acc = arith::AddIOp::create(
           b, loc, acc,
           vector::ShuffleOp::create(b, loc, products, products, lanes));
@@ -324,7 +273,7 @@ static Value splat(OpBuilder &b, Location loc, VectorType type, int64_t value) {
 /// half shifted right by t - 32 (vpsravd). |P| < 2^63 keeps the high half
 /// exact and the result within i32.
 Value QMatmulLowering::shiftHighHalves(Value acc, Value column) {
-  const int64_t lanes = shape.lanes;
+  const int64_t lanes = tiling.lanes;
   auto pairType = VectorType::get({lanes / 2}, b.getI64Type());
   Value thirtyTwo = splat(b, loc, pairType, 32);
   // The even lanes sign-extended in place; the odd lanes shifted down.
@@ -365,7 +314,7 @@ Value QMatmulLowering::shiftHighHalves(Value acc, Value column) {
 /// multiply of the numeric library as written, used when some column has
 /// t < 32 (a real multiplier of at least 0.5). Saturated to i32.
 Value QMatmulLowering::shiftWide(Value acc, Value column) {
-  auto pairType = VectorType::get({shape.lanes / 2}, b.getI64Type());
+  auto pairType = VectorType::get({tiling.lanes / 2}, b.getI64Type());
   Value wide = arith::ExtSIOp::create(b, loc, i64Vector, acc);
   Value product = arith::MulIOp::create(
       b, loc, wide,
@@ -374,9 +323,9 @@ Value QMatmulLowering::shiftWide(Value acc, Value column) {
           readColumns(b, loc, multipliers, column, i32Vector)));
   // The rounding of column c is roundingEven/Odd[c / 2] by c's parity.
   SmallVector<int64_t> interleave;
-  for (int64_t j = 0; j < shape.lanes / 2; ++j) {
+  for (int64_t j = 0; j < tiling.lanes / 2; ++j) {
     interleave.push_back(j);
-    interleave.push_back(shape.lanes / 2 + j);
+    interleave.push_back(tiling.lanes / 2 + j);
   }
   Value half = arith::DivUIOp::create(b, loc, column, index(2));
   Value rounding = vector::ShuffleOp::create(
@@ -396,7 +345,7 @@ Value QMatmulLowering::shiftWide(Value acc, Value column) {
 
 /// out = clamp((acc * mul + 2^(t-1)) >> t + zo): requantize() of the
 /// numeric library on L lanes.
-Value QMatmulLowering::requantize(Value acc, Value row, Value column) {
+Value QMatmulLowering::finish(Value acc, Value row, Value column) {
   acc = arith::AddIOp::create(b, loc, acc,
                               readColumns(b, loc, offsets, column, i32Vector));
   if (hasWeightZeroPoints) {
@@ -425,110 +374,27 @@ Value QMatmulLowering::requantize(Value acc, Value row, Value column) {
                 op.getOutputMax() - outputType.getZeroPoint())),
       splat(b, loc, i32Vector, outputType.getZeroPoint()));
   return arith::TruncIOp::create(
-      b, loc, VectorType::get({shape.lanes}, b.getI8Type()), result);
+      b, loc, VectorType::get({tiling.lanes}, b.getI8Type()), result);
 }
 
-/// One tile: `rows` rows from row0 times `strips` strips from strip0, the k
-/// loop split over `split` accumulator sets. Returns the updated output.
-Value QMatmulLowering::tile(Value output, Value row0, Value strip0,
-                            int64_t rows, int64_t strips, int64_t split) {
-  const int64_t groups = paddedK / shape.group;
-  const int64_t accumulators = rows * strips;
-  Value zero = arith::ConstantOp::create(
-      b, loc,
-      DenseElementsAttr::get(cast<ShapedType>(i32Vector),
-                             b.getI32IntegerAttr(0)));
-  SmallVector<Value> init(accumulators * split, zero);
-  Value stripSize = index(groups * shape.lanes * shape.group);
-  Value stepSize = index(shape.lanes * shape.group);
-  Type element = cast<ShapedType>(packed.getType()).getElementType();
-  Value packedPad = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
-
-  // acc[set][r][s] += dot(input[row0 + r][g], packed[strip0 + s][g]).
-  auto body = [&](Value g, ValueRange accs, int64_t set) {
-    SmallVector<Value> next(accs.begin(), accs.end());
-    SmallVector<Value> rhs;
-    for (int64_t s = 0; s < strips; ++s) {
-      Value strip = arith::AddIOp::create(b, loc, strip0, index(s));
-      Value offset = arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, strip, stripSize),
-          arith::MulIOp::create(b, loc, g, stepSize));
-      rhs.push_back(vector::TransferReadOp::create(
-          b, loc, vectorType, packed, ValueRange{offset}, packedPad,
-          ArrayRef<bool>{true}));
-    }
-    for (int64_t r = 0; r < rows; ++r) {
-      Value row = arith::AddIOp::create(b, loc, row0, index(r));
-      Value lhs = broadcastInput(input, row, g);
-      for (int64_t s = 0; s < strips; ++s) {
-        int64_t slot = set * accumulators + r * strips + s;
-        next[slot] = dot(next[slot], lhs, rhs[s]);
-      }
-    }
-    return next;
-  };
-  const int64_t splitGroups = groups - groups % split;
-  auto mainLoop = scf::ForOp::create(
-      b, loc, index(0), index(splitGroups), index(split), init,
-      [&](OpBuilder &nb, Location nloc, Value g, ValueRange accs) {
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPointToStart(nb.getInsertionBlock());
-        SmallVector<Value> current(accs.begin(), accs.end());
-        for (int64_t set = 0; set < split; ++set) {
-          Value gs = arith::AddIOp::create(b, loc, g, index(set));
-          current = body(gs, current, set);
-        }
-        scf::YieldOp::create(b, loc, current);
-      });
-  SmallVector<Value> accs(mainLoop.getResults());
-  if (splitGroups != groups) {
-    auto tail = scf::ForOp::create(
-        b, loc, index(splitGroups), index(groups), index(1),
-        ValueRange(accs).take_front(accumulators),
-        [&](OpBuilder &nb, Location nloc, Value g, ValueRange current) {
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPointToStart(nb.getInsertionBlock());
-          scf::YieldOp::create(b, loc, body(g, current, 0));
-        });
-    llvm::copy(tail.getResults(), accs.begin());
-  }
-  const bool inBounds = n % (shape.lanes * strips) == 0;
-  for (int64_t r = 0; r < rows; ++r) {
-    Value row = arith::AddIOp::create(b, loc, row0, index(r));
-    for (int64_t s = 0; s < strips; ++s) {
-      Value acc = accs[r * strips + s];
-      for (int64_t set = 1; set < split; ++set)
-        acc = arith::AddIOp::create(b, loc, acc,
-                                    accs[set * accumulators + r * strips + s]);
-      Value column = arith::MulIOp::create(
-          b, loc, arith::AddIOp::create(b, loc, strip0, index(s)),
-          index(shape.lanes));
-      Value result = requantize(acc, row, column);
-      output = vector::TransferWriteOp::create(b, loc, result, output,
-                                               ValueRange{row, column},
-                                               ArrayRef<bool>{inBounds})
-                   .getResult();
-    }
-  }
-  return output;
+Value QMatmulLowering::initialAccumulator(Value, Value, Value, bool) {
+  return zeroAccumulator;
 }
 
 Value QMatmulLowering::build() {
-  auto inputType = op.getInput().getType();
-  auto element = cast<quant::UniformQuantizedType>(inputType.getElementType());
-  m = inputType.getDimSize(0);
-  k = inputType.getDimSize(1);
-  n = op.getOutput().getType().getDimSize(1);
+  auto element = cast<quant::UniformQuantizedType>(
+      op.getInput().getType().getElementType());
   signedInput = element.isSigned();
-  const int64_t tileColumns =
-      shape.lanes * std::max(shape.strips, shape.rowStrips);
-  paddedK = llvm::alignTo(k, shape.group);
-  paddedN = llvm::alignTo(n, tileColumns);
-  vectorType = VectorType::get(
-      {shape.lanes * 4 / (shape.step == DotStep::MaddWd ? 2 : 1)},
-      shape.step == DotStep::MaddWd ? b.getI16Type() : b.getI8Type());
-  i32Vector = VectorType::get({shape.lanes}, b.getI32Type());
-  i64Vector = VectorType::get({shape.lanes}, b.getI64Type());
+  // vpmaddwd reads i16 pairs, the other steps groups of 4 bytes.
+  Type packedElement =
+      shape.step == DotStep::MaddWd ? b.getI16Type() : b.getI8Type();
+  packedVector = VectorType::get(
+      {tiling.lanes * 32 / packedElement.getIntOrFloatBitWidth()},
+      packedElement);
+  i32Vector = VectorType::get({tiling.lanes}, b.getI32Type());
+  i64Vector = VectorType::get({tiling.lanes}, b.getI64Type());
+  accumulatorType = i32Vector;
+  zeroAccumulator = splat(b, loc, i32Vector, 0);
 
   // Epilogue constants, padded to whole tiles.
   auto perChannel = [&](ArrayRef<int32_t> values, int64_t col) {
@@ -602,66 +468,16 @@ Value QMatmulLowering::build() {
             .getResult(0);
   }
   input = prepareInput(storage);
-  packed = packWeights();
-
+  if (shape.step == DotStep::MaddWd) {
+    SmallVector<int16_t> widened(weights.begin(), weights.end());
+    packed = packWeights(ArrayRef<int16_t>(widened), packedElement);
+  } else {
+    packed = packWeights(weights, packedElement);
+  }
   Value output =
       tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{m, n}, b.getI8Type());
-  // Row tiles inside column tiles: a K x 8 * strips panel of B stays in
-  // cache while every row block streams past it.
-  auto rowLoops = [&](Value output, int64_t rowBegin, int64_t rowEnd,
-                      int64_t rows, int64_t strips, int64_t split) -> Value {
-    if (rowBegin >= rowEnd)
-      return output;
-    // Only the strips this tile's width needs: paddedN fits the widest
-    // tile, and a narrower tile's in-bounds writes past n would land in
-    // the next row.
-    const int64_t stripEnd =
-        llvm::alignTo(n, shape.lanes * strips) / shape.lanes;
-    auto columns = scf::ForOp::create(
-        b, loc, index(0), index(stripEnd), index(strips), ValueRange{output},
-        [&](OpBuilder &nb, Location, Value strip0, ValueRange outer) {
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPointToStart(nb.getInsertionBlock());
-          auto rowLoop = scf::ForOp::create(
-              b, loc, index(rowBegin), index(rowEnd), index(rows), outer,
-              [&](OpBuilder &ib, Location, Value row0, ValueRange inner) {
-                OpBuilder::InsertionGuard innerGuard(b);
-                b.setInsertionPointToStart(ib.getInsertionBlock());
-                scf::YieldOp::create(
-                    b, loc, tile(inner[0], row0, strip0, rows, strips, split));
-              });
-          scf::YieldOp::create(b, loc, rowLoop.getResults());
-        });
-    columns->setAttr("quanta.dot_step", b.getStringAttr(shape.name));
-    return columns.getResult(0);
-  };
-  const int64_t tiledRows = m - m % shape.rows;
-  output = rowLoops(output, 0, tiledRows, shape.rows, shape.strips, 1);
-  output = rowLoops(output, tiledRows, m, 1, shape.rowStrips, shape.rowSplit);
+  output = emitTiles(output, shape.name);
   return quant::StorageCastOp::create(b, loc, op.getOutput().getType(), output);
-}
-
-//===----------------------------------------------------------------------===//
-// Pass
-//===----------------------------------------------------------------------===//
-
-/// The ISA the pass targets: the option, or the host's best.
-static FailureOr<StringRef> resolveIsa(StringRef isa, Operation *root) {
-  if (isa == "host") {
-    llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
-    if (features.lookup("avx512vnni") && features.lookup("avx512vl"))
-      return StringRef("avx512vnni");
-    if (features.lookup("avxvnni"))
-      return StringRef("avxvnni");
-    if (features.lookup("avx2"))
-      return StringRef("avx2");
-    return StringRef("generic");
-  }
-  if (isa == "avx512vnni" || isa == "avxvnni" || isa == "avx2" ||
-      isa == "generic")
-    return isa;
-  return emitError(root->getLoc(), "quanta-lower-x86: unknown isa '")
-         << isa << "' (expected host, avx512vnni, avxvnni, avx2 or generic)";
 }
 
 /// The weights of `op`, K x N row-major.
@@ -699,61 +515,14 @@ static DotStep chooseDotStep(StringRef isa, QMatmulOp op,
                                                              : DotStep::MaddWd;
 }
 
-/// Registers of `bits` for the function around a kernel, through LLVM's
-/// "min-legal-vector-width" function attribute (llvm.func's passthrough).
-/// Without the attribute, which clang always sets and MLIR never does, the
-/// x86 backend of an AVX-512 host widens 64-bit-lane vector code to zmm; on
-/// Intel cores zmm uops close port 1 to vector work, which halves the
-/// vpmaddubsw throughput of an AVX2 kernel (measured: a 3136x64x256 GEMM
-/// at 1149 us instead of 587 us). A width the function already requires
-/// is kept if larger.
-static void requireVectorWidth(Operation *kernel, int64_t bits) {
-  auto func = kernel->getParentOfType<FunctionOpInterface>();
-  if (!func)
-    return;
-  constexpr StringLiteral kName = "min-legal-vector-width";
-  MLIRContext *context = func->getContext();
-  SmallVector<Attribute> entries;
-  if (auto passthrough = func->getAttrOfType<ArrayAttr>("passthrough"))
-    for (Attribute entry : passthrough) {
-      auto pair = dyn_cast<ArrayAttr>(entry);
-      StringAttr key = pair && pair.size() == 2 ? dyn_cast<StringAttr>(pair[0])
-                                                : StringAttr();
-      if (!key || key.getValue() != kName) {
-        entries.push_back(entry);
-        continue;
-      }
-      int64_t existing = 0;
-      if (auto value = dyn_cast<StringAttr>(pair[1]))
-        if (!value.getValue().getAsInteger(10, existing))
-          bits = std::max(bits, existing);
-    }
-  entries.push_back(ArrayAttr::get(
-      context, {StringAttr::get(context, kName),
-                StringAttr::get(context, std::to_string(bits))}));
-  func->setAttr("passthrough", ArrayAttr::get(context, entries));
+LogicalResult mlir::quanta::lowerQMatmul(QMatmulOp op, StringRef isa) {
+  FailureOr<SmallVector<int8_t>> weights = getWeightValues(op);
+  if (failed(weights))
+    return failure();
+  KernelShape shape = getKernelShape(chooseDotStep(isa, op, *weights));
+  Value result = QMatmulLowering(op, shape, *weights).build();
+  requireVectorWidth(op, shape.tiling.lanes * 32);
+  op.getResult().replaceAllUsesWith(result);
+  op.erase();
+  return success();
 }
-
-namespace {
-struct LowerX86Pass : public quanta::impl::LowerX86Base<LowerX86Pass> {
-  using LowerX86Base::LowerX86Base;
-  void runOnOperation() override {
-    FailureOr<StringRef> resolved = resolveIsa(isa, getOperation());
-    if (failed(resolved))
-      return signalPassFailure();
-    SmallVector<QMatmulOp> ops;
-    getOperation()->walk([&](QMatmulOp op) { ops.push_back(op); });
-    for (QMatmulOp op : ops) {
-      FailureOr<SmallVector<int8_t>> weights = getWeightValues(op);
-      if (failed(weights))
-        return signalPassFailure();
-      KernelShape shape =
-          getKernelShape(chooseDotStep(*resolved, op, *weights));
-      Value result = QMatmulLowering(op, shape, *weights).build();
-      requireVectorWidth(op, shape.lanes * 32);
-      op.getResult().replaceAllUsesWith(result);
-      op.erase();
-    }
-  }
-};
-} // namespace

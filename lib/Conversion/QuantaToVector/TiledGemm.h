@@ -1,0 +1,125 @@
+//===- TiledGemm.h - Register-tiled GEMM loops shared by the kernels ------===//
+//
+// The one GEMM design of Quanta's kernels, integer and float: B (the
+// weights) is packed at compile time into strips of L output columns
+// (L = 32-bit lanes of a vector), [N / L][K / g][L][g] with g consecutive k
+// values per lane; a tile of MR rows x NV strips keeps its accumulators in
+// registers across the k loop, which broadcasts g input values per row and
+// issues one dot step per accumulator; an epilogue per accumulator vector
+// produces the L outputs it writes: no second pass over memory. Column
+// tiles are outside row tiles, so a K x L * NV panel of B stays in cache
+// while every row block streams past it.
+//
+// A kernel (LowerQMatmul.cpp, LowerFloatMatmul.cpp) supplies the packed
+// weights and the four steps that differ: the accumulators' start, the
+// broadcast of the inputs, the dot step and the epilogue.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QUANTA_LIB_CONVERSION_QUANTATOVECTOR_TILEDGEMM_H
+#define QUANTA_LIB_CONVERSION_QUANTATOVECTOR_TILEDGEMM_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/SmallVector.h"
+
+namespace mlir::quanta {
+
+/// The tile shapes of a kernel.
+struct GemmTiling {
+  /// 32-bit lanes per vector: output columns per strip.
+  int64_t lanes;
+  /// k values per lane and dot step.
+  int64_t group;
+  /// Rows x strips of the main tile.
+  int64_t rows, strips;
+  /// Strips of the one-row tile for the rows left over, and its k split
+  /// (independent accumulator sets, summed in the epilogue; 1 keeps the
+  /// order of the k sum).
+  int64_t rowStrips, rowSplit;
+};
+
+class TiledGemm {
+public:
+  virtual ~TiledGemm() = default;
+
+protected:
+  TiledGemm(Operation *op, const GemmTiling &tiling, int64_t m, int64_t k,
+            int64_t n);
+
+  /// The accumulator of output (row, column .. column + L) before the k
+  /// loop, `output` being the output tensor with the tiles before this one
+  /// written; `inBounds` is false when the strip may reach past N.
+  virtual Value initialAccumulator(Value output, Value row, Value column,
+                                   bool inBounds) = 0;
+  /// The g input values at (row, g * kGroup), as the dot step's lhs.
+  virtual Value broadcastInput(Value row, Value kGroup) = 0;
+  /// acc plus the g products per lane of lhs and rhs.
+  virtual Value dot(Value acc, Value lhs, Value rhs) = 0;
+  /// The L outputs written at (row, column) from the final accumulator.
+  virtual Value finish(Value acc, Value row, Value column) = 0;
+
+  /// Emits the loops over every tile, writing into `output`; the column
+  /// loops carry a `quanta.dot_step` attribute naming `step`.
+  Value emitTiles(Value output, StringRef step);
+
+  /// `values` (row-major K x N) packed into strips, zero-padded to
+  /// paddedK x paddedN, as a flat constant of `element`.
+  template <typename T> Value packWeights(ArrayRef<T> values, Type element) {
+    const int64_t groups = paddedK / tiling.group;
+    SmallVector<T> packedValues(paddedN * paddedK, T(0));
+    for (int64_t strip = 0; strip < paddedN / tiling.lanes; ++strip)
+      for (int64_t g = 0; g < groups; ++g)
+        for (int64_t lane = 0; lane < tiling.lanes; ++lane)
+          for (int64_t j = 0; j < tiling.group; ++j) {
+            const int64_t kk = g * tiling.group + j,
+                          col = strip * tiling.lanes + lane;
+            if (kk < k && col < n)
+              packedValues[((strip * groups + g) * tiling.lanes + lane) *
+                               tiling.group +
+                           j] = values[kk * n + col];
+          }
+    auto type = RankedTensorType::get(
+        {static_cast<int64_t>(packedValues.size())}, element);
+    return createConstant(
+        DenseElementsAttr::get(type, ArrayRef<T>(packedValues)));
+  }
+
+  Value index(int64_t value);
+  Value createConstant(TypedAttr value);
+
+  OpBuilder b;
+  Location loc;
+  GemmTiling tiling;
+  int64_t m, k, n, paddedK, paddedN;
+  /// The packed weights and the vector type a dot step reads from them.
+  Value packed;
+  VectorType packedVector;
+  /// The accumulators' type.
+  VectorType accumulatorType;
+
+private:
+  Value tile(Value output, Value row0, Value strip0, int64_t rows,
+             int64_t strips, int64_t split);
+  Value rowLoops(Value output, int64_t rowBegin, int64_t rowEnd, int64_t rows,
+                 int64_t strips, int64_t split, StringRef step);
+};
+
+/// Registers of `bits` for the function around `kernel` (see TiledGemm.cpp).
+void requireVectorWidth(Operation *kernel, int64_t bits);
+
+class QMatmulOp;
+
+/// Replaces `op` by its tiled kernel for `isa` (avx512vnni, avxvnni, avx2
+/// or generic).
+LogicalResult lowerQMatmul(QMatmulOp op, StringRef isa);
+
+/// Replaces an f32 linalg.matmul with constant weights by its tiled FMA
+/// kernel for `isa`; returns failure without changing anything when `op`
+/// is not one.
+LogicalResult lowerFloatMatmul(Operation *op, StringRef isa);
+
+} // namespace mlir::quanta
+
+#endif // QUANTA_LIB_CONVERSION_QUANTATOVECTOR_TILEDGEMM_H

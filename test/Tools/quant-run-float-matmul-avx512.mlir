@@ -1,0 +1,13 @@
+// REQUIRES: avx512vnni
+// RUN: quant-run %S/Inputs/float_matmul_exec.mlir --entry=odd --pass-pipeline='builtin.module(quanta-lower-x86{isa=avx512vnni})' --input=%S/Inputs/float_matmul_odd_input.npy --output=%t.avx512vnni.odd.npy && cmp %t.avx512vnni.odd.npy %S/Inputs/float_matmul_odd_expected.npy
+// RUN: quant-run %S/Inputs/float_matmul_exec.mlir --entry=tiles --pass-pipeline='builtin.module(quanta-lower-x86{isa=avx512vnni})' --input=%S/Inputs/float_matmul_tiles_input.npy --output=%t.avx512vnni.tiles.npy && cmp %t.avx512vnni.tiles.npy %S/Inputs/float_matmul_tiles_expected.npy
+// RUN: quant-run %S/Inputs/float_matmul_exec.mlir --entry=k1 --pass-pipeline='builtin.module(quanta-lower-x86{isa=avx512vnni})' --input=%S/Inputs/float_matmul_k1_input.npy --output=%t.avx512vnni.k1.npy && cmp %t.avx512vnni.k1.npy %S/Inputs/float_matmul_k1_expected.npy
+// RUN: quant-run %S/Inputs/float_matmul_exec.mlir --entry=wide --pass-pipeline='builtin.module(quanta-lower-x86{isa=avx512vnni})' --input=%S/Inputs/float_matmul_wide_input.npy --output=%t.avx512vnni.wide.npy && cmp %t.avx512vnni.wide.npy %S/Inputs/float_matmul_wide_expected.npy
+// RUN: quant-run %S/Inputs/float_matmul_exec.mlir --entry=rows --pass-pipeline='builtin.module(quanta-lower-x86{isa=avx512vnni})' --input=%S/Inputs/float_matmul_rows_input.npy --output=%t.avx512vnni.rows.npy && cmp %t.avx512vnni.rows.npy %S/Inputs/float_matmul_rows_expected.npy
+// RUN: quant-run %S/Inputs/float_matmul_exec.mlir --entry=whole --pass-pipeline='builtin.module(quanta-lower-x86{isa=avx512vnni})' --input=%S/Inputs/float_matmul_whole_input.npy --output=%t.avx512vnni.whole.npy && cmp %t.avx512vnni.whole.npy %S/Inputs/float_matmul_whole_expected.npy
+// Execution of f32 linalg.matmul lowered by quanta-lower-x86 to tiled FMA
+// code for zmm, through quant-run's JIT: outputs bit-identical to NumPy's
+// int64 evaluation (scripts/goldens/gen_float_matmul_exec.py; small integer
+// values keep every sum exact): odd sizes that are not multiples of the
+// vector width or the tile, K = 1, one-row tiles only, a masked last strip,
+// and an init tensor (a broadcast bias) the accumulators start from.
