@@ -29,6 +29,8 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <cstring>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -117,27 +119,43 @@ static StatusOr<HistcEdges> histcEdges(const float *data, size_t size,
   return HistcEdges{start, right};
 }
 
-static StatusOr<std::vector<float>> histc(const float *data, size_t size,
-                                          int64_t bins, double min, double max,
-                                          const MinMaxStats *extrema) {
+/// The bins torch.histc counts into: its checks, then its edges.
+static StatusOr<detail::HistcBins> histcBins(const float *data, size_t size,
+                                             int64_t bins, double min,
+                                             double max,
+                                             const MinMaxStats *extrema) {
   if (bins <= 0)
     return Status::error("torch.histogram(): bins must be > 0, but got " +
                          std::to_string(bins) + " for dimension 0");
   StatusOr<HistcEdges> edges = histcEdges(data, size, bins, min, max, extrema);
   if (!edges)
     return edges.getStatus();
-  std::vector<uint64_t> counts(bins, 0);
-  detail::countHistcBins(data, size, {edges->left, edges->right, bins},
-                         counts.data());
-  // PyTorch adds 1.0f per element to a float32 histogram (one intra-op
-  // thread): a bin's count is exact up to 2^24, where x + 1.0f == x stops
-  // it. The kernels count exactly (in partial histograms), so saturating
-  // the totals gives the same floats.
+  return detail::HistcBins{edges->left, edges->right, bins};
+}
+
+/// PyTorch adds 1.0f per element to a float32 histogram (one intra-op
+/// thread): a bin's count is exact up to 2^24, where x + 1.0f == x stops
+/// it. The kernels count exactly (in partial histograms), so saturating the
+/// totals gives the same floats.
+static std::vector<float>
+histogramOfCounts(const std::vector<uint64_t> &counts) {
   constexpr uint64_t kFloatCountLimit = uint64_t(1) << 24;
-  std::vector<float> hist(bins);
-  for (int64_t bin = 0; bin < bins; ++bin)
+  std::vector<float> hist(counts.size());
+  for (size_t bin = 0; bin < counts.size(); ++bin)
     hist[bin] = static_cast<float>(std::min(counts[bin], kFloatCountLimit));
   return hist;
+}
+
+static StatusOr<std::vector<float>> histc(const float *data, size_t size,
+                                          int64_t bins, double min, double max,
+                                          const MinMaxStats *extrema) {
+  StatusOr<detail::HistcBins> edges =
+      histcBins(data, size, bins, min, max, extrema);
+  if (!edges)
+    return edges.getStatus();
+  std::vector<uint64_t> counts(bins, 0);
+  detail::countHistcBins(data, size, *edges, counts.data());
+  return histogramOfCounts(counts);
 }
 
 StatusOr<std::vector<float>> torchHistc(const float *data, size_t size,
@@ -267,6 +285,70 @@ static void combineHistograms(std::vector<float> &hist,
   }
 }
 
+/// Whether `a` and `b` are the same float32, bit for bit (+0.0 is not -0.0).
+static bool sameBits(float a, float b) {
+  return std::memcmp(&a, &b, sizeof(float)) == 0;
+}
+
+namespace {
+/// A batch's torch.histc over the range forward() picks for it.
+struct RangedHistogram {
+  AdjustedRange range;
+  std::vector<float> hist;
+};
+} // namespace
+
+/// Elements per step of the speculative pass: a multiple of the lanes, large
+/// enough that the partial histograms' flush is cheap.
+static constexpr size_t kSpeculationChunk = size_t(1) << 18;
+
+/// The speculative single pass of updateHistogram. When a batch lies inside
+/// the running range, the range forward() gives torch.histc depends on the
+/// running range alone, so the bins can be counted in the pass that finds
+/// the batch's min/max. Returns that histogram if the batch did lie inside
+/// (it is then forward()'s exactly), nothing otherwise; the pass stops at
+/// the first chunk that leaves the range (a widening batch costs about one
+/// chunk). `batch` gets the batch's min/max whenever the pass ran.
+static std::optional<RangedHistogram>
+histogramInsideRange(const HistogramStats &stats,
+                     const HistogramOptions &options, const float *data,
+                     size_t size, std::optional<MinMaxStats> &batch) {
+  StatusOr<AdjustedRange> range =
+      adjustMinMax(stats, options, stats.min, stats.max);
+  if (!range)
+    return std::nullopt;
+  StatusOr<double> lo = histcBound(range->min, options.exactHistcRange);
+  StatusOr<double> hi = histcBound(range->max, options.exactHistcRange);
+  // Equal bounds make torch.histc use the batch's own min/max.
+  if (!lo || !hi || *lo == *hi)
+    return std::nullopt;
+  StatusOr<detail::HistcBins> edges =
+      histcBins(data, size, options.bins, *lo, *hi, nullptr);
+  if (!edges)
+    return std::nullopt;
+  auto inside = [&](const MinMaxStats &seen) {
+    return sameBits(torchMin(seen.min, stats.min), stats.min) &&
+           sameBits(torchMax(seen.max, stats.max), stats.max);
+  };
+  // The lanes fold the elements in order across chunks: those of
+  // computeMinMax.
+  detail::LaneMinMax lanes;
+  std::vector<uint64_t> counts(options.bins, 0);
+  size_t done = 0;
+  while (done < size) {
+    const size_t chunk = std::min(kSpeculationChunk, size - done);
+    detail::countHistcBins(data + done, chunk, *edges, counts.data(), &lanes);
+    done += chunk;
+    if (!inside(detail::reduceMinMaxLanes(lanes, done)))
+      break;
+  }
+  detail::foldMinMaxLanes(data + done, size - done, lanes);
+  batch = detail::reduceMinMaxLanes(lanes, size);
+  if (done < size || !inside(*batch))
+    return std::nullopt;
+  return RangedHistogram{*range, histogramOfCounts(counts)};
+}
+
 Status updateHistogram(HistogramStats &stats, const HistogramOptions &options,
                        const float *data, size_t size) {
   if (Status status = validateHistogramOptions(options); !status)
@@ -274,47 +356,56 @@ Status updateHistogram(HistogramStats &stats, const HistogramOptions &options,
   if (size == 0)
     return Status::success();
   assert(data && "non-empty batch without data");
-  const MinMaxStats batch = computeMinMax(data, size);
-  if (!std::isfinite(batch.min) || !std::isfinite(batch.max))
-    return Status::error(
-        "HistogramObserver input contains NaN or infinity (min " +
-        str(batch.min) + ", max " + str(batch.max) +
-        "): PyTorch raises converting it to int() for torch.histc");
-
-  if (!stats.isInitialized() || stats.min == stats.max) {
-    // First batch, or a min == max state: restart from this batch alone.
-    StatusOr<std::vector<float>> hist =
-        histogramOfBatch(options, data, size, batch, batch.min, batch.max);
-    if (!hist)
-      return hist.getStatus();
-    stats.histogram = std::move(*hist);
-    stats.min = batch.min;
-    stats.max = batch.max;
-    return Status::success();
-  }
-  if (stats.histogram.size() != static_cast<size_t>(options.bins))
+  // A first batch or a min == max state restarts from this batch alone.
+  const bool restart = !stats.isInitialized() || stats.min == stats.max;
+  if (!restart && stats.histogram.size() != static_cast<size_t>(options.bins))
     return Status::error(
         "the histogram has " + std::to_string(stats.histogram.size()) +
         " bins, the options say " + std::to_string(options.bins));
+  std::optional<MinMaxStats> batch;
+  std::optional<RangedHistogram> next;
+  if (!restart)
+    next = histogramInsideRange(stats, options, data, size, batch);
+  if (!batch)
+    batch = computeMinMax(data, size);
+  if (!std::isfinite(batch->min) || !std::isfinite(batch->max))
+    return Status::error(
+        "HistogramObserver input contains NaN or infinity (min " +
+        str(batch->min) + ", max " + str(batch->max) +
+        "): PyTorch raises converting it to int() for torch.histc");
 
-  StatusOr<AdjustedRange> range =
-      adjustMinMax(stats, options, torchMin(batch.min, stats.min),
-                   torchMax(batch.max, stats.max));
-  if (!range)
-    return range.getStatus();
-  StatusOr<std::vector<float>> hist =
-      histogramOfBatch(options, data, size, batch, range->min, range->max);
-  if (!hist)
-    return hist.getStatus();
-  if (range->min == stats.min && range->max == stats.max) {
-    for (int64_t bin = 0; bin < options.bins; ++bin)
-      (*hist)[bin] += stats.histogram[bin];
-  } else {
-    combineHistograms(*hist, stats.histogram, options.upsampleRate, *range);
+  if (restart) {
+    StatusOr<std::vector<float>> hist =
+        histogramOfBatch(options, data, size, *batch, batch->min, batch->max);
+    if (!hist)
+      return hist.getStatus();
+    stats.histogram = std::move(*hist);
+    stats.min = batch->min;
+    stats.max = batch->max;
+    return Status::success();
   }
-  stats.histogram = std::move(*hist);
-  stats.min = range->min;
-  stats.max = range->max;
+  if (!next) {
+    StatusOr<AdjustedRange> range =
+        adjustMinMax(stats, options, torchMin(batch->min, stats.min),
+                     torchMax(batch->max, stats.max));
+    if (!range)
+      return range.getStatus();
+    StatusOr<std::vector<float>> hist =
+        histogramOfBatch(options, data, size, *batch, range->min, range->max);
+    if (!hist)
+      return hist.getStatus();
+    next = RangedHistogram{*range, std::move(*hist)};
+  }
+  auto &[range, hist] = *next;
+  if (range.min == stats.min && range.max == stats.max) {
+    for (int64_t bin = 0; bin < options.bins; ++bin)
+      hist[bin] += stats.histogram[bin];
+  } else {
+    combineHistograms(hist, stats.histogram, options.upsampleRate, range);
+  }
+  stats.histogram = std::move(hist);
+  stats.min = range.min;
+  stats.max = range.max;
   return Status::success();
 }
 

@@ -52,11 +52,7 @@ static float reduceLanes(const float (&lanes)[detail::kMinMaxLanes],
   return v[0];
 }
 
-MinMaxStats computeMinMax(const float *data, size_t size) {
-  // torch.aminmax without dim: Vectorized<float> lanes over the whole
-  // tensor (ties between +0.0 and -0.0 included, bit for bit).
-  detail::LaneMinMax lanes;
-  detail::foldMinMaxLanes(data, size, lanes);
+MinMaxStats detail::reduceMinMaxLanes(const LaneMinMax &lanes, size_t size) {
   MinMaxStats stats;
   // torch.aminmax propagates NaN.
   if (lanes.sawNaN) {
@@ -68,6 +64,14 @@ MinMaxStats computeMinMax(const float *data, size_t size) {
   stats.max = reduceLanes(lanes.max, size,
                           [](float a, float b) { return a > b ? a : b; });
   return stats;
+}
+
+MinMaxStats computeMinMax(const float *data, size_t size) {
+  // torch.aminmax without dim: Vectorized<float> lanes over the whole
+  // tensor (ties between +0.0 and -0.0 included, bit for bit).
+  detail::LaneMinMax lanes;
+  detail::foldMinMaxLanes(data, size, lanes);
+  return detail::reduceMinMaxLanes(lanes, size);
 }
 
 /// The column-wise kernel gets rows of at least this many floats (several

@@ -82,7 +82,10 @@ static void foldMinMaxColumnsPortable(const float *data, size_t rows,
 }
 
 static void countHistcBinsPortable(const float *data, size_t size,
-                                   const HistcBins &edges, uint64_t *counts) {
+                                   const HistcBins &edges, uint64_t *counts,
+                                   LaneMinMax *extrema) {
+  if (extrema)
+    foldMinMaxLanesPortable(data, size, *extrema);
   for (size_t i = 0; i < size; ++i)
     if (int64_t bin = histcBin(data[i], edges); bin >= 0)
       ++counts[bin];
@@ -273,13 +276,64 @@ QUANTA_AVX2 static __m256i histcBins8(__m256 x, const HistcBins &edges) {
   return _mm256_or_si256(bin, _mm256_castps_si256(skip));
 }
 
+/// Stores the slots of the 8 floats at `data` (their bins, offset into the
+/// partial histograms) at `slots`, folding them into `minMax` and `nan`
+/// when kFold.
+template <bool kFold>
+QUANTA_AVX2 static inline void
+storeSlots(const float *data, const HistcBins &edges, __m256i copyOffset,
+           int32_t *slots, MinMax8 &minMax, __m256 &nan) {
+  const __m256 x = _mm256_loadu_ps(data);
+  if constexpr (kFold) {
+    minMax.fold(x);
+    nan = orNaN(nan, x, x);
+  }
+  _mm256_store_si256(reinterpret_cast<__m256i *>(slots),
+                     _mm256_add_epi32(histcBins8(x, edges), copyOffset));
+}
+
+/// Counts the histc bins of `vectors` whole vectors in the partial
+/// histograms at `binZero` (see countHistcBinsAvx2).
+///
+/// Scattered increments (one load-add-store each, about one per cycle here)
+/// bound the loop. It is software-pipelined: the slots of vector v go to a
+/// ring while the increments of vector v - kDistance are made, so that each
+/// slot is read long after its store and the vector work of later elements
+/// overlaps the increments of earlier ones.
+template <bool kFold>
+QUANTA_AVX2 static void countVectors(const float *data, size_t vectors,
+                                     const HistcBins &edges, __m256i copyOffset,
+                                     uint32_t *binZero, MinMax8 &minMax,
+                                     __m256 &nan) {
+  constexpr size_t kDistance = 8, kRing = 2 * kDistance;
+  alignas(32) int32_t ring[kRing * kVector];
+  auto slotsOf = [&](size_t v) { return ring + v % kRing * kVector; };
+  const size_t lead = std::min(kDistance, vectors);
+  for (size_t v = 0; v < lead; ++v)
+    storeSlots<kFold>(data + v * kVector, edges, copyOffset, slotsOf(v), minMax,
+                      nan);
+  for (size_t v = lead; v < vectors; ++v) {
+    storeSlots<kFold>(data + v * kVector, edges, copyOffset, slotsOf(v), minMax,
+                      nan);
+    const int32_t *slots = slotsOf(v - kDistance);
+    for (size_t lane = 0; lane < kVector; ++lane)
+      ++binZero[slots[lane]];
+  }
+  for (size_t v = vectors - lead; v < vectors; ++v) {
+    const int32_t *slots = slotsOf(v);
+    for (size_t lane = 0; lane < kVector; ++lane)
+      ++binZero[slots[lane]];
+  }
+}
+
 QUANTA_AVX2 static void countHistcBinsAvx2(const float *data, size_t size,
                                            const HistcBins &edges,
-                                           uint64_t *counts) {
+                                           uint64_t *counts,
+                                           LaneMinMax *extrema) {
   const int64_t bins = edges.bins;
   // bins as a float must be exact and a bin must fit in int32.
   if (bins > (int64_t(1) << 24))
-    return countHistcBinsPortable(data, size, edges, counts);
+    return countHistcBinsPortable(data, size, edges, counts, extrema);
   // Each lane counts into one of kCopies partial histograms, so that equal
   // bins in neighbouring elements rarely chain through memory. A copy
   // starts with a slot for the skipped values (bin -1). The counts are
@@ -292,35 +346,39 @@ QUANTA_AVX2 static void countHistcBinsAvx2(const float *data, size_t size,
   uint32_t *const binZero = partial.data() + 1;
   const __m256i copyOffset =
       _mm256_setr_epi32(0, s, 2 * s, 3 * s, 0, s, 2 * s, 3 * s);
-
-  // Scattered increments (about one store per cycle) bound this loop. The
-  // slots of a few vectors are stored, then read back by a scalar loop:
-  // cheaper than extracting lanes, and short blocks let the two overlap.
-  constexpr size_t kBlock = 64;
-  alignas(32) int32_t slots[kBlock];
+  // One chain: lane j folds the elements j mod 8 in order, as
+  // foldMinMaxLanes does.
+  MinMax8 minMax;
+  __m256 nan = _mm256_setzero_ps();
+  if (extrema) {
+    minMax.min = _mm256_loadu_ps(extrema->min);
+    minMax.max = _mm256_loadu_ps(extrema->max);
+  }
   // Flushes the partial counts before any could reach 2^32.
   constexpr size_t kFlushElements = size_t(1) << 30;
   const size_t vectorFloats = size - size % kVector;
   for (size_t begin = 0; begin < vectorFloats; begin += kFlushElements) {
-    const size_t end = std::min(vectorFloats, begin + kFlushElements);
-    for (size_t block = begin; block < end; block += kBlock) {
-      const size_t blockSize = std::min(kBlock, end - block);
-      for (size_t i = 0; i < blockSize; i += kVector) {
-        const __m256i bin =
-            histcBins8(_mm256_loadu_ps(data + block + i), edges);
-        _mm256_store_si256(reinterpret_cast<__m256i *>(slots + i),
-                           _mm256_add_epi32(bin, copyOffset));
-      }
-      for (size_t i = 0; i < blockSize; ++i)
-        ++binZero[slots[i]];
-    }
+    const size_t vectors =
+        (std::min(vectorFloats, begin + kFlushElements) - begin) / kVector;
+    if (extrema)
+      countVectors<true>(data + begin, vectors, edges, copyOffset, binZero,
+                         minMax, nan);
+    else
+      countVectors<false>(data + begin, vectors, edges, copyOffset, binZero,
+                          minMax, nan);
     for (size_t copy = 0; copy * stride < partial.size(); ++copy)
       for (int64_t b = 0; b < bins; ++b)
         counts[b] += binZero[copy * stride + b];
     std::fill(partial.begin(), partial.end(), 0u);
   }
+  if (extrema) {
+    _mm256_storeu_ps(extrema->min, minMax.min);
+    _mm256_storeu_ps(extrema->max, minMax.max);
+    extrema->sawNaN |= anyLane(nan);
+  }
+  // The last size % 8 elements (and their lanes 0, 1, ...).
   countHistcBinsPortable(data + vectorFloats, size - vectorFloats, edges,
-                         counts);
+                         counts, extrema);
 }
 
 #endif // QUANTA_AVX2_KERNELS
@@ -374,8 +432,8 @@ void foldMinMaxColumns(const float *data, size_t rows, size_t width, float *min,
 }
 
 void countHistcBins(const float *data, size_t size, const HistcBins &edges,
-                    uint64_t *counts) {
-  kernels().countHistcBins(data, size, edges, counts);
+                    uint64_t *counts, LaneMinMax *extrema) {
+  kernels().countHistcBins(data, size, edges, counts, extrema);
 }
 
 } // namespace mlir::quanta::numerics::detail

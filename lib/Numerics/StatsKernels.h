@@ -11,6 +11,7 @@
 #ifndef QUANTA_LIB_NUMERICS_STATSKERNELS_H
 #define QUANTA_LIB_NUMERICS_STATSKERNELS_H
 
+#include "quanta/Numerics/Observers.h"
 #include "quanta/Numerics/TorchReductions.h"
 
 #include "TorchFloat.h"
@@ -43,6 +44,10 @@ struct LaneMinMax {
 /// on a tie (+0.0 vs -0.0) the later element wins. Any NaN sets sawNaN and
 /// leaves the lanes unspecified.
 void foldMinMaxLanes(const float *data, size_t size, LaneMinMax &lanes);
+
+/// torch.aminmax of the `size` elements folded into `lanes`: the lanes
+/// reduced in ATen's order, NaN for both if any element was NaN.
+MinMaxStats reduceMinMaxLanes(const LaneMinMax &lanes, size_t size);
 
 /// Per channel over `runs` consecutive runs of `length` floats, run r
 /// belonging to channel r % channels: min[c] = min(min[c], elements of the
@@ -84,9 +89,10 @@ inline int64_t histcBin(float value, const HistcBins &edges) {
 }
 
 /// Adds to counts[b] (edges.bins entries) the number of elements of `data`
-/// in bin b (histcBin).
+/// in bin b (histcBin); with `extrema`, also folds `data` into it as
+/// foldMinMaxLanes does, in the same pass.
 void countHistcBins(const float *data, size_t size, const HistcBins &edges,
-                    uint64_t *counts);
+                    uint64_t *counts, LaneMinMax *extrema = nullptr);
 
 } // namespace mlir::quanta::numerics::detail
 

@@ -297,6 +297,24 @@ TEST(HistogramObserver, WideningBatchIsOrderIndependent) {
   EXPECT_TRUE(sameFloats(afterEarly.histogram, afterLate.histogram));
 }
 
+// A NaN past the first chunks of the single-pass count (a batch otherwise
+// inside the range) is still refused, and the state is left as it was.
+TEST(HistogramObserver, LateNaNLeavesTheStateUnchanged) {
+  HistogramOptions options;
+  HistogramStats stats;
+  std::vector<float> first = uniformBatch(1 << 16, 3.5f, 3);
+  ASSERT_TRUE(updateHistogram(stats, options, first.data(), first.size()).ok());
+  std::vector<float> inside = uniformBatch(3 * (1 << 18), 3.0f, 5);
+  inside[(1 << 18) * 2 + 3] = std::numeric_limits<float>::quiet_NaN();
+  const HistogramStats before = stats;
+  Status status = updateHistogram(stats, options, inside.data(), inside.size());
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.getMessage().find("NaN"), std::string::npos);
+  EXPECT_EQ(stats.min, before.min);
+  EXPECT_EQ(stats.max, before.max);
+  EXPECT_TRUE(sameFloats(stats.histogram, before.histogram));
+}
+
 TEST(HistogramObserver, RejectsInvalidOptions) {
   HistogramOptions options;
   EXPECT_TRUE(validateHistogramOptions(options).ok());
