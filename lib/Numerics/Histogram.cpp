@@ -335,16 +335,16 @@ histogramInsideRange(const HistogramStats &stats,
   detail::LaneMinMax lanes;
   std::vector<uint64_t> counts(options.bins, 0);
   size_t done = 0;
-  while (done < size) {
+  bool stayedInside = true;
+  while (stayedInside && done < size) {
     const size_t chunk = std::min(kSpeculationChunk, size - done);
     detail::countHistcBins(data + done, chunk, *edges, counts.data(), &lanes);
     done += chunk;
-    if (!inside(detail::reduceMinMaxLanes(lanes, done)))
-      break;
+    stayedInside = inside(detail::reduceMinMaxLanes(lanes, done));
   }
   detail::foldMinMaxLanes(data + done, size - done, lanes);
   batch = detail::reduceMinMaxLanes(lanes, size);
-  if (done < size || !inside(*batch))
+  if (!stayedInside)
     return std::nullopt;
   return RangedHistogram{*range, histogramOfCounts(counts)};
 }

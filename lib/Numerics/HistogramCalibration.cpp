@@ -318,6 +318,14 @@ static StatusOr<int64_t> mseStop(const HistogramOptions &options,
 // Entry points
 //===----------------------------------------------------------------------===//
 
+/// The observer's and the calibration's options, both checked.
+static Status checkOptions(const HistogramOptions &options,
+                           const HistogramCalibrationOptions &calibration) {
+  if (Status status = validateHistogramOptions(options); !status)
+    return status;
+  return validateHistogramCalibrationOptions(calibration);
+}
+
 static Status checkStats(const HistogramOptions &options,
                          const HistogramStats &stats) {
   if (!stats.isInitialized())
@@ -344,9 +352,7 @@ StatusOr<std::pair<float, float>>
 chooseHistogramRange(const HistogramOptions &options,
                      const HistogramStats &stats,
                      const HistogramCalibrationOptions &calibration) {
-  if (Status status = validateHistogramOptions(options); !status)
-    return status;
-  if (Status status = validateHistogramCalibrationOptions(calibration); !status)
+  if (Status status = checkOptions(options, calibration); !status)
     return status;
   if (Status status = checkStats(options, stats); !status)
     return status;
@@ -378,9 +384,7 @@ StatusOr<QParams>
 calculateCalibratedQParams(const HistogramOptions &options,
                            const HistogramStats &stats,
                            const HistogramCalibrationOptions &calibration) {
-  if (Status status = validateHistogramOptions(options); !status)
-    return status;
-  if (Status status = validateHistogramCalibrationOptions(calibration); !status)
+  if (Status status = checkOptions(options, calibration); !status)
     return status;
   // Never observed: calculateQParams returns PyTorch's default for +inf/-inf.
   if (!stats.isInitialized())
