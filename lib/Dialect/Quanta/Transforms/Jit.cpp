@@ -6,12 +6,15 @@
 #include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
 
 using namespace mlir;
 
@@ -70,8 +73,31 @@ quanta::compileForJit(ModuleOp module, StringRef tool, SymbolRegistrar extra) {
 
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
+  // Without a transformer the engine only runs the code generator on the
+  // LLVM IR as translated: no LICM, GVN or strength reduction, which the
+  // index arithmetic of the kernels' loops needs (measured: a 3x3
+  // convolution at 476 GOPS instead of quant-compile's 838). The same -O3
+  // as quant-compile, for this host's CPU; the engine keeps the transformer,
+  // and with it the target machine, for its later compilations.
+  auto hostMachine = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!hostMachine)
+    return emitError(module.getLoc())
+           << tool << ": cannot describe this host for the JIT: "
+           << llvm::toString(hostMachine.takeError());
+  hostMachine->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  auto targetMachine = hostMachine->createTargetMachine();
+  if (!targetMachine)
+    return emitError(module.getLoc())
+           << tool << ": cannot create a target machine for this host: "
+           << llvm::toString(targetMachine.takeError());
+  std::shared_ptr<llvm::TargetMachine> machine = std::move(*targetMachine);
+  auto optimize =
+      makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0, machine.get());
   ExecutionEngineOptions engineOptions;
   engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  engineOptions.transformer = [machine, optimize](llvm::Module *llvmModule) {
+    return optimize(llvmModule);
+  };
   auto engine = ExecutionEngine::create(*jitModule, engineOptions);
   if (!engine)
     return emitError(module.getLoc()) << tool << ": JIT compilation failed: "

@@ -193,10 +193,17 @@ Value QuantKernelBuilder::build(Value input, Kind kind, IntegerType storage,
         case Kind::FakeQuant:
           result = dequantizeFromFloat(b, quantizeToFloat(b, args[0], p), p);
           break;
-        case Kind::Quantize:
-          result = arith::FPToSIOp::create(b, loc, storage,
-                                           quantizeToFloat(b, args[0], p));
+        case Kind::Quantize: {
+          // The value is integral and clamped to the storage range: convert
+          // it as unsigned for unsigned storage, where fptosi of 128..255 to
+          // i8 would be poison (and is, once LLVM optimizes).
+          Value clamped = quantizeToFloat(b, args[0], p);
+          result =
+              isSigned
+                  ? Value(arith::FPToSIOp::create(b, loc, storage, clamped))
+                  : Value(arith::FPToUIOp::create(b, loc, storage, clamped));
           break;
+        }
         case Kind::Dequantize: {
           FloatType wide = useF64 ? f64 : f32;
           Value asFloat =
@@ -330,8 +337,9 @@ void LowerQuantCastsPass::runOnOperation() {
     QuantKernelBuilder kernel(builder, loc, *params);
     Value replacement;
     if (isQuantize) {
-      Value stored = kernel.build(op->getOperand(0),
-                                  QuantKernelBuilder::Kind::Quantize, storage);
+      Value stored =
+          kernel.build(op->getOperand(0), QuantKernelBuilder::Kind::Quantize,
+                       storage, element.isSigned());
       replacement =
           quant::StorageCastOp::create(builder, loc, quantizedType, stored);
     } else {
