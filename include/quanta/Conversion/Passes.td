@@ -22,7 +22,11 @@ def LowerX86 : Pass<"quanta-lower-x86", "ModuleOp"> {
     - `generic`: plain vector arithmetic for any target.
 
     s8 inputs become u8 by flipping the sign bit for the u8 x s8 steps, the
-    column offsets absorbing the change. The epilogue adds the column
+    column offsets absorbing the change. A `quanta.qmatmul` with a
+    `window` reads its NHWC image in place: the k loop runs over the
+    KH * KW taps, each a run of C channels (padded to whole k groups),
+    and each row's position in the image is computed once per tile and
+    offset once per tap, so the inner loop is the GEMM's. The epilogue adds the column
     offsets, subtracts the weight-zero-point term, requantizes (the numeric
     library's requantize, exactly) and clamps, in registers. When every
     column shifts by t >= 32 (real multipliers below 0.5, the usual case)

@@ -22,6 +22,7 @@
 #include "quanta/Dialect/Quanta/IR/QuantaOps.h"
 #include "quanta/Numerics/IntegerKernels.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Quant/IR/Quant.h"
@@ -77,19 +78,22 @@ static KernelShape getKernelShape(DotStep step) {
 
 /// Whether vpmaddubsw cannot saturate: every pair of packed weights (k, k+1)
 /// of a column, times inputs anywhere in [lo, hi] (0 <= lo), sums within i16.
+/// Pairs start at even offsets of each of the K / segmentK runs, which the
+/// packing pads separately.
 static bool isMaddUbsExact(ArrayRef<int8_t> weights, int64_t k, int64_t n,
-                           int64_t lo, int64_t hi) {
-  for (int64_t kk = 0; kk < k; kk += 2)
-    for (int64_t col = 0; col < n; ++col) {
-      int64_t maxSum = 0, minSum = 0;
-      for (int64_t j = kk; j < std::min(kk + 2, k); ++j) {
-        int64_t w = weights[j * n + col];
-        maxSum += w > 0 ? hi * w : lo * w;
-        minSum += w > 0 ? lo * w : hi * w;
+                           int64_t segmentK, int64_t lo, int64_t hi) {
+  for (int64_t start = 0; start < k; start += segmentK)
+    for (int64_t kk = start; kk < start + segmentK; kk += 2)
+      for (int64_t col = 0; col < n; ++col) {
+        int64_t maxSum = 0, minSum = 0;
+        for (int64_t j = kk; j < std::min(kk + 2, start + segmentK); ++j) {
+          int64_t w = weights[j * n + col];
+          maxSum += w > 0 ? hi * w : lo * w;
+          minSum += w > 0 ? lo * w : hi * w;
+        }
+        if (maxSum > INT16_MAX || minSum < INT16_MIN)
+          return false;
       }
-      if (maxSum > INT16_MAX || minSum < INT16_MIN)
-        return false;
-    }
   return true;
 }
 
@@ -104,13 +108,16 @@ public:
 private:
   Value initialAccumulator(Value output, Value row, Value column,
                            bool inBounds) override;
-  Value broadcastInput(Value row, Value kGroup) override;
+  Value rowBase(Value row) override;
+  Value segmentBase(Value base, Value segment) override;
+  Value broadcastInput(Value base, Value kGroup) override;
   Value dot(Value acc, Value lhs, Value rhs) override;
   Value finish(Value acc, Value row, Value column) override;
 
   Value constantTensor(ArrayRef<int32_t> values);
   Value constantTensor64(ArrayRef<int64_t> values);
   Value prepareInput(Value storage);
+  Value computeRowSums(Value storage);
   Value shiftHighHalves(Value acc, Value column);
   Value shiftWide(Value acc, Value column);
 
@@ -120,6 +127,10 @@ private:
   /// Every column shifts by t >= 32 (see shiftHighHalves).
   bool highHalfShifts = false;
   ArrayRef<int8_t> weights;
+  /// An implicit im2col input: its window, the padded image's height, width
+  /// and channels (channels padded to whole k groups).
+  std::optional<QMatmulOp::Window> window;
+  int64_t imageH = 0, imageW = 0, paddedChannels = 0;
   Value input, offsets, multipliers, roundingEven, roundingOdd, shifts,
       weightZero, rowSums, zeroAccumulator;
   VectorType i32Vector, i64Vector;
@@ -128,10 +139,20 @@ private:
 
 QMatmulLowering::QMatmulLowering(QMatmulOp op, const KernelShape &shape,
                                  ArrayRef<int8_t> weights)
-    : TiledGemm(op, shape.tiling, op.getInput().getType().getDimSize(0),
-                op.getInput().getType().getDimSize(1),
-                op.getOutput().getType().getDimSize(1)),
-      op(op), shape(shape), weights(weights) {}
+    : TiledGemm(op, shape.tiling, op.getOutput().getType().getDimSize(0),
+                cast<ShapedType>(op.getWeights().getType()).getDimSize(0),
+                op.getOutput().getType().getDimSize(1),
+                op.getConvWindow()
+                    ? op.getConvWindow()->kernelH * op.getConvWindow()->kernelW
+                    : 1),
+      op(op), shape(shape), weights(weights), window(op.getConvWindow()) {
+  if (window) {
+    ArrayRef<int64_t> image = op.getInput().getType().getShape();
+    imageH = image[1];
+    imageW = image[2];
+    paddedChannels = segmentGroups * tiling.group;
+  }
+}
 
 Value QMatmulLowering::constantTensor(ArrayRef<int32_t> values) {
   auto type = RankedTensorType::get({static_cast<int64_t>(values.size())},
@@ -148,21 +169,24 @@ Value QMatmulLowering::constantTensor64(ArrayRef<int64_t> values) {
 }
 
 /// The input as the kernel reads it: u8 (sign bit flipped) for u8 x s8
-/// steps, i16 pairs for vpmaddwd, zero-padded to a whole k group.
+/// steps, i16 pairs for vpmaddwd, zero-padded to whole k groups (an image's
+/// channels, a matrix's rows), an image flattened.
 Value QMatmulLowering::prepareInput(Value storage) {
   Type element = shape.step == DotStep::MaddWd ? b.getI16Type() : b.getI8Type();
   bool flip = signedInput && shape.flipSignedInput;
+  auto storageType = cast<RankedTensorType>(storage.getType());
+  const int64_t rank = storageType.getRank();
   Value prepared = storage;
   if (flip || element != b.getI8Type()) {
-    auto type = RankedTensorType::get({m, k}, element);
+    auto type = storageType.clone(element);
     Value empty = tensor::EmptyOp::create(b, loc, type.getShape(), element);
-    auto identity = b.getMultiDimIdentityMap(2);
+    auto identity = b.getMultiDimIdentityMap(rank);
     prepared =
         linalg::GenericOp::create(
             b, loc, type, storage, empty,
             ArrayRef<AffineMap>{identity, identity},
-            ArrayRef<utils::IteratorType>{utils::IteratorType::parallel,
-                                          utils::IteratorType::parallel},
+            SmallVector<utils::IteratorType>(rank,
+                                             utils::IteratorType::parallel),
             [&](OpBuilder &nb, Location nloc, ValueRange args) {
               Value v = args[0];
               if (flip)
@@ -178,25 +202,68 @@ Value QMatmulLowering::prepareInput(Value storage) {
             })
             .getResult(0);
   }
-  if (paddedK == k)
+  // The padding meets zero weights: any value would do.
+  const int64_t last = storageType.getDimSize(rank - 1);
+  const int64_t paddedLast = window ? paddedChannels : paddedK;
+  if (paddedLast != last) {
+    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
+    SmallVector<int64_t> paddedShape(storageType.getShape());
+    paddedShape.back() = paddedLast;
+    SmallVector<OpFoldResult> low(rank, b.getIndexAttr(0)), high = low;
+    high.back() = b.getIndexAttr(paddedLast - last);
+    prepared = tensor::PadOp::create(
+        b, loc, RankedTensorType::get(paddedShape, element), prepared, low,
+        high, zero);
+  }
+  if (!window)
     return prepared;
-  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
-  auto paddedType = RankedTensorType::get({m, paddedK}, element);
-  SmallVector<OpFoldResult> low(2, b.getIndexAttr(0));
-  SmallVector<OpFoldResult> high = {b.getIndexAttr(0),
-                                    b.getIndexAttr(paddedK - k)};
-  return tensor::PadOp::create(b, loc, paddedType, prepared, low, high, zero);
+  return tensor::CollapseShapeOp::create(
+      b, loc, prepared, ArrayRef<ReassociationIndices>{{0, 1, 2, 3}});
 }
 
-/// The g input values at (row, g * group) broadcast to every lane.
-Value QMatmulLowering::broadcastInput(Value row, Value kGroup) {
+/// Row (b, oh, ow) of an image input starts at pixel
+/// (b, oh * SH, ow * SW) of the flattened image; a matrix row is the row.
+Value QMatmulLowering::rowBase(Value row) {
+  if (!window)
+    return row;
+  const int64_t outH = QMatmulOp::Window::outputSize(imageH, window->kernelH,
+                                                     window->strideH,
+                                                     window->dilationH),
+                outW = QMatmulOp::Window::outputSize(imageW, window->kernelW,
+                                                     window->strideW,
+                                                     window->dilationW);
+  AffineExpr r = b.getAffineDimExpr(0);
+  AffineExpr batch = r.floorDiv(outH * outW),
+             oh = (r % (outH * outW)).floorDiv(outW), ow = r % outW;
+  AffineExpr pixel =
+      (batch * imageH + oh * window->strideH) * imageW + ow * window->strideW;
+  return affine::AffineApplyOp::create(
+      b, loc, AffineMap::get(1, 0, pixel * paddedChannels), row);
+}
+
+/// Tap (kh, kw) = (segment / KW, segment % KW) moves the window by
+/// (kh * DH, kw * DW) pixels: the same offset for every row.
+Value QMatmulLowering::segmentBase(Value base, Value segment) {
+  AffineExpr s = b.getAffineDimExpr(0), start = b.getAffineDimExpr(1);
+  AffineExpr pixel = s.floorDiv(window->kernelW) * window->dilationH * imageW +
+                     (s % window->kernelW) * window->dilationW;
+  return affine::AffineApplyOp::create(
+      b, loc, AffineMap::get(2, 0, start + pixel * paddedChannels),
+      ValueRange{segment, base});
+}
+
+/// The g input values at group `kGroup` from `base` (a matrix row, or a
+/// position in the flattened image) broadcast to every lane.
+Value QMatmulLowering::broadcastInput(Value base, Value kGroup) {
   Type element = cast<ShapedType>(input.getType()).getElementType();
   Value column = arith::MulIOp::create(b, loc, kGroup, index(tiling.group));
   Value pad = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
   auto groupType = VectorType::get({tiling.group}, element);
-  Value group = vector::TransferReadOp::create(b, loc, groupType, input,
-                                               ValueRange{row, column}, pad,
-                                               ArrayRef<bool>{true});
+  SmallVector<Value> indices{base, column};
+  if (window)
+    indices = {arith::AddIOp::create(b, loc, base, column)};
+  Value group = vector::TransferReadOp::create(
+      b, loc, groupType, input, indices, pad, ArrayRef<bool>{true});
   Value word = vector::BitCastOp::create(
       b, loc, VectorType::get({1}, b.getI32Type()), group);
   Value scalar = vector::ExtractOp::create(b, loc, word, ArrayRef<int64_t>{0});
@@ -377,6 +444,73 @@ Value QMatmulLowering::finish(Value acc, Value row, Value column) {
       b, loc, VectorType::get({tiling.lanes}, b.getI8Type()), result);
 }
 
+/// sum_k a[m][k] of the stored input (before any sign flip), for the
+/// weight zero points: over a matrix's rows, or over an image's windows.
+Value QMatmulLowering::computeRowSums(Value storage) {
+  MLIRContext *context = b.getContext();
+  auto d = [&](unsigned position) {
+    return getAffineDimExpr(position, context);
+  };
+  // Matrix: (m, k) -> a[m][k], sums[m]. Image: (b, oh, ow, kh, kw, c) ->
+  // a[b][oh * SH + kh * DH][ow * SW + kw * DW][c], sums[b][oh][ow].
+  SmallVector<AffineExpr> inputIndex{d(0), d(1)}, sumIndex{d(0)};
+  SmallVector<int64_t> sumShape{m};
+  SmallVector<Value> inputs{storage};
+  unsigned loops = 2;
+  if (window) {
+    loops = 6;
+    inputIndex = {d(0), d(1) * window->strideH + d(3) * window->dilationH,
+                  d(2) * window->strideW + d(4) * window->dilationW, d(5)};
+    sumIndex = {d(0), d(1), d(2)};
+    sumShape = {
+        op.getInput().getType().getDimSize(0),
+        QMatmulOp::Window::outputSize(imageH, window->kernelH, window->strideH,
+                                      window->dilationH),
+        QMatmulOp::Window::outputSize(imageW, window->kernelW, window->strideW,
+                                      window->dilationW)};
+    // linalg infers the loop bounds from the operands' shapes: an unread
+    // [KH, KW, C] operand bounds the window's loops, as a filter does.
+    inputs.push_back(tensor::EmptyOp::create(
+        b, loc,
+        ArrayRef<int64_t>{window->kernelH, window->kernelW,
+                          op.getInput().getType().getDimSize(3)},
+        b.getI8Type()));
+  }
+  SmallVector<AffineMap> maps{AffineMap::get(loops, 0, inputIndex, context)};
+  if (window)
+    maps.push_back(AffineMap::get(loops, 0, {d(3), d(4), d(5)}, context));
+  maps.push_back(AffineMap::get(loops, 0, sumIndex, context));
+  SmallVector<utils::IteratorType> iterators(loops,
+                                             utils::IteratorType::reduction);
+  std::fill_n(iterators.begin(), sumIndex.size(),
+              utils::IteratorType::parallel);
+  Value zeroSum = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0);
+  Value init =
+      linalg::FillOp::create(
+          b, loc, zeroSum,
+          ValueRange{tensor::EmptyOp::create(b, loc, sumShape, b.getI32Type())})
+          .getResult(0);
+  Value sums =
+      linalg::GenericOp::create(
+          b, loc, init.getType(), inputs, init, maps, iterators,
+          [&](OpBuilder &nb, Location nloc, ValueRange args) {
+            Value v =
+                signedInput
+                    ? arith::ExtSIOp::create(nb, nloc, nb.getI32Type(), args[0])
+                          .getResult()
+                    : arith::ExtUIOp::create(nb, nloc, nb.getI32Type(), args[0])
+                          .getResult();
+            linalg::YieldOp::create(
+                nb, nloc,
+                arith::AddIOp::create(nb, nloc, args.back(), v).getResult());
+          })
+          .getResult(0);
+  if (!window)
+    return sums;
+  return tensor::CollapseShapeOp::create(
+      b, loc, sums, ArrayRef<ReassociationIndices>{{0, 1, 2}});
+}
+
 Value QMatmulLowering::initialAccumulator(Value, Value, Value, bool) {
   return zeroAccumulator;
 }
@@ -431,41 +565,12 @@ Value QMatmulLowering::build() {
   roundingOdd = constantTensor64(oddValues);
   shifts = constantTensor(totalShifts);
 
-  auto storageType = RankedTensorType::get({m, k}, b.getI8Type());
+  auto storageType = op.getInput().getType().clone(b.getI8Type());
   Value storage =
       quant::StorageCastOp::create(b, loc, storageType, op.getInput());
   if (hasWeightZeroPoints) {
     weightZero = constantTensor(zeroValues);
-    // sum_k a[m][k] of the stored input (before any sign flip).
-    auto sumType = RankedTensorType::get({m}, b.getI32Type());
-    Value zeroSum = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0);
-    Value init = linalg::FillOp::create(
-                     b, loc, zeroSum,
-                     ValueRange{tensor::EmptyOp::create(
-                         b, loc, ArrayRef<int64_t>{m}, b.getI32Type())})
-                     .getResult(0);
-    MLIRContext *context = b.getContext();
-    rowSums =
-        linalg::GenericOp::create(
-            b, loc, sumType, storage, init,
-            ArrayRef<AffineMap>{
-                b.getMultiDimIdentityMap(2),
-                AffineMap::get(2, 0, getAffineDimExpr(0, context))},
-            ArrayRef<utils::IteratorType>{utils::IteratorType::parallel,
-                                          utils::IteratorType::reduction},
-            [&](OpBuilder &nb, Location nloc, ValueRange args) {
-              Value v = signedInput
-                            ? arith::ExtSIOp::create(nb, nloc, nb.getI32Type(),
-                                                     args[0])
-                                  .getResult()
-                            : arith::ExtUIOp::create(nb, nloc, nb.getI32Type(),
-                                                     args[0])
-                                  .getResult();
-              linalg::YieldOp::create(
-                  nb, nloc,
-                  arith::AddIOp::create(nb, nloc, args[1], v).getResult());
-            })
-            .getResult(0);
+    rowSums = computeRowSums(storage);
   }
   input = prepareInput(storage);
   if (shape.step == DotStep::MaddWd) {
@@ -511,8 +616,12 @@ static DotStep chooseDotStep(StringRef isa, QMatmulOp op,
     hi += 128;
   }
   auto shape = cast<ShapedType>(op.getWeights().getType()).getShape();
-  return isMaddUbsExact(weights, shape[0], shape[1], lo, hi) ? DotStep::MaddUbs
-                                                             : DotStep::MaddWd;
+  // An image input's K is a run of C channels per tap.
+  const int64_t segmentK =
+      op.getWindow() ? op.getInput().getType().getDimSize(3) : shape[0];
+  return isMaddUbsExact(weights, shape[0], shape[1], segmentK, lo, hi)
+             ? DotStep::MaddUbs
+             : DotStep::MaddWd;
 }
 
 LogicalResult mlir::quanta::lowerQMatmul(QMatmulOp op, StringRef isa) {

@@ -13,9 +13,11 @@ using namespace mlir;
 using namespace mlir::quanta;
 
 TiledGemm::TiledGemm(Operation *op, const GemmTiling &tiling, int64_t m,
-                     int64_t k, int64_t n)
+                     int64_t k, int64_t n, int64_t segments)
     : b(op), loc(op->getLoc()), tiling(tiling), m(m), k(k), n(n),
-      paddedK(llvm::alignTo(k, tiling.group)),
+      segments(segments),
+      segmentGroups(llvm::divideCeil(k / segments, tiling.group)),
+      paddedK(segments * segmentGroups * tiling.group),
       // Whole tiles of either width.
       paddedN(llvm::alignTo(
           n, tiling.lanes * std::max(tiling.strips, tiling.rowStrips))) {}
@@ -28,32 +30,15 @@ Value TiledGemm::createConstant(TypedAttr value) {
   return arith::ConstantOp::create(b, loc, value);
 }
 
-/// One tile: `rows` rows from row0 times `strips` strips from strip0, the k
-/// loop split over `split` accumulator sets. Returns the updated output.
-Value TiledGemm::tile(Value output, Value row0, Value strip0, int64_t rows,
-                      int64_t strips, int64_t split) {
-  const int64_t groups = paddedK / tiling.group;
+/// The k loops over the groups of one run, from `init`: each row's input
+/// at `bases`, the run's first group `firstGroup` of the packed weights.
+/// Returns every accumulator set.
+SmallVector<Value> TiledGemm::groupLoops(ValueRange bases, Value strip0,
+                                         ValueRange init, int64_t rows,
+                                         int64_t strips, int64_t split,
+                                         Value firstGroup) {
   const int64_t accumulators = rows * strips;
-  // A narrower tile's in-bounds writes past n would land in the next row.
-  const bool inBounds = n % (tiling.lanes * strips) == 0;
-  auto rowOf = [&](int64_t r) {
-    return arith::AddIOp::create(b, loc, row0, index(r)).getResult();
-  };
-  auto columnOf = [&](int64_t s) {
-    return arith::MulIOp::create(
-               b, loc, arith::AddIOp::create(b, loc, strip0, index(s)),
-               index(tiling.lanes))
-        .getResult();
-  };
-  // Set 0 starts from the kernel's accumulators, the others from zero.
-  SmallVector<Value> init;
-  for (int64_t r = 0; r < rows; ++r)
-    for (int64_t s = 0; s < strips; ++s)
-      init.push_back(
-          initialAccumulator(output, rowOf(r), columnOf(s), inBounds));
-  init.append(accumulators * (split - 1),
-              createConstant(cast<TypedAttr>(b.getZeroAttr(accumulatorType))));
-  Value stripSize = index(groups * tiling.lanes * tiling.group);
+  Value stripSize = index(paddedK * tiling.lanes);
   Value stepSize = index(tiling.lanes * tiling.group);
   Value packedPad = createConstant(cast<TypedAttr>(
       b.getZeroAttr(cast<ShapedType>(packed.getType()).getElementType())));
@@ -63,17 +48,18 @@ Value TiledGemm::tile(Value output, Value row0, Value strip0, int64_t rows,
   auto body = [&](Value g, ValueRange accs, int64_t set) {
     SmallVector<Value> next(accs.begin(), accs.end());
     SmallVector<Value> rhs;
+    Value weightGroup = arith::AddIOp::create(b, loc, firstGroup, g);
     for (int64_t s = 0; s < strips; ++s) {
       Value strip = arith::AddIOp::create(b, loc, strip0, index(s));
       Value offset = arith::AddIOp::create(
           b, loc, arith::MulIOp::create(b, loc, strip, stripSize),
-          arith::MulIOp::create(b, loc, g, stepSize));
+          arith::MulIOp::create(b, loc, weightGroup, stepSize));
       rhs.push_back(vector::TransferReadOp::create(
           b, loc, packedVector, packed, ValueRange{offset}, packedPad,
           ArrayRef<bool>{true}));
     }
     for (int64_t r = 0; r < rows; ++r) {
-      Value lhs = broadcastInput(rowOf(r), g);
+      Value lhs = broadcastInput(bases[r], g);
       for (int64_t s = 0; s < strips; ++s) {
         int64_t slot = set * accumulators + r * strips + s;
         next[slot] = dot(next[slot], lhs, rhs[s]);
@@ -81,6 +67,7 @@ Value TiledGemm::tile(Value output, Value row0, Value strip0, int64_t rows,
     }
     return next;
   };
+  const int64_t groups = segmentGroups;
   const int64_t splitGroups = groups - groups % split;
   auto mainLoop = scf::ForOp::create(
       b, loc, index(0), index(splitGroups), index(split), init,
@@ -105,6 +92,57 @@ Value TiledGemm::tile(Value output, Value row0, Value strip0, int64_t rows,
           scf::YieldOp::create(b, loc, body(g, current, 0));
         });
     llvm::copy(tail.getResults(), accs.begin());
+  }
+  return accs;
+}
+
+/// One tile: `rows` rows from row0 times `strips` strips from strip0, the k
+/// loop split over `split` accumulator sets. Returns the updated output.
+Value TiledGemm::tile(Value output, Value row0, Value strip0, int64_t rows,
+                      int64_t strips, int64_t split) {
+  const int64_t accumulators = rows * strips;
+  // A narrower tile's in-bounds writes past n would land in the next row.
+  const bool inBounds = n % (tiling.lanes * strips) == 0;
+  auto rowOf = [&](int64_t r) {
+    return arith::AddIOp::create(b, loc, row0, index(r)).getResult();
+  };
+  auto columnOf = [&](int64_t s) {
+    return arith::MulIOp::create(
+               b, loc, arith::AddIOp::create(b, loc, strip0, index(s)),
+               index(tiling.lanes))
+        .getResult();
+  };
+  // Set 0 starts from the kernel's accumulators, the others from zero.
+  SmallVector<Value> init;
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t s = 0; s < strips; ++s)
+      init.push_back(
+          initialAccumulator(output, rowOf(r), columnOf(s), inBounds));
+  init.append(accumulators * (split - 1),
+              createConstant(cast<TypedAttr>(b.getZeroAttr(accumulatorType))));
+  SmallVector<Value> bases;
+  for (int64_t r = 0; r < rows; ++r)
+    bases.push_back(rowBase(rowOf(r)));
+
+  SmallVector<Value> accs;
+  if (segments == 1) {
+    accs = groupLoops(bases, strip0, init, rows, strips, split, index(0));
+  } else {
+    auto segmentLoop = scf::ForOp::create(
+        b, loc, index(0), index(segments), index(1), init,
+        [&](OpBuilder &nb, Location, Value segment, ValueRange current) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(nb.getInsertionBlock());
+          SmallVector<Value> segmentBases;
+          for (Value base : bases)
+            segmentBases.push_back(segmentBase(base, segment));
+          Value firstGroup =
+              arith::MulIOp::create(b, loc, segment, index(segmentGroups));
+          scf::YieldOp::create(b, loc,
+                               groupLoops(segmentBases, strip0, current, rows,
+                                          strips, split, firstGroup));
+        });
+    accs = segmentLoop.getResults();
   }
   const bool integer = isa<IntegerType>(accumulatorType.getElementType());
   for (int64_t r = 0; r < rows; ++r) {

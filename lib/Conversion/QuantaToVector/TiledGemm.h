@@ -14,6 +14,13 @@
 // weights and the four steps that differ: the accumulators' start, the
 // broadcast of the inputs, the dot step and the epilogue.
 //
+// K may be made of `segments` equal runs (the taps of a convolution's
+// implicit im2col matrix, each a run of C channels): each run is padded to
+// whole k groups, the k loop nests a loop over the runs around one over the
+// groups of a run, and the kernel locates each row's input once per tile
+// (rowBase) and once per run (segmentBase), so the inner loop reads the
+// input at a base plus a constant.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef QUANTA_LIB_CONVERSION_QUANTATOVECTOR_TILEDGEMM_H
@@ -46,15 +53,21 @@ public:
 
 protected:
   TiledGemm(Operation *op, const GemmTiling &tiling, int64_t m, int64_t k,
-            int64_t n);
+            int64_t n, int64_t segments = 1);
 
   /// The accumulator of output (row, column .. column + L) before the k
   /// loop, `output` being the output tensor with the tiles before this one
   /// written; `inBounds` is false when the strip may reach past N.
   virtual Value initialAccumulator(Value output, Value row, Value column,
                                    bool inBounds) = 0;
-  /// The g input values at (row, g * kGroup), as the dot step's lhs.
-  virtual Value broadcastInput(Value row, Value kGroup) = 0;
+  /// Where `row`'s input starts, for segmentBase and broadcastInput; the
+  /// row itself by default.
+  virtual Value rowBase(Value row) { return row; }
+  /// Where run `segment` of the row at `base` starts (segments > 1 only).
+  virtual Value segmentBase(Value base, Value segment) { return base; }
+  /// The g input values at group `kGroup` of the run starting at `base`
+  /// (rowBase, then segmentBase if segments > 1), as the dot step's lhs.
+  virtual Value broadcastInput(Value base, Value kGroup) = 0;
   /// acc plus the g products per lane of lhs and rhs.
   virtual Value dot(Value acc, Value lhs, Value rhs) = 0;
   /// The L outputs written at (row, column) from the final accumulator.
@@ -64,21 +77,27 @@ protected:
   /// loops carry a `quanta.dot_step` attribute naming `step`.
   Value emitTiles(Value output, StringRef step);
 
-  /// `values` (row-major K x N) packed into strips, zero-padded to
-  /// paddedK x paddedN, as a flat constant of `element`.
+  /// `values` (row-major K x N) packed into strips, each segment and N
+  /// zero-padded (to paddedK x paddedN), as a flat constant of `element`.
   template <typename T> Value packWeights(ArrayRef<T> values, Type element) {
     const int64_t groups = paddedK / tiling.group;
+    const int64_t segmentK = k / segments,
+                  paddedSegmentK = segmentGroups * tiling.group;
     SmallVector<T> packedValues(paddedN * paddedK, T(0));
     for (int64_t strip = 0; strip < paddedN / tiling.lanes; ++strip)
       for (int64_t g = 0; g < groups; ++g)
         for (int64_t lane = 0; lane < tiling.lanes; ++lane)
           for (int64_t j = 0; j < tiling.group; ++j) {
-            const int64_t kk = g * tiling.group + j,
+            const int64_t paddedRow = g * tiling.group + j,
+                          inSegment = paddedRow % paddedSegmentK,
                           col = strip * tiling.lanes + lane;
-            if (kk < k && col < n)
+            if (inSegment < segmentK && col < n)
               packedValues[((strip * groups + g) * tiling.lanes + lane) *
                                tiling.group +
-                           j] = values[kk * n + col];
+                           j] =
+                  values[(paddedRow / paddedSegmentK * segmentK + inSegment) *
+                             n +
+                         col];
           }
     auto type = RankedTensorType::get(
         {static_cast<int64_t>(packedValues.size())}, element);
@@ -92,7 +111,10 @@ protected:
   OpBuilder b;
   Location loc;
   GemmTiling tiling;
-  int64_t m, k, n, paddedK, paddedN;
+  int64_t m, k, n;
+  /// Runs of K (see above) and the k groups of one padded run.
+  int64_t segments, segmentGroups;
+  int64_t paddedK, paddedN;
   /// The packed weights and the vector type a dot step reads from them.
   Value packed;
   VectorType packedVector;
@@ -102,6 +124,9 @@ protected:
 private:
   Value tile(Value output, Value row0, Value strip0, int64_t rows,
              int64_t strips, int64_t split);
+  SmallVector<Value> groupLoops(ValueRange bases, Value strip0, ValueRange init,
+                                int64_t rows, int64_t strips, int64_t split,
+                                Value firstGroup);
   Value rowLoops(Value output, int64_t rowBegin, int64_t rowEnd, int64_t rows,
                  int64_t strips, int64_t split, StringRef step);
 };

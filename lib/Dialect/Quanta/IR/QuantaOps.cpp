@@ -181,40 +181,85 @@ LogicalResult FakeQuantOp::verify() {
 // QMatmulOp
 //===----------------------------------------------------------------------===//
 
-/// The 8-bit per-tensor quantized element type of a static 2-D tensor.
+/// The 8-bit per-tensor quantized element type of a static tensor of
+/// `rank` (2: a matrix, 4: an NHWC image).
 static FailureOr<quant::UniformQuantizedType>
-getQuantized8BitMatrix(Operation *op, StringRef what, Type type) {
+getQuantized8Bit(Operation *op, StringRef what, Type type, int64_t rank = 2) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   auto element =
       tensor ? dyn_cast<quant::UniformQuantizedType>(tensor.getElementType())
              : quant::UniformQuantizedType();
-  if (!element || tensor.getRank() != 2 || !tensor.hasStaticShape() ||
+  if (!element || tensor.getRank() != rank || !tensor.hasStaticShape() ||
       element.getStorageTypeIntegralWidth() != 8)
     return op->emitOpError()
-           << what << " must be a static 2-D tensor of per-tensor "
-           << "!quant.uniform with 8-bit storage, got " << type;
+           << what << " must be a static " << rank << "-D tensor of "
+           << "per-tensor !quant.uniform with 8-bit storage, got " << type;
   return element;
 }
 
+std::optional<QMatmulOp::Window> QMatmulOp::getConvWindow() {
+  std::optional<ArrayRef<int64_t>> window = getWindow();
+  if (!window || window->size() != 6)
+    return std::nullopt;
+  ArrayRef<int64_t> w = *window;
+  return Window{w[0], w[1], w[2], w[3], w[4], w[5]};
+}
+
+/// The M x K shape of `op`'s input as a matrix: the input itself, or the
+/// im2col matrix of its window.
+static FailureOr<std::pair<int64_t, int64_t>>
+getInputMatrixShape(QMatmulOp op) {
+  if (!op.getWindow()) {
+    if (failed(getQuantized8Bit(op, "input", op.getInput().getType())))
+      return failure();
+    ArrayRef<int64_t> shape = op.getInput().getType().getShape();
+    return std::make_pair(shape[0], shape[1]);
+  }
+  ArrayRef<int64_t> values = *op.getWindow();
+  if (values.size() != 6 ||
+      llvm::any_of(values, [](int64_t v) { return v <= 0; }))
+    return op.emitOpError("window must hold 6 positive values [KH, KW, SH, "
+                          "SW, DH, DW], got [")
+           << values << "]";
+  if (failed(getQuantized8Bit(op, "input with a window",
+                              op.getInput().getType(), 4)))
+    return failure();
+  ArrayRef<int64_t> shape = op.getInput().getType().getShape();
+  QMatmulOp::Window w = *op.getConvWindow();
+  const int64_t outH = QMatmulOp::Window::outputSize(shape[1], w.kernelH,
+                                                     w.strideH, w.dilationH),
+                outW = QMatmulOp::Window::outputSize(shape[2], w.kernelW,
+                                                     w.strideW, w.dilationW);
+  if (shape[1] < w.dilationH * (w.kernelH - 1) + 1 ||
+      shape[2] < w.dilationW * (w.kernelW - 1) + 1)
+    return op.emitOpError("window [")
+           << values << "] does not fit the " << shape[1] << "x" << shape[2]
+           << " input";
+  return std::make_pair(shape[0] * outH * outW,
+                        w.kernelH * w.kernelW * shape[3]);
+}
+
 LogicalResult QMatmulOp::verify() {
-  if (failed(getQuantized8BitMatrix(*this, "input", getInput().getType())))
+  FailureOr<std::pair<int64_t, int64_t>> inputShape =
+      getInputMatrixShape(*this);
+  if (failed(inputShape))
     return failure();
   FailureOr<quant::UniformQuantizedType> output =
-      getQuantized8BitMatrix(*this, "output", getOutput().getType());
+      getQuantized8Bit(*this, "output", getOutput().getType());
   if (failed(output))
     return failure();
-  ArrayRef<int64_t> inputShape = getInput().getType().getShape();
   ArrayRef<int64_t> outputShape = getOutput().getType().getShape();
   auto weightsType = cast<ShapedType>(getWeights().getType());
   if (weightsType.getRank() != 2 || !weightsType.getElementType().isInteger(8))
     return emitOpError("weights must be a K x N tensor of i8, got ")
            << weightsType;
   const int64_t k = weightsType.getDimSize(0), n = weightsType.getDimSize(1);
-  if (inputShape[1] != k || outputShape[1] != n ||
-      inputShape[0] != outputShape[0])
+  auto [inputRows, inputColumns] = *inputShape;
+  if (inputColumns != k || outputShape[1] != n || inputRows != outputShape[0])
     return emitOpError("shapes do not compose: input ")
-           << inputShape[0] << "x" << inputShape[1] << ", weights " << k << "x"
-           << n << ", output " << outputShape[0] << "x" << outputShape[1];
+           << (getWindow() ? "im2col " : "") << inputRows << "x" << inputColumns
+           << ", weights " << k << "x" << n << ", output " << outputShape[0]
+           << "x" << outputShape[1];
   const auto perChannel = [&](StringRef name, size_t size) -> LogicalResult {
     if (static_cast<int64_t>(size) != n)
       return emitOpError() << name << " must hold one value per output "

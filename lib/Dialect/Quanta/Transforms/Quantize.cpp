@@ -8,12 +8,13 @@
 // where the core is linalg.matmul, a linalg.batch_matmul of batch 1 or a
 // 2-D convolution (NHWC/FHWC, NHWC/HWCF, NCHW/FCHW), into one
 // quanta.qmatmul: convolutions become a GEMM over the im2col matrix of the
-// quantized input (a reshape for 1x1 kernels of stride 1), so every target
-// needs one integer kernel. A depthwise convolution (NHWC with HWC or HWCM
-// filters) is no GEMM; it becomes an i32 accumulation in its own loops and
-// a per-channel requantizing epilogue, both linalg.generics on the storage
-// integers. The constants (s8 weights, column offsets, requantization
-// multipliers, output range) come from the numeric library's
+// quantized input, which quanta.qmatmul reads in place through its window
+// (NCHW inputs transposed to NHWC first; a reshape for 1x1 NHWC kernels of
+// stride 1), so every target needs one integer kernel. A depthwise convolution
+// (NHWC with HWC or HWCM filters) is no GEMM; it becomes an i32 accumulation in
+// its own loops and a per-channel requantizing epilogue, both linalg.generics
+// on the storage integers. The constants (s8 weights, column offsets,
+// requantization multipliers, output range) come from the numeric library's
 // prepareIntegerGemm, the same code the reference kernels and the Python
 // binding use. Add, mul, unary elementwise ops, max pooling and data
 // movement have integer forms of their own (QuantizeElementwise.cpp).
@@ -516,61 +517,32 @@ Value quanta::detail::fromStorage(OpBuilder &builder, Location loc,
                                       storage);
 }
 
-/// The im2col tensor [N, OH, OW, KH, KW, C] of the NHWC `storage` as a loop
-/// nest copying one run of C contiguous channels per (n, oh, ow, kh, kw):
-/// slices that bufferize to memcpy, where a linalg.generic over all six
-/// dimensions would lower to a loop per byte.
-static Value buildNhwcIm2col(OpBuilder &builder, Location loc,
-                             const GemmChain &chain, Value storage,
-                             Value empty) {
-  auto colsType = cast<RankedTensorType>(empty.getType());
-  const int64_t channels = colsType.getDimSize(5);
-  auto index = [&](int64_t value) -> Value {
-    return arith::ConstantIndexOp::create(builder, loc, value);
-  };
-  SmallVector<Value> lowerBounds(5, index(0)), steps(5, index(1)), upperBounds;
-  for (int64_t dim = 0; dim < 5; ++dim)
-    upperBounds.push_back(index(colsType.getDimSize(dim)));
-  auto rowType = RankedTensorType::get({channels}, colsType.getElementType());
-  scf::LoopNest nest = scf::buildLoopNest(
-      builder, loc, lowerBounds, upperBounds, steps, ValueRange{empty},
-      [&](OpBuilder &nested, Location nestedLoc, ValueRange ivs,
-          ValueRange cols) -> scf::ValueVector {
-        // (n, oh * stride + kh * dilation, ow * stride + kw * dilation).
-        auto position = [&](Value out, Value tap, int64_t spatial) -> Value {
-          AffineExpr o = nested.getAffineDimExpr(0),
-                     k = nested.getAffineDimExpr(1);
-          return affine::AffineApplyOp::create(
-              nested, nestedLoc,
-              AffineMap::get(2, 0,
-                             o * chain.strides[spatial] +
-                                 k * chain.dilations[spatial]),
-              ValueRange{out, tap});
-        };
-        OpFoldResult zero = nested.getIndexAttr(0),
-                     one = nested.getIndexAttr(1);
-        SmallVector<OpFoldResult> unitStrides(6, one);
-        Value row = tensor::ExtractSliceOp::create(
-            nested, nestedLoc, rowType, storage,
-            ArrayRef<OpFoldResult>{ivs[0], position(ivs[1], ivs[3], 0),
-                                   position(ivs[2], ivs[4], 1), zero},
-            ArrayRef<OpFoldResult>{one, one, one,
-                                   nested.getIndexAttr(channels)},
-            ArrayRef<OpFoldResult>(unitStrides).take_front(4));
-        SmallVector<OpFoldResult> offsets(ivs.begin(), ivs.end());
-        offsets.push_back(zero);
-        SmallVector<OpFoldResult> sizes(5, one);
-        sizes.push_back(nested.getIndexAttr(channels));
-        return {tensor::InsertSliceOp::create(nested, nestedLoc, row, cols[0],
-                                              offsets, sizes, unitStrides)
-                    .getResult()};
-      });
-  return nest.results[0];
+/// Whether `chain` is a convolution that reads its input as it lies: a 1x1
+/// NHWC convolution of stride 1.
+static bool isPointwiseNhwc(const GemmChain &chain) {
+  return (chain.kind == CoreKind::ConvNhwcFhwc ||
+          chain.kind == CoreKind::ConvNhwcHwcf) &&
+         chain.kernelH == 1 && chain.kernelW == 1 &&
+         llvm::all_of(chain.strides,
+                      [](int64_t stride) { return stride == 1; });
 }
 
-/// The M x K quantized matrix the GEMM of `chain` reads: the input itself,
-/// a reshape, or for convolutions the im2col matrix, rows (n, oh, ow) and
-/// columns (kh, kw, c), gathered from the storage integers.
+/// The quanta.qmatmul window of a convolution that reads an implicit im2col
+/// matrix: [KH, KW, SH, SW, DH, DW]; none for GEMMs and pointwise NHWC.
+static std::optional<SmallVector<int64_t>>
+getConvWindow(const GemmChain &chain) {
+  if (chain.kind == CoreKind::Matmul || chain.kind == CoreKind::BatchMatmul ||
+      isPointwiseNhwc(chain))
+    return std::nullopt;
+  return SmallVector<int64_t>{chain.kernelH,      chain.kernelW,
+                              chain.strides[0],   chain.strides[1],
+                              chain.dilations[0], chain.dilations[1]};
+}
+
+/// What the GEMM of `chain` reads: the M x K quantized input itself or a
+/// reshape of it, or for convolutions the NHWC image (transposed from NCHW,
+/// whose channels are strided) whose im2col matrix quanta.qmatmul reads
+/// through its window.
 static Value buildGemmInput(OpBuilder &builder, Location loc,
                             const GemmChain &chain, const GemmShape &shape) {
   Value input = chain.quantizedInput;
@@ -589,45 +561,18 @@ static Value buildGemmInput(OpBuilder &builder, Location loc,
   };
   if (chain.kind == CoreKind::BatchMatmul)
     return collapse(storage, {{0, 1}, {2}});
-  const bool nchw = chain.kind == CoreKind::ConvNchwFchw;
-  const bool pointwise =
-      chain.kernelH == 1 && chain.kernelW == 1 &&
-      llvm::all_of(chain.strides, [](int64_t stride) { return stride == 1; });
-  if (pointwise && !nchw)
+  if (isPointwiseNhwc(chain))
     return collapse(storage, {{0, 1, 2}, {3}});
-
-  // im2col as [N, OH, OW, KH, KW, C], then collapsed to M x K: NHWC copies
-  // runs of channels; NCHW, whose channels are strided, gathers bytes.
-  auto output = cast<ShapedType>(chain.core->getResult(0).getType());
-  const int64_t spatial = nchw ? 2 : 1;
-  const int64_t channels = inputType.getDimSize(nchw ? 1 : 3);
-  SmallVector<int64_t> colsShape{output.getDimSize(0),
-                                 output.getDimSize(spatial),
-                                 output.getDimSize(spatial + 1),
-                                 chain.kernelH,
-                                 chain.kernelW,
-                                 channels};
-  Value empty =
-      tensor::EmptyOp::create(builder, loc, colsShape, storageElement);
-  if (!nchw)
-    return collapse(buildNhwcIm2col(builder, loc, chain, storage, empty),
-                    {{0, 1, 2}, {3, 4, 5}});
-  MLIRContext *context = builder.getContext();
-  auto d = [&](unsigned position) {
-    return getAffineDimExpr(position, context);
-  };
-  AffineExpr row = d(1) * chain.strides[0] + d(3) * chain.dilations[0];
-  AffineExpr column = d(2) * chain.strides[1] + d(4) * chain.dilations[1];
-  SmallVector<AffineExpr> inputIndex{d(0), d(5), row, column};
-  SmallVector<AffineMap> maps{AffineMap::get(6, 0, inputIndex, context),
-                              AffineMap::getMultiDimIdentityMap(6, context)};
-  auto im2col = linalg::GenericOp::create(
-      builder, loc, empty.getType(), ValueRange{storage}, ValueRange{empty},
-      maps, SmallVector<utils::IteratorType>(6, utils::IteratorType::parallel),
-      [](OpBuilder &nested, Location nestedLoc, ValueRange arguments) {
-        linalg::YieldOp::create(nested, nestedLoc, arguments[0]);
-      });
-  return collapse(im2col.getResult(0), {{0, 1, 2}, {3, 4, 5}});
+  if (chain.kind != CoreKind::ConvNchwFchw)
+    return input;
+  ArrayRef<int64_t> nchw = inputType.getShape();
+  Value empty = tensor::EmptyOp::create(
+      builder, loc, ArrayRef<int64_t>{nchw[0], nchw[2], nchw[3], nchw[1]},
+      storageElement);
+  Value nhwc = linalg::TransposeOp::create(builder, loc, storage, empty,
+                                           ArrayRef<int64_t>{0, 2, 3, 1})
+                   .getResult()[0];
+  return fromStorage(builder, loc, nhwc, element);
 }
 
 /// The GEMM's M x N result in the shape and layout of the chain's output.
@@ -793,6 +738,7 @@ static void replaceChain(quant::QuantizeCastOp qcast, GemmChain &chain,
     weightZeroPoints.resize(1);
   auto outputType = cast<RankedTensorType>(qcast.getResult().getType());
   Value input = buildGemmInput(builder, loc, chain, shape);
+  std::optional<SmallVector<int64_t>> window = getConvWindow(chain);
   auto qmatmul = QMatmulOp::create(
       builder, loc,
       RankedTensorType::get({shape.m, shape.n}, outputType.getElementType()),
@@ -804,7 +750,8 @@ static void replaceChain(quant::QuantizeCastOp qcast, GemmChain &chain,
       builder.getI32IntegerAttr(
           static_cast<int32_t>(gemm.outputRange.quantMin)),
       builder.getI32IntegerAttr(
-          static_cast<int32_t>(gemm.outputRange.quantMax)));
+          static_cast<int32_t>(gemm.outputRange.quantMax)),
+      window ? builder.getDenseI64ArrayAttr(*window) : DenseI64ArrayAttr());
   replaceAndErase(
       qcast, chain,
       buildGemmOutput(builder, loc, chain, qmatmul.getResult(), outputType));

@@ -330,3 +330,43 @@ func.func @qmatmul_shift_range(%a: tensor<2x4x!in>) -> tensor<2x3x!out> {
   %r = quanta.qmatmul %a {weights = dense<0> : tensor<4x3xi8>, weight_zero_points = array<i32: 0>, column_offsets = array<i32: 0, 0, 0>, multipliers = array<i32: 0, 0, 0>, shifts = array<i32: 0, 31, 0>, output_min = 0 : i32, output_max = 255 : i32} : tensor<2x4x!in> -> tensor<2x3x!out>
   return %r : tensor<2x3x!out>
 }
+
+// -----
+
+!in = !quant.uniform<u8:f32, 0.05:3>
+!out = !quant.uniform<u8:f32, 0.1:0>
+func.func @qmatmul_window_size(%a: tensor<1x4x4x2x!in>) -> tensor<4x3x!out> {
+  // expected-error @below {{window must hold 6 positive values [KH, KW, SH, SW, DH, DW], got [3, 3, 1, 0, 1, 1]}}
+  %r = quanta.qmatmul %a {weights = dense<0> : tensor<18x3xi8>, weight_zero_points = array<i32: 0>, column_offsets = array<i32: 0, 0, 0>, multipliers = array<i32: 0, 0, 0>, shifts = array<i32: 0, 0, 0>, output_min = 0 : i32, output_max = 255 : i32, window = array<i64: 3, 3, 1, 0, 1, 1>} : tensor<1x4x4x2x!in> -> tensor<4x3x!out>
+  return %r : tensor<4x3x!out>
+}
+
+// -----
+
+!in = !quant.uniform<u8:f32, 0.05:3>
+!out = !quant.uniform<u8:f32, 0.1:0>
+func.func @qmatmul_window_rank(%a: tensor<16x2x!in>) -> tensor<4x3x!out> {
+  // expected-error @below {{input with a window must be a static 4-D tensor of per-tensor !quant.uniform with 8-bit storage, got 'tensor<16x2x!quant.uniform<u8:f32, 5.000000e-02:3>>'}}
+  %r = quanta.qmatmul %a {weights = dense<0> : tensor<18x3xi8>, weight_zero_points = array<i32: 0>, column_offsets = array<i32: 0, 0, 0>, multipliers = array<i32: 0, 0, 0>, shifts = array<i32: 0, 0, 0>, output_min = 0 : i32, output_max = 255 : i32, window = array<i64: 3, 3, 1, 1, 1, 1>} : tensor<16x2x!in> -> tensor<4x3x!out>
+  return %r : tensor<4x3x!out>
+}
+
+// -----
+
+!in = !quant.uniform<u8:f32, 0.05:3>
+!out = !quant.uniform<u8:f32, 0.1:0>
+func.func @qmatmul_window_fit(%a: tensor<1x4x4x2x!in>) -> tensor<4x3x!out> {
+  // expected-error @below {{window [3, 3, 1, 1, 2, 1] does not fit the 4x4 input}}
+  %r = quanta.qmatmul %a {weights = dense<0> : tensor<18x3xi8>, weight_zero_points = array<i32: 0>, column_offsets = array<i32: 0, 0, 0>, multipliers = array<i32: 0, 0, 0>, shifts = array<i32: 0, 0, 0>, output_min = 0 : i32, output_max = 255 : i32, window = array<i64: 3, 3, 1, 1, 2, 1>} : tensor<1x4x4x2x!in> -> tensor<4x3x!out>
+  return %r : tensor<4x3x!out>
+}
+
+// -----
+
+!in = !quant.uniform<u8:f32, 0.05:3>
+!out = !quant.uniform<u8:f32, 0.1:0>
+func.func @qmatmul_window_shapes(%a: tensor<1x4x4x2x!in>) -> tensor<4x3x!out> {
+  // expected-error @below {{shapes do not compose: input im2col 4x18, weights 16x3, output 4x3}}
+  %r = quanta.qmatmul %a {weights = dense<0> : tensor<16x3xi8>, weight_zero_points = array<i32: 0>, column_offsets = array<i32: 0, 0, 0>, multipliers = array<i32: 0, 0, 0>, shifts = array<i32: 0, 0, 0>, output_min = 0 : i32, output_max = 255 : i32, window = array<i64: 3, 3, 1, 1, 1, 1>} : tensor<1x4x4x2x!in> -> tensor<4x3x!out>
+  return %r : tensor<4x3x!out>
+}

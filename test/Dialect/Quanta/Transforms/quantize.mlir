@@ -155,20 +155,19 @@ func.func @nan_weights(%x: tensor<2x2xf32>) -> tensor<2x2xf32> {
 
 // -----
 
-// A 2x2 NCHW convolution of stride 2: im2col of the storage integers
-// (rows n, oh, ow; columns kh, kw, c), the weights re-laid out as
-// (kh, kw, c) x f (w[f][c][kh][kw] = 10 f + 4 c + 2 kh + kw in steps of
-// 0.1), one qmatmul, and the NHWC result transposed back to NCHW.
+// A 2x2 NCHW convolution of stride 2: the storage integers transposed to
+// NHWC, the weights re-laid out as (kh, kw, c) x f (w[f][c][kh][kw] =
+// 10 f + 4 c + 2 kh + kw in steps of 0.1), one qmatmul reading the im2col
+// matrix (rows n, oh, ow; columns kh, kw, c) through its window, and the
+// NHWC result transposed back to NCHW.
 !in = !quant.uniform<u8:f32, 0.5:0>
 !w = !quant.uniform<i8:f32, 0.1>
 !out = !quant.uniform<u8:f32, 1.0:0>
-// CHECK-DAG: #[[GATHER:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d5, d1 * 2 + d3, d2 * 2 + d4)>
 // CHECK-LABEL: func.func @conv_nchw
 // CHECK: %[[S:.*]] = quant.scast %{{.*}} : tensor<1x2x4x4x!quant.uniform<u8:f32, 5.000000e-01>> to tensor<1x2x4x4xi8>
-// CHECK: %[[COLS:.*]] = linalg.generic {indexing_maps = [#[[GATHER]], #{{.*}}]{{.*}} ins(%[[S]] : tensor<1x2x4x4xi8>) outs(%{{.*}} : tensor<1x2x2x2x2x2xi8>)
-// CHECK: %[[M:.*]] = tensor.collapse_shape %[[COLS]] {{\[\[}}0, 1, 2], [3, 4, 5]] : tensor<1x2x2x2x2x2xi8> into tensor<4x8xi8>
-// CHECK: %[[Q:.*]] = quant.scast %[[M]]
-// CHECK: %[[R:.*]] = quanta.qmatmul %[[Q]] {{.*}}weights = dense<{{\[\[}}0, 10], [4, 14], [1, 11], [5, 15], [2, 12], [6, 16], [3, 13], [7, 17]]> : tensor<8x2xi8>} : tensor<4x8x!quant.uniform<u8:f32, 5.000000e-01>> -> tensor<4x2x!quant.uniform<u8:f32, 1.000000e+00>>
+// CHECK: %[[NHWC:.*]] = linalg.transpose ins(%[[S]] : tensor<1x2x4x4xi8>) outs(%{{.*}} : tensor<1x4x4x2xi8>) permutation = [0, 2, 3, 1]
+// CHECK: %[[Q:.*]] = quant.scast %[[NHWC]]
+// CHECK: %[[R:.*]] = quanta.qmatmul %[[Q]] {{.*}}weights = dense<{{\[\[}}0, 10], [4, 14], [1, 11], [5, 15], [2, 12], [6, 16], [3, 13], [7, 17]]> : tensor<8x2xi8>, window = array<i64: 2, 2, 2, 2, 1, 1>} : tensor<1x4x4x2x!quant.uniform<u8:f32, 5.000000e-01>> -> tensor<4x2x!quant.uniform<u8:f32, 1.000000e+00>>
 // CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1, 2], [3]] output_shape [1, 2, 2, 2] : tensor<4x2xi8> into tensor<1x2x2x2xi8>
 // CHECK: linalg.transpose ins(%{{.*}} : tensor<1x2x2x2xi8>) outs(%{{.*}} : tensor<1x2x2x2xi8>) permutation = [0, 3, 1, 2]
 // CHECK-NOT: linalg.conv
@@ -189,23 +188,14 @@ func.func @conv_nchw(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32> {
 
 // -----
 
-// NHWC im2col copies one run of C channels per (n, oh, ow, kh, kw): a loop
-// nest of slices (memcpy once bufferized). Rows at oh * 2 + kh * 3 and
-// columns at ow * 3 + kw * 2 (strides [2, 3], dilations [3, 2]).
-// CHECK-DAG: #[[ROW:.*]] = affine_map<(d0, d1) -> (d0 * 2 + d1 * 3)>
-// CHECK-DAG: #[[COLUMN:.*]] = affine_map<(d0, d1) -> (d0 * 3 + d1 * 2)>
+// An NHWC convolution reads its quantized input as it is: the window
+// [KH, KW, SH, SW, DH, DW] = [2, 2, 2, 3, 3, 2] (strides [2, 3],
+// dilations [3, 2]) tells quanta.qmatmul where each im2col row lies; the
+// weights are (kh, kw, c) x f, the output rows (n, oh, ow).
 // CHECK-LABEL: func.func @conv_nhwc
-// CHECK: %[[S:.*]] = quant.scast %{{.*}} : tensor<1x6x6x3x!quant.uniform<u8:f32, 5.000000e-01>> to tensor<1x6x6x3xi8>
-// CHECK: %[[COLS:.*]] = scf.for %[[OH:.*]] = %c0 to %c2
-// CHECK: scf.for %[[OW:.*]] = %c0 to %c2
-// CHECK: scf.for %[[KH:.*]] = %c0 to %c2
-// CHECK: scf.for %[[KW:.*]] = %c0 to %c2 step %c1 iter_args(%[[ACC:.*]] = %{{.*}})
-// CHECK: %[[H:.*]] = affine.apply #[[ROW]](%[[OH]], %[[KH]])
-// CHECK: %[[W:.*]] = affine.apply #[[COLUMN]](%[[OW]], %[[KW]])
-// CHECK: %[[CHANNELS:.*]] = tensor.extract_slice %[[S]][0, %[[H]], %[[W]], 0] [1, 1, 1, 3] [1, 1, 1, 1] : tensor<1x6x6x3xi8> to tensor<3xi8>
-// CHECK: tensor.insert_slice %[[CHANNELS]] into %[[ACC]][0, %[[OH]], %[[OW]], %[[KH]], %[[KW]], 0] [1, 1, 1, 1, 1, 3]
-// CHECK: tensor.collapse_shape %[[COLS]] {{\[\[}}0, 1, 2], [3, 4, 5]] : tensor<1x2x2x2x2x3xi8> into tensor<4x12xi8>
-// CHECK: quanta.qmatmul
+// CHECK: %[[Q:.*]] = quant.qcast %{{.*}} : tensor<1x6x6x3xf32> to tensor<1x6x6x3x!quant.uniform<u8:f32, 5.000000e-01>>
+// CHECK-NEXT: %[[R:.*]] = quanta.qmatmul %[[Q]] {{.*}}weights = dense<5> : tensor<12x2xi8>, window = array<i64: 2, 2, 2, 3, 3, 2>} : tensor<1x6x6x3x!quant.uniform<u8:f32, 5.000000e-01>> -> tensor<4x2x!quant.uniform<u8:f32, 1.000000e+00>>
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1, 2], [3]] output_shape [1, 2, 2, 2] : tensor<4x2xi8> into tensor<1x2x2x2xi8>
 // CHECK-NOT: linalg.conv
 !in = !quant.uniform<u8:f32, 0.5:0>
 !w = !quant.uniform<i8:f32, 0.1>

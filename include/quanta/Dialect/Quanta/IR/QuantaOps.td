@@ -108,6 +108,15 @@ def Quanta_QMatmulOp : Quanta_Op<"qmatmul", [Pure]> {
     relu / relu6 / clamp applied. `quanta-quantize` computes all of them
     with the numeric library (prepareIntegerGemm) from float weights, bias
     and qparams; `weight_zero_points` holds 1 value (per tensor) or N.
+
+    With `window = [KH, KW, SH, SW, DH, DW]` the input is instead an NHWC
+    image [B, H, W, C] (already padded) and `a` is its im2col matrix,
+    never materialized: row (b, oh, ow) and column (kh, kw, c) read
+    input[b][oh * SH + kh * DH][ow * SW + kw * DW][c], so M = B * OH * OW
+    and K = KH * KW * C, with OH = (H - DH * (KH - 1) - 1) / SH + 1 and OW
+    likewise. This is how `quanta-quantize` emits convolutions: the kernel
+    reads each run of C channels where it lies instead of through a copy
+    KH * KW times the input's size.
   }];
   let arguments = (ins
       RankedTensorOf<[AnyType]>:$input,
@@ -117,10 +126,23 @@ def Quanta_QMatmulOp : Quanta_Op<"qmatmul", [Pure]> {
       DenseI32ArrayAttr:$multipliers,
       DenseI32ArrayAttr:$shifts,
       I32Attr:$output_min,
-      I32Attr:$output_max);
+      I32Attr:$output_max,
+      OptionalAttr<DenseI64ArrayAttr>:$window);
   let results = (outs RankedTensorOf<[AnyType]>:$output);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The convolution window of an implicit im2col input, if any.
+    struct Window {
+      int64_t kernelH, kernelW, strideH, strideW, dilationH, dilationW;
+      /// The output size along a spatial dimension of `size` input rows.
+      static int64_t outputSize(int64_t size, int64_t kernel, int64_t stride,
+                                int64_t dilation) {
+        return (size - dilation * (kernel - 1) - 1) / stride + 1;
+      }
+    };
+    std::optional<Window> getConvWindow();
+  }];
 }
 
 def Quanta_IntrinsicOp : Quanta_Op<"intrinsic", [Pure]> {

@@ -282,10 +282,12 @@ def Quantize : Pass<"quanta-quantize", "ModuleOp"> {
     of batch 1 (TOSA's fully connected layer) or a 2-D convolution
     (`conv_2d_nhwc_fhwc`, `conv_2d_nhwc_hwcf`, `conv_2d_nchw_fchw`; any
     strides and dilations). A convolution becomes a GEMM over the im2col
-    matrix of the quantized input, gathered in storage integers (a plain
-    reshape for 1x1 kernels of stride 1 in NHWC), with the weights re-laid
-    out as a (kh, kw, c) x f matrix at compile time; padding has already
-    been applied by the quantized `tensor.pad` before it. One integer
+    matrix of the quantized input, which `quanta.qmatmul` reads where it
+    lies through its `window` attribute instead of through a copy KH * KW
+    times the input's size (an NCHW input is transposed to NHWC first; a
+    1x1 NHWC kernel of stride 1 is a plain reshape), with the weights
+    re-laid out as a (kh, kw, c) x f matrix at compile time; padding has
+    already been applied by the quantized `tensor.pad` before it. One integer
     kernel thus serves every layer for every target. A depthwise
     convolution (`depthwise_conv_2d_nhwc_hwc`, or `_hwcm` with the collapse
     of C and M that tosa-to-linalg adds) is no GEMM: it becomes an i32

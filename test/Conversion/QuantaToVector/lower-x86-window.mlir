@@ -1,0 +1,60 @@
+// RUN: quant-opt %s --split-input-file --quanta-lower-x86=isa=avx512vnni | FileCheck %s --check-prefix=VNNI
+// RUN: quant-opt %s --split-input-file --quanta-lower-x86=isa=avx2 | FileCheck %s --check-prefix=AVX2
+
+// A quanta.qmatmul with a window reads its NHWC image in place: the image
+// (2x5x6, 3 channels) padded to whole k groups of channels (4) and
+// flattened; each tile row located once, at pixel
+// ((b * 5 + oh * SH) * 6 + ow * SW) with (b, oh, ow) from the row
+// (OH = OW = 2, SH = SW = 2); a loop over the KH * KW = 6 taps moving
+// each row by (kh * DH * 6 + kw * DW) pixels (DH = 1, DW = 2); inside it
+// the k groups of one tap (4 channels: one group).
+
+!in = !quant.uniform<u8:f32, 0.05:3>
+!out = !quant.uniform<u8:f32, 0.1:10>
+// VNNI-DAG: #[[ROW:.*]] = affine_map<(d0) -> ((((d0 floordiv 4) * 5 + ((d0 mod 4) floordiv 2) * 2) * 6 + (d0 mod 2) * 2) * 4)>
+// VNNI-DAG: #[[TAP:.*]] = affine_map<(d0, d1) -> (d1 + ((d0 floordiv 2) * 6 + (d0 mod 2) * 2) * 4)>
+// VNNI-LABEL: func.func @window
+// VNNI: %[[PADDED:.*]] = tensor.pad %{{.*}} low[0, 0, 0, 0] high[0, 0, 0, 1]
+// VNNI: %[[FLAT:.*]] = tensor.collapse_shape %[[PADDED]] {{\[\[}}0, 1, 2, 3]] : tensor<2x5x6x4xi8> into tensor<240xi8>
+// VNNI: %[[BASE:.*]] = affine.apply #[[ROW]](%{{.*}})
+// VNNI: scf.for %[[SEGMENT:.*]] = %{{.*}} to %c6
+// VNNI: %[[START:.*]] = affine.apply #[[TAP]](%[[SEGMENT]], %[[BASE]])
+// VNNI: scf.for %{{.*}} = %{{.*}} to %c1
+// VNNI: %[[COLUMN:.*]] = arith.muli %{{.*}}, %c4
+// VNNI: %[[AT:.*]] = arith.addi %[[START]], %[[COLUMN]]
+// VNNI: vector.transfer_read %[[FLAT]][%[[AT]]], %{{.*}} : tensor<240xi8>, vector<4xi8>
+// VNNI: quanta.intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// VNNI: {quanta.dot_step = "vpdpbusd.512"}
+// AVX2-LABEL: func.func @window
+// AVX2: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1, 2, 3]] : tensor<2x5x6x4xi8> into tensor<240xi8>
+// AVX2: scf.for %{{.*}} = %{{.*}} to %c6
+// AVX2: quanta.intrinsic "llvm.x86.avx2.pmadd.ub.sw"
+// AVX2: {quanta.dot_step = "vpmaddubsw+vpmaddwd"}
+func.func @window(%a: tensor<2x5x6x3x!in>) -> tensor<8x20x!out> {
+  %r = quanta.qmatmul %a {weights = dense<1> : tensor<18x20xi8>, weight_zero_points = array<i32: 0>, column_offsets = array<i32: 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>, multipliers = array<i32: 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824>, shifts = array<i32: -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8>, output_min = 10 : i32, output_max = 255 : i32, window = array<i64: 3, 2, 2, 2, 1, 2>} : tensor<2x5x6x3x!in> -> tensor<8x20x!out>
+  return %r : tensor<8x20x!out>
+}
+
+// -----
+
+// Weight zero points need each row's input sum: over the row's window, in
+// a linalg.generic whose unread [KH, KW, C] operand bounds the taps. The
+// exact AVX2 path widens the image (not an im2col copy) to i16, its
+// channels padded to whole pairs.
+!in = !quant.uniform<i8:f32, 0.05:3>
+!out = !quant.uniform<u8:f32, 0.1:10>
+// VNNI-DAG: #[[PIXEL:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1 * 2 + d3, d2 * 2 + d4 * 2, d5)>
+// VNNI-DAG: #[[FILTER:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d3, d4, d5)>
+// VNNI-DAG: #[[SUM:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2)>
+// VNNI-LABEL: func.func @window_weight_zero_point
+// VNNI: %[[SUMS:.*]] = linalg.generic {indexing_maps = [#[[PIXEL]], #[[FILTER]], #[[SUM]]], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<2x5x6x3xi8>, tensor<3x2x3xi8>) outs(%{{.*}} : tensor<2x2x2xi32>)
+// VNNI: tensor.collapse_shape %[[SUMS]] {{\[\[}}0, 1, 2]] : tensor<2x2x2xi32> into tensor<8xi32>
+// AVX2-LABEL: func.func @window_weight_zero_point
+// AVX2: arith.extsi %{{.*}} : i8 to i16
+// AVX2: tensor.pad %{{.*}} low[0, 0, 0, 0] high[0, 0, 0, 1]
+// AVX2: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1, 2, 3]] : tensor<2x5x6x4xi16> into tensor<240xi16>
+// AVX2: {quanta.dot_step = "vpmaddwd"}
+func.func @window_weight_zero_point(%a: tensor<2x5x6x3x!in>) -> tensor<8x20x!out> {
+  %r = quanta.qmatmul %a {weights = dense<100> : tensor<18x20xi8>, weight_zero_points = array<i32: -3>, column_offsets = array<i32: 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>, multipliers = array<i32: 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824>, shifts = array<i32: -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8>, output_min = 10 : i32, output_max = 255 : i32, window = array<i64: 3, 2, 2, 2, 1, 2>} : tensor<2x5x6x3x!in> -> tensor<8x20x!out>
+  return %r : tensor<8x20x!out>
+}
