@@ -447,6 +447,40 @@ int32_t IntegerMul::apply(int32_t a, int32_t b) const {
                     static_cast<int32_t>(outputRange.quantMax));
 }
 
+StatusOr<IntegerAveragePool> prepareIntegerAveragePool(DType type,
+                                                       ActivationQParams input,
+                                                       ActivationQParams output,
+                                                       int64_t windowSize) {
+  if (Status status = checkActivation(input, type, "input"); !status)
+    return status;
+  if (windowSize < 1 || windowSize > (int64_t(1) << 23))
+    return Status::error("average pooling window size must be in [1, 2^23], "
+                         "got " +
+                         str(windowSize));
+  StatusOr<QRange> range = fusedActivationRange(
+      type, output.scale, output.zeroPoint, FusedActivation::none());
+  if (!range)
+    return range.getStatus();
+  StatusOr<QuantizedMultiplier> multiplier = quantizeMultiplier(
+      static_cast<double>(input.scale) /
+      (static_cast<double>(output.scale) * static_cast<double>(windowSize)));
+  if (!multiplier)
+    return multiplier.getStatus();
+  IntegerAveragePool pool;
+  pool.type = type;
+  pool.inputZeroPoint = input.zeroPoint;
+  pool.multiplier = *multiplier;
+  pool.outputZeroPoint = output.zeroPoint;
+  pool.outputRange = *range;
+  return pool;
+}
+
+int32_t IntegerAveragePool::apply(int32_t centredSum) const {
+  return requantize(centredSum, multiplier, outputZeroPoint,
+                    static_cast<int32_t>(outputRange.quantMin),
+                    static_cast<int32_t>(outputRange.quantMax));
+}
+
 template <typename Op, typename T>
 Status quantizedElementwise(const Op &op, const T *a, const T *b, T *out,
                             int64_t size) {

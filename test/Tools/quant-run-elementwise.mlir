@@ -8,9 +8,10 @@
 // RUN:   quant-run %S/Inputs/elementwise_exec.mlir $p --entry=add_relu6 --input=%t.x.npy --input=%t.y.npy --output=%t.add.$tag.npy && \
 // RUN:   quant-run %S/Inputs/elementwise_exec.mlir $p --entry=mul_s8 --input=%t.x.npy --input=%t.z.npy --output=%t.mul.$tag.npy && \
 // RUN:   quant-run %S/Inputs/elementwise_exec.mlir $p --entry=sigmoid_tanh --input=%t.x.npy --input=%t.z.npy --output=%t.sig.$tag.npy --output=%t.tanh.$tag.npy && \
-// RUN:   quant-run %S/Inputs/elementwise_exec.mlir $p --entry=pool_concat --input=%t.u.npy --input=%t.v.npy --output=%t.pool.$tag.npy || exit 1; \
+// RUN:   quant-run %S/Inputs/elementwise_exec.mlir $p --entry=pool_concat --input=%t.u.npy --input=%t.v.npy --output=%t.pool.$tag.npy && \
+// RUN:   quant-run %S/Inputs/elementwise_exec.mlir $p --entry=average_pools --input=%t.u.npy --input=%t.v.npy --output=%t.avg.$tag.npy --output=%t.avg2.$tag.npy || exit 1; \
 // RUN: done
-// RUN: for f in add mul sig tanh pool; do %python %S/Inputs/compare_quantized.py %t.$f.int.npy %t.$f.ref.npy; done | FileCheck %s --check-prefix=EXEC
+// RUN: for f in add mul sig tanh pool avg avg2; do %python %S/Inputs/compare_quantized.py %t.$f.int.npy %t.$f.ref.npy; done | FileCheck %s --check-prefix=EXEC
 
 // No float compute and no dequantization is left.
 // CHECK-NOT: arith.addf
@@ -21,6 +22,10 @@
 // CHECK-LABEL: func.func @pool_concat
 // CHECK: linalg.pooling_nhwc_max {{.*}}tensor<1x10x10x4xi8>
 // CHECK: tensor.concat dim(0) {{.*}} : (tensor<1x64xi8>, tensor<1x64xi8>) -> tensor<2x64xi8>
+// CHECK-LABEL: func.func @average_pools
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]{{.*}} outs(%{{.*}} : tensor<1x5x5x4xi32>)
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]{{.*}} outs(%{{.*}} : tensor<1x4x4x4xi32>)
+// CHECK-NOT: linalg.pooling_nhwc_sum
 
 // Add and mul within 1 LSB of the float reference (one rounding each);
 // lookup tables, max pooling and data movement equal it.
@@ -29,3 +34,7 @@
 // EXEC: 231 of 231 equal, max difference 0 LSB, {{[1-9][0-9]+}} distinct values
 // EXEC: 231 of 231 equal, max difference 0 LSB, {{[1-9][0-9]+}} distinct values
 // EXEC: 128 of 128 equal, max difference 0 LSB, {{[1-9][0-9]+}} distinct values
+// The average pools: within 1 LSB (the integer average rounds once, the
+// float one after summing dequantized values in float).
+// EXEC: of 100 equal, max difference {{0|1}} LSB, {{[1-9][0-9]+}} distinct values
+// EXEC: of 64 equal, max difference {{0|1}} LSB, {{[1-9][0-9]+}} distinct values

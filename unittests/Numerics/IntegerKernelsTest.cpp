@@ -599,9 +599,61 @@ TEST(IntegerElementwise, BuffersAndTypes) {
   EXPECT_FALSE(quantizedElementwise(*mul, a, b, out, -1).ok());
 }
 
+TEST(IntegerAveragePool, WithinHalfAnOutputStepOfTheRealAverage) {
+  // Same qparams (PyTorch's avg_pool2d) and a requantizing one, windows of
+  // 9 (M not a power of two) and 16: every possible window sum of the
+  // centred inputs lands within one rounding of the real average, i.e.
+  // |out - real| <= 0.5 + M's relative error times |real|.
+  for (int64_t window : {9, 16})
+    for (ActivationQParams output :
+         {ActivationQParams{0.1f, 3}, ActivationQParams{0.35f, 120}}) {
+      const ActivationQParams input{0.1f, 3};
+      StatusOr<IntegerAveragePool> pool =
+          prepareIntegerAveragePool(DType::QUInt8, input, output, window);
+      ASSERT_TRUE(pool.ok()) << pool.getStatus().getMessage();
+      for (int32_t sum = -3 * int32_t(window); sum <= 252 * window; ++sum) {
+        const double real = static_cast<double>(sum) * input.scale /
+                                (output.scale * static_cast<double>(window)) +
+                            output.zeroPoint;
+        const double clamped = std::clamp(real, 0.0, 255.0);
+        ASSERT_LE(std::fabs(pool->apply(sum) - clamped), 0.5 + 1e-6)
+            << "window " << window << ", sum " << sum;
+      }
+    }
+}
+
+TEST(IntegerAveragePool, PowerOfTwoWindowRoundsHalfUp) {
+  StatusOr<IntegerAveragePool> pool =
+      prepareIntegerAveragePool(DType::QInt8, {0.05f, -9}, {0.05f, -9}, 4);
+  ASSERT_TRUE(pool.ok());
+  EXPECT_EQ(pool->multiplier.multiplier, 1 << 30);
+  // (sum / 4 rounded half up) + zo, clamped to [-128, 127].
+  EXPECT_EQ(pool->apply(6), -9 + 2);  // 1.5 -> 2
+  EXPECT_EQ(pool->apply(-6), -9 - 1); // -1.5 -> -1
+  EXPECT_EQ(pool->apply(4 * 200), 127);
+  EXPECT_EQ(pool->apply(-4 * 200), -128);
+}
+
 //===----------------------------------------------------------------------===//
 // Errors
 //===----------------------------------------------------------------------===//
+
+TEST(IntegerKernelsErrors, PrepareAveragePool) {
+  const ActivationQParams q{0.1f, 3};
+  for (int64_t window : {int64_t(0), int64_t(-1), (int64_t(1) << 23) + 1}) {
+    StatusOr<IntegerAveragePool> pool =
+        prepareIntegerAveragePool(DType::QUInt8, q, q, window);
+    ASSERT_FALSE(pool.ok());
+    EXPECT_EQ(pool.getStatus().getMessage(),
+              "average pooling window size must be in [1, 2^23], got " +
+                  std::to_string(window));
+  }
+  EXPECT_FALSE(prepareIntegerAveragePool(DType::QInt32, q, q, 4).ok());
+  EXPECT_FALSE(prepareIntegerAveragePool(DType::QUInt8, {0.0f, 3}, q, 4).ok());
+  // M = 1e-12 / 4 rounds below 2^-32: no multiplier.
+  EXPECT_FALSE(
+      prepareIntegerAveragePool(DType::QUInt8, {1e-12f, 3}, q, 4).ok());
+}
 
 TEST(IntegerKernelsErrors, PrepareGemm) {
   const std::vector<int8_t> b(70000, 1);

@@ -216,6 +216,31 @@ StatusOr<IntegerMul> prepareIntegerMul(DType type, ActivationQParams a,
                                        ActivationQParams output,
                                        FusedActivation activation);
 
+/// Quantized average pooling over windows of `windowSize` values: the
+/// exact sum of (q - zi) over a window requantized with
+/// M = s_i / (s_o * windowSize), as the GEMM's accumulators are. Padding
+/// that holds zi counts in the window, as with PyTorch's
+/// count_include_pad=True (and tosa-to-linalg's average of a padded
+/// input).
+struct IntegerAveragePool {
+  DType type = DType::QUInt8;
+  int32_t inputZeroPoint = 0;
+  QuantizedMultiplier multiplier{1 << 30, 1};
+  int32_t outputZeroPoint = 0;
+  QRange outputRange{0, 0};
+
+  /// `centredSum` is the sum of (q - inputZeroPoint) over one window.
+  int32_t apply(int32_t centredSum) const;
+};
+
+/// Errors for a dtype other than QUInt8/QInt8, invalid scales or zero
+/// points, a window size outside [1, 2^23] (whose sums of 8-bit values
+/// stay within i32), and an M outside quantizeMultiplier's range.
+StatusOr<IntegerAveragePool> prepareIntegerAveragePool(DType type,
+                                                       ActivationQParams input,
+                                                       ActivationQParams output,
+                                                       int64_t windowSize);
+
 /// out[i] = op.apply(a[i], b[i]) for IntegerAdd and IntegerMul. `T` is
 /// uint8_t or int8_t and must match the op's dtype.
 template <typename Op, typename T>

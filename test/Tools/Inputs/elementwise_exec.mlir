@@ -112,3 +112,45 @@ func.func @pool_concat(%x: tensor<1x9x9x4xf32>, %y: tensor<1x9x9x4xf32>) -> tens
   %r = quant.qcast %cat : tensor<2x64xf32> to tensor<2x64x!sa>
   return %r : tensor<2x64x!sa>
 }
+
+// Average pooling as tosa-to-linalg emits it: a sum pooling of the
+// zero-padded input (the padding counts, count_include_pad=True) divided
+// by the window size, into the input's own type as PyTorch's avg_pool2d
+// keeps it; then 2x2 windows multiplied by 1/4 into another type.
+#pool4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @average_pools(%x: tensor<1x9x9x4xf32>, %y: tensor<1x9x9x4xf32>) -> (tensor<1x5x5x4x!a>, tensor<1x4x4x4x!so>) {
+  %xq = quant.qcast %x : tensor<1x9x9x4xf32> to tensor<1x9x9x4x!a>
+  %xd = quant.dcast %xq : tensor<1x9x9x4x!a> to tensor<1x9x9x4xf32>
+  %zero = arith.constant 0.0 : f32
+  %padded = tensor.pad %xd low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<1x9x9x4xf32> to tensor<1x11x11x4xf32>
+  %pq = quant.qcast %padded : tensor<1x11x11x4xf32> to tensor<1x11x11x4x!a>
+  %pd = quant.dcast %pq : tensor<1x11x11x4x!a> to tensor<1x11x11x4xf32>
+  %e = tensor.empty() : tensor<1x5x5x4xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x5x5x4xf32>) -> tensor<1x5x5x4xf32>
+  %window = tensor.empty() : tensor<3x3xf32>
+  %sum = linalg.pooling_nhwc_sum {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%pd, %window : tensor<1x11x11x4xf32>, tensor<3x3xf32>) outs(%init : tensor<1x5x5x4xf32>) -> tensor<1x5x5x4xf32>
+  %nine = arith.constant 9.0 : f32
+  %avg = linalg.generic {indexing_maps = [#pool4, #pool4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%sum : tensor<1x5x5x4xf32>) outs(%e : tensor<1x5x5x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.divf %in, %nine : f32
+    linalg.yield %r : f32
+  } -> tensor<1x5x5x4xf32>
+  %r1 = quant.qcast %avg : tensor<1x5x5x4xf32> to tensor<1x5x5x4x!a>
+  %yq = quant.qcast %y : tensor<1x9x9x4xf32> to tensor<1x9x9x4x!sa>
+  %yd = quant.dcast %yq : tensor<1x9x9x4x!sa> to tensor<1x9x9x4xf32>
+  %e2 = tensor.empty() : tensor<1x4x4x4xf32>
+  %init2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  %window2 = tensor.empty() : tensor<2x2xf32>
+  %sum2 = linalg.pooling_nhwc_sum {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%yd, %window2 : tensor<1x9x9x4xf32>, tensor<2x2xf32>) outs(%init2 : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  %quarter = arith.constant 0.25 : f32
+  %avg2 = linalg.generic {indexing_maps = [#pool4, #pool4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%sum2 : tensor<1x4x4x4xf32>) outs(%e2 : tensor<1x4x4x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.mulf %in, %quarter : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x4x4xf32>
+  %r2 = quant.qcast %avg2 : tensor<1x4x4x4xf32> to tensor<1x4x4x4x!so>
+  return %r1, %r2 : tensor<1x5x5x4x!a>, tensor<1x4x4x4x!so>
+}

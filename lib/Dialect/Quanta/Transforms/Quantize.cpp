@@ -25,6 +25,7 @@
 
 #include "QuantizeSupport.h"
 
+#include "quanta/Dialect/Quanta/Transforms/OpRoles.h"
 #include "quanta/Dialect/Quanta/Transforms/Passes.h"
 #include "quanta/Numerics/IntegerKernels.h"
 
@@ -787,9 +788,15 @@ void QuantizePass::runOnOperation() {
     if (whyNot.empty() && succeeded(quantizeNonGemm(qcast, whyNot)))
       continue;
     Operation *anchor = qcast.getInput().getDefiningOp();
-    if (!whyNot.empty() && anchor && explained.insert(anchor).second)
+    if (!whyNot.empty() && anchor && explained.insert(anchor).second) {
       anchor->emitRemark("stays float between dequantize and quantize: ")
           << whyNot;
+      // An average's sum pooling is explained with its division.
+      for (Value operand : anchor->getOperands())
+        if (Operation *sum = operand.getDefiningOp();
+            sum && getAveragePoolDivision(sum) == anchor)
+          explained.insert(sum);
+    }
   }
   // The replaced ops leave their operands (bias broadcasts, fills,
   // dequantizations) unused. Erase them here: canonicalize would also fold

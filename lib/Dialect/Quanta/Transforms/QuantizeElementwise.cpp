@@ -15,12 +15,15 @@
 //  - max pooling and data movement with one quantized type in and out:
 //    dequantization is monotone and quantize(dequantize(q)) == q, so they
 //    commute with quantization and run on the storage integers exactly
-//    (padding and initial values are quantized once).
+//    (padding and initial values are quantized once);
+//  - average pooling: i32 window sums of the centred storage values,
+//    requantized once (the numeric library's IntegerAveragePool).
 //
 //===----------------------------------------------------------------------===//
 
 #include "QuantizeSupport.h"
 
+#include "quanta/Dialect/Quanta/Transforms/OpRoles.h"
 #include "quanta/Numerics/IntegerKernels.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -489,6 +492,93 @@ static LogicalResult quantizeMaxPool(quant::QuantizeCastOp qcast,
   return success();
 }
 
+/// Average pooling (a sum pooling of a dequantized 8-bit tensor divided by
+/// its window size, getAveragePoolDivision) as IntegerAveragePool: i32
+/// sums of q - zi in the pooling's own loops (its indexing maps carry the
+/// strides and dilations), then requantized per element.
+static LogicalResult quantizeAveragePool(quant::QuantizeCastOp qcast,
+                                         linalg::LinalgOp sum,
+                                         linalg::GenericOp division,
+                                         quant::UniformQuantizedType outputType,
+                                         std::string &whyNot) {
+  auto quantized = matchQuantizedActivation(sum.getDpsInputs()[0]);
+  if (failed(quantized)) {
+    whyNot = "the pooled input is not dequantized from an 8-bit per-tensor "
+             "type";
+    return failure();
+  }
+  auto [input, inputType] = *quantized;
+  auto fill = sum.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
+  FloatAttr initial;
+  if (!fill || !matchPattern(fill.getInputs()[0], m_Constant(&initial)) ||
+      !initial.getValue().isZero()) {
+    whyNot = "the sum pooling does not start from zero";
+    return failure();
+  }
+  const nx::DType dtype = getDType(outputType);
+  if (getDType(inputType) != dtype) {
+    whyNot = "the input and the result mix signed and unsigned types";
+    return failure();
+  }
+  if (!division->getResult(0).hasOneUse()) {
+    whyNot = "the float result has other users";
+    return failure();
+  }
+  auto window = cast<ShapedType>(sum.getDpsInputs()[1].getType());
+  nx::StatusOr<nx::IntegerAveragePool> pool = nx::prepareIntegerAveragePool(
+      dtype, getQParams(inputType), getQParams(outputType),
+      window.getNumElements());
+  if (!pool) {
+    whyNot = pool.getStatus().getMessage();
+    return failure();
+  }
+  if (failed(narrowToStorageRange(pool->outputRange, outputType, whyNot)))
+    return failure();
+
+  OpBuilder builder(qcast);
+  Location loc = sum.getLoc();
+  Type i32 = builder.getI32Type();
+  auto sumType = cast<RankedTensorType>(sum->getResult(0).getType()).clone(i32);
+  Value zero =
+      linalg::FillOp::create(
+          builder, loc,
+          ValueRange{arith::ConstantIntOp::create(builder, loc, i32, 0)},
+          ValueRange{
+              tensor::EmptyOp::create(builder, loc, sumType.getShape(), i32)})
+          .getResult(0);
+  const bool isSigned = dtype == nx::DType::QInt8;
+  Value sums =
+      linalg::GenericOp::create(
+          builder, loc, sumType,
+          ValueRange{toStorage(builder, loc, input), sum.getDpsInputs()[1]},
+          ValueRange{zero}, sum.getIndexingMapsArray(),
+          sum.getIteratorTypesArray(),
+          [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+            IntegerBody body(nested, nestedLoc);
+            Value centred = body.sub(body.widen(args[0], isSigned),
+                                     body.constant(pool->inputZeroPoint, 32));
+            linalg::YieldOp::create(nested, nestedLoc,
+                                    body.add(args[2], centred));
+          })
+          .getResult(0);
+  Value result = buildStorageGeneric(
+      builder, division, sums, cast<RankedTensorType>(qcast.getType()),
+      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+        IntegerBody body(nested, nestedLoc);
+        return body.clampToStorage(
+            body.requantize(args[0], pool->multiplier, pool->outputZeroPoint),
+            pool->outputRange);
+      });
+  qcast.getResult().replaceAllUsesWith(
+      fromStorage(builder, loc, result, outputType));
+  qcast.erase();
+  division->erase();
+  sum->erase();
+  if (fill->use_empty())
+    fill->erase();
+  return success();
+}
+
 /// Data movement that keeps every value: re-created on storage integers.
 static LogicalResult quantizeDataMovement(quant::QuantizeCastOp qcast,
                                           Operation *op,
@@ -573,7 +663,18 @@ LogicalResult quanta::detail::quantizeNonGemm(quant::QuantizeCastOp qcast,
     return quantizeMaxPool(qcast, pool, outputType, whyNot);
   }
   auto generic = dyn_cast<linalg::GenericOp>(producer);
-  if (!generic || !getElementwiseBody(generic))
+  if (!generic)
+    return failure();
+  if (Operation *sum = generic.getNumDpsInputs() == 1
+                           ? generic.getDpsInputs()[0].getDefiningOp()
+                           : nullptr;
+      sum && getAveragePoolDivision(sum) == generic) {
+    if (!requireEightBit())
+      return failure();
+    return quantizeAveragePool(qcast, cast<linalg::LinalgOp>(sum), generic,
+                               outputType, whyNot);
+  }
+  if (!getElementwiseBody(generic))
     return failure();
   // add/mul [-> clamp]
   std::optional<linalg::GenericOp> clamp;

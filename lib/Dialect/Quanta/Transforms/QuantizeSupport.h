@@ -86,7 +86,8 @@ private:
 ///    256-entry lookup table;
 ///  - max pooling and data movement (pad, reshapes, slices, concat) whose
 ///    inputs and output share the quantized type: they commute with
-///    quantization and run on the storage integers.
+///    quantization and run on the storage integers;
+///  - average pooling: i32 window sums requantized once.
 /// Returns failure with `whyNot` set when the op is a candidate that cannot
 /// be converted, and failure with `whyNot` empty when it is no candidate.
 LogicalResult quantizeNonGemm(quant::QuantizeCastOp qcast, std::string &whyNot);

@@ -316,7 +316,14 @@ def Quantize : Pass<"quanta-quantize", "ModuleOp"> {
     - `linalg.pooling_nhwc_max`, `tensor.pad`, `collapse_shape`,
       `expand_shape`, `reshape`, `extract_slice` and `concat` whose inputs
       and result share one quantized type: they commute with quantization
-      (padding and initial values are quantized once), so they are exact.
+      (padding and initial values are quantized once), so they are exact;
+    - average pooling (`linalg.pooling_nhwc_sum`/`_nchw_sum` divided by
+      its window size, or multiplied by its inverse) of a dequantized 8-bit
+      tensor into a type of the same signedness: i32 sums of q - zi over
+      each window, requantized with s_i / (s_o * window) like the GEMM's
+      accumulators (prepareIntegerAveragePool): one rounding, within 1 LSB
+      of the float average; zero padding before it counts in the window,
+      as with PyTorch's count_include_pad=True.
 
     Everything else stays float between its dq/q pairs, and a remark says
     why (unsupported op, transposed operands, non-constant weights, an
