@@ -29,10 +29,16 @@ CASES = [  # name, M, K, N, input storage
     # saturates i32) force the 64-bit epilogue; small weights keep most
     # outputs inside the range.
     ("wide_shift_s8", 7, 3, 24, "i8", [-1, 0, 1, 30], 2),
+    # Every t >= 33: the rounding added to the high words, t = 33 (a
+    # rounding of 1) among them; with t = 62 the zero point 250 * 2^30 does
+    # not fit the rounding constant and is added after the shift...
+    ("high_rounding_u8", 6, 40, 24, "u8", [-2, -31, -20], 128, 250),
+    # ... and with t <= 51 it does: folded into it.
+    ("high_rounding_zo_u8", 6, 40, 24, "u8", [-2, -20, -10], 128, 250),
 ]
 
 
-def case(rng, name, m, k, n, storage, shifts=None, weight_max=128):
+def case(rng, name, m, k, n, storage, shifts=None, weight_max=128, zo=7):
     lo, hi = (-128, 127) if storage == "i8" else (0, 255)
     a = rng.integers(lo, hi + 1, size=(m, k))
     a[0, :] = hi
@@ -44,7 +50,7 @@ def case(rng, name, m, k, n, storage, shifts=None, weight_max=128):
     shift = (rng.integers(-16, -6, size=n) if shifts is None
              else rng.choice(shifts, size=n))
     off = rng.integers(-50000, 50000, size=n) * weight_max // 128
-    zo, out_min, out_max = 7, 3, 250
+    out_min, out_max = 3, 250
     acc = a @ w + off
     t = 31 - shift
     out = np.clip(((acc * mult + (1 << (t - 1))) >> t) + zo, out_min, out_max)

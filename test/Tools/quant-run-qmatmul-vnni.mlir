@@ -15,10 +15,16 @@
 // RUN: quant-run %S/Inputs/qmatmul_exec.mlir --entry=wide_shift_s8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=avx512vnni})' --input=%S/Inputs/qmatmul_wide_shift_s8_input.npy --output=%t.wide_shift_s8.npy && cmp %t.wide_shift_s8.npy %S/Inputs/qmatmul_wide_shift_s8_expected.npy
 // RUN: quant-run %S/Inputs/qmatmul_exec.mlir --entry=shift_ends_u8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=avxvnni})' --input=%S/Inputs/qmatmul_shift_ends_u8_input.npy --output=%t.ymm.shift_ends_u8.npy && cmp %t.ymm.shift_ends_u8.npy %S/Inputs/qmatmul_shift_ends_u8_expected.npy
 // RUN: quant-run %S/Inputs/qmatmul_exec.mlir --entry=wide_shift_s8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=avxvnni})' --input=%S/Inputs/qmatmul_wide_shift_s8_input.npy --output=%t.ymm.wide_shift_s8.npy && cmp %t.ymm.wide_shift_s8.npy %S/Inputs/qmatmul_wide_shift_s8_expected.npy
+// RUN: quant-run %S/Inputs/qmatmul_exec.mlir --entry=high_rounding_u8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=avx512vnni})' --input=%S/Inputs/qmatmul_high_rounding_u8_input.npy --output=%t.high_rounding_u8.npy && cmp %t.high_rounding_u8.npy %S/Inputs/qmatmul_high_rounding_u8_expected.npy
+// RUN: quant-run %S/Inputs/qmatmul_exec.mlir --entry=high_rounding_u8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=avxvnni})' --input=%S/Inputs/qmatmul_high_rounding_u8_input.npy --output=%t.ymm.high_rounding_u8.npy && cmp %t.ymm.high_rounding_u8.npy %S/Inputs/qmatmul_high_rounding_u8_expected.npy
+// RUN: quant-run %S/Inputs/qmatmul_exec.mlir --entry=high_rounding_zo_u8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=avx512vnni})' --input=%S/Inputs/qmatmul_high_rounding_zo_u8_input.npy --output=%t.high_rounding_zo_u8.npy && cmp %t.high_rounding_zo_u8.npy %S/Inputs/qmatmul_high_rounding_zo_u8_expected.npy
+// RUN: quant-run %S/Inputs/qmatmul_exec.mlir --entry=high_rounding_zo_u8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=avxvnni})' --input=%S/Inputs/qmatmul_high_rounding_zo_u8_input.npy --output=%t.ymm.high_rounding_zo_u8.npy && cmp %t.ymm.high_rounding_zo_u8.npy %S/Inputs/qmatmul_high_rounding_zo_u8_expected.npy
 
 // Execution of quanta.qmatmul lowered for AVX-512 VNNI (zmm) and ymm vpdpbusd through quant-run's JIT:
 // outputs byte-identical to NumPy's int64 evaluation of the op's semantics
 // (scripts/goldens/gen_qmatmul_exec.py): odd sizes that are not multiples
 // of the vector width or the tile, K = 1, s8 and u8 inputs with rows at
 // the range ends, weights of -128, saturating requantization, and shifts at both ends of the
-// high-word epilogue (t = 32, 62) and below it (t = 1..31, the 64-bit one).
+// high-word epilogue (t = 32, 62) and below it (t = 1..31, the 64-bit one),
+// and t >= 33 everywhere (the rounding on the high words, the zero point
+// folded into it or not).

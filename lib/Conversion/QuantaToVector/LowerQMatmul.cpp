@@ -126,13 +126,17 @@ private:
   bool signedInput = false, hasWeightZeroPoints = false;
   /// Every column shifts by t >= 32 (see shiftHighHalves).
   bool highHalfShifts = false;
+  /// Every column shifts by t >= 33: the rounding is added to the high
+  /// words (roundingHigh), and with it the output zero point where
+  /// zeroPointFolded (see shiftHighHalves).
+  bool roundHighWords = false, zeroPointFolded = false;
   ArrayRef<int8_t> weights;
   /// An implicit im2col input: its window, the padded image's height, width
   /// and channels (channels padded to whole k groups).
   std::optional<QMatmulOp::Window> window;
   int64_t imageH = 0, imageW = 0, paddedChannels = 0;
-  Value input, offsets, multipliers, roundingEven, roundingOdd, shifts,
-      weightZero, rowSums, zeroAccumulator;
+  Value input, offsets, multipliers, roundingEven, roundingOdd, roundingHigh,
+      shifts, weightZero, rowSums, zeroAccumulator;
   VectorType i32Vector, i64Vector;
 };
 } // namespace
@@ -339,6 +343,15 @@ static Value splat(OpBuilder &b, Location loc, VectorType type, int64_t value) {
 /// rounding, keep only their high halves, and floor(P / 2^t) is the high
 /// half shifted right by t - 32 (vpsravd). |P| < 2^63 keeps the high half
 /// exact and the result within i32.
+///
+/// For t >= 33 the rounding can wait for the high words, one i32 add
+/// instead of two i64 ones: with P = H * 2^32 + r (0 <= r < 2^32),
+/// H * 2^32 + 2^(t-1) is a multiple of 2^32 below the next multiple of
+/// 2^t, so adding r cannot cross it, and floor((P + 2^(t-1)) / 2^t) =
+/// (H + 2^(t-33)) >> (t - 32). The output zero point zo rides along as
+/// zo * 2^(t-32) in the same constant, floor((x + zo * 2^s) / 2^s) being
+/// floor(x / 2^s) + zo, where that stays below 2^30 in magnitude (|H| <=
+/// 2^30, so the sum cannot wrap).
 Value QMatmulLowering::shiftHighHalves(Value acc, Value column) {
   const int64_t lanes = tiling.lanes;
   auto pairType = VectorType::get({lanes / 2}, b.getI64Type());
@@ -355,14 +368,16 @@ Value QMatmulLowering::shiftHighHalves(Value acc, Value column) {
   };
   Value multiplier = readColumns(b, loc, multipliers, column, i32Vector);
   Value half = arith::DivUIOp::create(b, loc, column, index(2));
-  Value even = arith::AddIOp::create(
-      b, loc,
-      arith::MulIOp::create(b, loc, evenLanes(acc), evenLanes(multiplier)),
-      readColumns(b, loc, roundingEven, half, pairType));
-  Value odd = arith::AddIOp::create(
-      b, loc,
-      arith::MulIOp::create(b, loc, oddLanes(acc), oddLanes(multiplier)),
-      readColumns(b, loc, roundingOdd, half, pairType));
+  Value even =
+      arith::MulIOp::create(b, loc, evenLanes(acc), evenLanes(multiplier));
+  Value odd =
+      arith::MulIOp::create(b, loc, oddLanes(acc), oddLanes(multiplier));
+  if (!roundHighWords) {
+    even = arith::AddIOp::create(
+        b, loc, even, readColumns(b, loc, roundingEven, half, pairType));
+    odd = arith::AddIOp::create(
+        b, loc, odd, readColumns(b, loc, roundingOdd, half, pairType));
+  }
   // Lane 2j takes the high word of even product j, lane 2j+1 that of odd
   // product j.
   SmallVector<int64_t> highWords;
@@ -373,6 +388,9 @@ Value QMatmulLowering::shiftHighHalves(Value acc, Value column) {
   Value high = vector::ShuffleOp::create(
       b, loc, vector::BitCastOp::create(b, loc, i32Vector, even),
       vector::BitCastOp::create(b, loc, i32Vector, odd), highWords);
+  if (roundHighWords)
+    high = arith::AddIOp::create(
+        b, loc, high, readColumns(b, loc, roundingHigh, column, i32Vector));
   return arith::ShRSIOp::create(b, loc, high,
                                 readColumns(b, loc, shifts, column, i32Vector));
 }
@@ -427,6 +445,16 @@ Value QMatmulLowering::finish(Value acc, Value row, Value column) {
       highHalfShifts ? shiftHighHalves(acc, column) : shiftWide(acc, column);
   auto outputType = cast<quant::UniformQuantizedType>(
       op.getOutput().getType().getElementType());
+  auto narrow = [&](Value value) {
+    return arith::TruncIOp::create(
+        b, loc, VectorType::get({tiling.lanes}, b.getI8Type()), value);
+  };
+  if (zeroPointFolded)
+    return narrow(arith::MinSIOp::create(
+        b, loc,
+        arith::MaxSIOp::create(b, loc, shifted,
+                               splat(b, loc, i32Vector, op.getOutputMin())),
+        splat(b, loc, i32Vector, op.getOutputMax())));
   // clamp(shifted + zo, lo, hi) as clamp(shifted, lo - zo, hi - zo) + zo:
   // no wrap when the wide path saturated to the i32 bounds.
   Value result = arith::AddIOp::create(
@@ -440,8 +468,7 @@ Value QMatmulLowering::finish(Value acc, Value row, Value column) {
           splat(b, loc, i32Vector,
                 op.getOutputMax() - outputType.getZeroPoint())),
       splat(b, loc, i32Vector, outputType.getZeroPoint()));
-  return arith::TruncIOp::create(
-      b, loc, VectorType::get({tiling.lanes}, b.getI8Type()), result);
+  return narrow(result);
 }
 
 /// sum_k a[m][k] of the stored input (before any sign flip), for the
@@ -534,8 +561,9 @@ Value QMatmulLowering::build() {
   auto perChannel = [&](ArrayRef<int32_t> values, int64_t col) {
     return values.size() == 1 ? values[0] : values[col];
   };
+  // Padding columns (multiplier 0) take a shift every path accepts.
   SmallVector<int32_t> offsetValues(paddedN, 0), multiplierValues(paddedN, 0),
-      zeroValues(paddedN, 0), totalShifts(paddedN, 32);
+      zeroValues(paddedN, 0), totalShifts(paddedN, 33);
   SmallVector<int64_t> evenValues(paddedN / 2, 0), oddValues(paddedN / 2, 0);
   // Flipping the sign bit adds 128 to every input: take 128 * colsum back
   // out of the offsets.
@@ -556,13 +584,32 @@ Value QMatmulLowering::build() {
     hasWeightZeroPoints |= zeroValues[col] != 0;
   }
   highHalfShifts = llvm::all_of(totalShifts, [](int32_t t) { return t >= 32; });
+  roundHighWords = llvm::all_of(totalShifts, [](int32_t t) { return t >= 33; });
+  if (roundHighWords) {
+    auto outputType = cast<quant::UniformQuantizedType>(
+        op.getOutput().getType().getElementType());
+    const int64_t zeroPoint = outputType.getZeroPoint();
+    auto rounding = [&](int32_t t, int64_t zo) {
+      return (int64_t(1) << (t - 33)) + zo * (int64_t(1) << (t - 32));
+    };
+    zeroPointFolded = llvm::all_of(totalShifts, [&](int32_t t) {
+      return std::abs(rounding(t, zeroPoint)) < (int64_t(1) << 30);
+    });
+    SmallVector<int32_t> highValues;
+    for (int32_t t : totalShifts)
+      highValues.push_back(
+          static_cast<int32_t>(rounding(t, zeroPointFolded ? zeroPoint : 0)));
+    roundingHigh = constantTensor(highValues);
+  }
   if (highHalfShifts)
     for (int32_t &t : totalShifts)
       t -= 32;
   offsets = constantTensor(offsetValues);
   multipliers = constantTensor(multiplierValues);
-  roundingEven = constantTensor64(evenValues);
-  roundingOdd = constantTensor64(oddValues);
+  if (!roundHighWords) {
+    roundingEven = constantTensor64(evenValues);
+    roundingOdd = constantTensor64(oddValues);
+  }
   shifts = constantTensor(totalShifts);
 
   auto storageType = op.getInput().getType().clone(b.getI8Type());

@@ -5,20 +5,30 @@
 // RUN: not quant-opt %s --split-input-file --quanta-lower-x86=isa=sse2 2>&1 | FileCheck %s --check-prefix=BAD
 
 // 7-bit activations (reduce_range, u8<0:127>): vpmaddubsw cannot saturate,
-// so AVX2 uses it; VNNI uses vpdpbusd. Every shift is t = 31 + 8 >= 32:
+// so AVX2 uses it; VNNI uses vpdpbusd. Every shift is t = 31 + 8 >= 33:
 // the epilogue keeps the high words of the 64-bit products of the even and
-// the odd lanes and shifts them by t - 32 in i32.
+// the odd lanes, adds the rounding 2^(t-33) and the output zero point
+// 10 * 2^(t-32) to them (1344) and shifts them by t - 32 in i32; the clamp
+// then needs no zero point.
 
 !in = !quant.uniform<u8<0:127>:f32, 0.05:3>
 !out = !quant.uniform<u8:f32, 0.1:10>
 // AVX2-LABEL: func.func @seven_bit
 // AVX2-SAME: attributes {passthrough = {{\[\[}}"min-legal-vector-width", "256"{{\]\]}}}
+// AVX2: %[[ROUNDING:.*]] = arith.constant dense<[1344, 1344,
 // AVX2: quanta.intrinsic "llvm.x86.avx2.pmadd.ub.sw"({{.*}}) : (vector<32xi8>, vector<32xi8>) -> vector<16xi16>
 // AVX2: quanta.intrinsic "llvm.x86.avx2.pmadd.wd"({{.*}}) : (vector<16xi16>, vector<16xi16>) -> vector<8xi32>
 // AVX2: arith.muli {{.*}} : vector<4xi64>
+// AVX2-NOT: arith.addi {{.*}} : vector<4xi64>
 // AVX2: arith.muli {{.*}} : vector<4xi64>
-// AVX2: vector.shuffle {{.*}} [1, 9, 3, 11, 5, 13, 7, 15] : vector<8xi32>, vector<8xi32>
-// AVX2: arith.shrsi {{.*}} : vector<8xi32>
+// AVX2-NOT: arith.addi {{.*}} : vector<4xi64>
+// AVX2: %[[HIGH:.*]] = vector.shuffle {{.*}} [1, 9, 3, 11, 5, 13, 7, 15] : vector<8xi32>, vector<8xi32>
+// AVX2: %[[R:.*]] = vector.transfer_read %[[ROUNDING]]
+// AVX2: %[[ROUNDED:.*]] = arith.addi %[[HIGH]], %[[R]] : vector<8xi32>
+// AVX2: %[[SHIFTED:.*]] = arith.shrsi %[[ROUNDED]], %{{.*}} : vector<8xi32>
+// AVX2: %[[LOW:.*]] = arith.maxsi %[[SHIFTED]]
+// AVX2: %[[CLAMPED:.*]] = arith.minsi %[[LOW]]
+// AVX2: arith.trunci %[[CLAMPED]] : vector<8xi32> to vector<8xi8>
 // AVX2-NOT: vector<8xi64>
 // AVX2: vector.transfer_write {{.*}} : vector<8xi8>, tensor<6x16xi8>
 // AVX2: {quanta.dot_step = "vpmaddubsw+vpmaddwd"}
