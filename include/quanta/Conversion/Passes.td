@@ -23,10 +23,10 @@ def LowerX86 : Pass<"quanta-lower-x86", "ModuleOp"> {
 
     s8 inputs become u8 by flipping the sign bit for the u8 x s8 steps, the
     column offsets absorbing the change. A `quanta.qmatmul` with a
-    `window` reads its NHWC image in place: the k loop runs over the
-    KH * KW taps, each a run of C channels (padded to whole k groups),
-    and each row's position in the image is computed once per tile and
-    offset once per tap, so the inner loop is the GEMM's. The epilogue adds the column
+    `window` reads its NHWC image in place: K is KH * KW taps of C
+    channels each (padded to whole k groups); each row's pixel is computed
+    once per tile, and a constant table gives every k group's offset from
+    it, so the k loop is the GEMM's single loop. The epilogue adds the column
     offsets, subtracts the weight-zero-point term, requantizes (the numeric
     library's requantize, exactly) and clamps, in registers. When every
     column shifts by t >= 32 (real multipliers below 0.5, the usual case)

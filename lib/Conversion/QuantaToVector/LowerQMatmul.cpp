@@ -109,7 +109,6 @@ private:
   Value initialAccumulator(Value output, Value row, Value column,
                            bool inBounds) override;
   Value rowBase(Value row) override;
-  Value segmentBase(Value base, Value segment) override;
   Value broadcastInput(Value base, Value kGroup) override;
   Value dot(Value acc, Value lhs, Value rhs) override;
   Value finish(Value acc, Value row, Value column) override;
@@ -117,6 +116,7 @@ private:
   Value constantTensor(ArrayRef<int32_t> values);
   Value constantTensor64(ArrayRef<int64_t> values);
   Value prepareInput(Value storage);
+  Value buildGroupOffsets();
   Value computeRowSums(Value storage);
   Value shiftHighHalves(Value acc, Value column);
   Value shiftWide(Value acc, Value column);
@@ -135,8 +135,8 @@ private:
   /// and channels (channels padded to whole k groups).
   std::optional<QMatmulOp::Window> window;
   int64_t imageH = 0, imageW = 0, paddedChannels = 0;
-  Value input, offsets, multipliers, roundingEven, roundingOdd, roundingHigh,
-      shifts, weightZero, rowSums, zeroAccumulator;
+  Value input, groupOffsets, offsets, multipliers, roundingEven, roundingOdd,
+      roundingHigh, shifts, weightZero, rowSums, zeroAccumulator;
   VectorType i32Vector, i64Vector;
 };
 } // namespace
@@ -245,27 +245,37 @@ Value QMatmulLowering::rowBase(Value row) {
       b, loc, AffineMap::get(1, 0, pixel * paddedChannels), row);
 }
 
-/// Tap (kh, kw) = (segment / KW, segment % KW) moves the window by
-/// (kh * DH, kw * DW) pixels: the same offset for every row.
-Value QMatmulLowering::segmentBase(Value base, Value segment) {
-  AffineExpr s = b.getAffineDimExpr(0), start = b.getAffineDimExpr(1);
-  AffineExpr pixel = s.floorDiv(window->kernelW) * window->dilationH * imageW +
-                     (s % window->kernelW) * window->dilationW;
-  return affine::AffineApplyOp::create(
-      b, loc, AffineMap::get(2, 0, start + pixel * paddedChannels),
-      ValueRange{segment, base});
+/// Where each k group of an image input lies from its row's pixel: tap
+/// (kh, kw) = (g / G / KW, g / G % KW) moves the window by (kh * DH,
+/// kw * DW) pixels, and group g % G of the tap's G starts g % G * group
+/// channels in. The same offset for every row, so one table.
+Value QMatmulLowering::buildGroupOffsets() {
+  SmallVector<int64_t> values;
+  for (int64_t g = 0; g < paddedK / tiling.group; ++g) {
+    const int64_t tap = g / segmentGroups;
+    const int64_t pixel = tap / window->kernelW * window->dilationH * imageW +
+                          tap % window->kernelW * window->dilationW;
+    values.push_back(pixel * paddedChannels + g % segmentGroups * tiling.group);
+  }
+  auto type = RankedTensorType::get({static_cast<int64_t>(values.size())},
+                                    b.getIndexType());
+  return arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(type, ArrayRef<int64_t>(values)));
 }
 
-/// The g input values at group `kGroup` from `base` (a matrix row, or a
-/// position in the flattened image) broadcast to every lane.
+/// The g input values of group `kGroup` from `base` (a matrix row, or a
+/// pixel of the flattened image) broadcast to every lane.
 Value QMatmulLowering::broadcastInput(Value base, Value kGroup) {
   Type element = cast<ShapedType>(input.getType()).getElementType();
-  Value column = arith::MulIOp::create(b, loc, kGroup, index(tiling.group));
   Value pad = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
   auto groupType = VectorType::get({tiling.group}, element);
-  SmallVector<Value> indices{base, column};
-  if (window)
-    indices = {arith::AddIOp::create(b, loc, base, column)};
+  SmallVector<Value> indices =
+      window
+          ? SmallVector<Value>{arith::AddIOp::create(
+                b, loc, base,
+                tensor::ExtractOp::create(b, loc, groupOffsets, kGroup))}
+          : SmallVector<Value>{base, arith::MulIOp::create(
+                                         b, loc, kGroup, index(tiling.group))};
   Value group = vector::TransferReadOp::create(
       b, loc, groupType, input, indices, pad, ArrayRef<bool>{true});
   Value word = vector::BitCastOp::create(
@@ -620,6 +630,8 @@ Value QMatmulLowering::build() {
     rowSums = computeRowSums(storage);
   }
   input = prepareInput(storage);
+  if (window)
+    groupOffsets = buildGroupOffsets();
   if (shape.step == DotStep::MaddWd) {
     SmallVector<int16_t> widened(weights.begin(), weights.end());
     packed = packWeights(ArrayRef<int16_t>(widened), packedElement);

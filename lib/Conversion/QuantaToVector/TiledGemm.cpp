@@ -30,13 +30,11 @@ Value TiledGemm::createConstant(TypedAttr value) {
   return arith::ConstantOp::create(b, loc, value);
 }
 
-/// The k loops over the groups of one run, from `init`: each row's input
-/// at `bases`, the run's first group `firstGroup` of the packed weights.
-/// Returns every accumulator set.
+/// The k loops over every k group, from `init`, each row's input at
+/// `bases`. Returns every accumulator set.
 SmallVector<Value> TiledGemm::groupLoops(ValueRange bases, Value strip0,
                                          ValueRange init, int64_t rows,
-                                         int64_t strips, int64_t split,
-                                         Value firstGroup) {
+                                         int64_t strips, int64_t split) {
   const int64_t accumulators = rows * strips;
   Value stripSize = index(paddedK * tiling.lanes);
   Value stepSize = index(tiling.lanes * tiling.group);
@@ -48,12 +46,11 @@ SmallVector<Value> TiledGemm::groupLoops(ValueRange bases, Value strip0,
   auto body = [&](Value g, ValueRange accs, int64_t set) {
     SmallVector<Value> next(accs.begin(), accs.end());
     SmallVector<Value> rhs;
-    Value weightGroup = arith::AddIOp::create(b, loc, firstGroup, g);
     for (int64_t s = 0; s < strips; ++s) {
       Value strip = arith::AddIOp::create(b, loc, strip0, index(s));
       Value offset = arith::AddIOp::create(
           b, loc, arith::MulIOp::create(b, loc, strip, stripSize),
-          arith::MulIOp::create(b, loc, weightGroup, stepSize));
+          arith::MulIOp::create(b, loc, g, stepSize));
       rhs.push_back(vector::TransferReadOp::create(
           b, loc, packedVector, packed, ValueRange{offset}, packedPad,
           ArrayRef<bool>{true}));
@@ -67,7 +64,7 @@ SmallVector<Value> TiledGemm::groupLoops(ValueRange bases, Value strip0,
     }
     return next;
   };
-  const int64_t groups = segmentGroups;
+  const int64_t groups = paddedK / tiling.group;
   const int64_t splitGroups = groups - groups % split;
   auto mainLoop = scf::ForOp::create(
       b, loc, index(0), index(splitGroups), index(split), init,
@@ -124,26 +121,8 @@ Value TiledGemm::tile(Value output, Value row0, Value strip0, int64_t rows,
   for (int64_t r = 0; r < rows; ++r)
     bases.push_back(rowBase(rowOf(r)));
 
-  SmallVector<Value> accs;
-  if (segments == 1) {
-    accs = groupLoops(bases, strip0, init, rows, strips, split, index(0));
-  } else {
-    auto segmentLoop = scf::ForOp::create(
-        b, loc, index(0), index(segments), index(1), init,
-        [&](OpBuilder &nb, Location, Value segment, ValueRange current) {
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPointToStart(nb.getInsertionBlock());
-          SmallVector<Value> segmentBases;
-          for (Value base : bases)
-            segmentBases.push_back(segmentBase(base, segment));
-          Value firstGroup =
-              arith::MulIOp::create(b, loc, segment, index(segmentGroups));
-          scf::YieldOp::create(b, loc,
-                               groupLoops(segmentBases, strip0, current, rows,
-                                          strips, split, firstGroup));
-        });
-    accs = segmentLoop.getResults();
-  }
+  SmallVector<Value> accs =
+      groupLoops(bases, strip0, init, rows, strips, split);
   const bool integer = isa<IntegerType>(accumulatorType.getElementType());
   for (int64_t r = 0; r < rows; ++r) {
     Value row = rowOf(r);

@@ -15,11 +15,13 @@
 // broadcast of the inputs, the dot step and the epilogue.
 //
 // K may be made of `segments` equal runs (the taps of a convolution's
-// implicit im2col matrix, each a run of C channels): each run is padded to
-// whole k groups, the k loop nests a loop over the runs around one over the
-// groups of a run, and the kernel locates each row's input once per tile
-// (rowBase) and once per run (segmentBase), so the inner loop reads the
-// input at a base plus a constant.
+// implicit im2col matrix, each a run of C channels), each padded to whole
+// k groups. The kernel locates each row's input once per tile (rowBase)
+// and each k group relative to it (broadcastInput; for a convolution, an
+// offset table indexed by the group): one k loop over all groups, as long
+// as a GEMM's, instead of a short loop per tap (measured on AVX2: a 3x3
+// convolution at 202 GOPS with a loop per tap, the GEMM of the same shape
+// at 221).
 //
 //===----------------------------------------------------------------------===//
 
@@ -60,13 +62,11 @@ protected:
   /// written; `inBounds` is false when the strip may reach past N.
   virtual Value initialAccumulator(Value output, Value row, Value column,
                                    bool inBounds) = 0;
-  /// Where `row`'s input starts, for segmentBase and broadcastInput; the
-  /// row itself by default.
+  /// Where `row`'s input starts, for broadcastInput; the row itself by
+  /// default.
   virtual Value rowBase(Value row) { return row; }
-  /// Where run `segment` of the row at `base` starts (segments > 1 only).
-  virtual Value segmentBase(Value base, Value segment) { return base; }
-  /// The g input values at group `kGroup` of the run starting at `base`
-  /// (rowBase, then segmentBase if segments > 1), as the dot step's lhs.
+  /// The g input values of k group `kGroup` of the row at `base` (rowBase),
+  /// as the dot step's lhs.
   virtual Value broadcastInput(Value base, Value kGroup) = 0;
   /// acc plus the g products per lane of lhs and rhs.
   virtual Value dot(Value acc, Value lhs, Value rhs) = 0;
@@ -125,8 +125,7 @@ private:
   Value tile(Value output, Value row0, Value strip0, int64_t rows,
              int64_t strips, int64_t split);
   SmallVector<Value> groupLoops(ValueRange bases, Value strip0, ValueRange init,
-                                int64_t rows, int64_t strips, int64_t split,
-                                Value firstGroup);
+                                int64_t rows, int64_t strips, int64_t split);
   Value rowLoops(Value output, int64_t rowBegin, int64_t rowEnd, int64_t rows,
                  int64_t strips, int64_t split, StringRef step);
 };

@@ -5,23 +5,23 @@
 // (2x5x6, 3 channels) padded to whole k groups of channels (4) and
 // flattened; each tile row located once, at pixel
 // ((b * 5 + oh * SH) * 6 + ow * SW) with (b, oh, ow) from the row
-// (OH = OW = 2, SH = SW = 2); a loop over the KH * KW = 6 taps moving
-// each row by (kh * DH * 6 + kw * DW) pixels (DH = 1, DW = 2); inside it
-// the k groups of one tap (4 channels: one group).
+// (OH = OW = 2, SH = SW = 2); one k loop over the 6 groups (KH * KW = 6
+// taps of one group of 4 channels), each at a table's offset from the row:
+// tap (kh, kw) moves (kh * DH * 6 + kw * DW) pixels of 4 channels (DH = 1,
+// DW = 2): 0, 8, 24, 32, 48, 56.
 
 !in = !quant.uniform<u8:f32, 0.05:3>
 !out = !quant.uniform<u8:f32, 0.1:10>
 // VNNI-DAG: #[[ROW:.*]] = affine_map<(d0) -> ((((d0 floordiv 4) * 5 + ((d0 mod 4) floordiv 2) * 2) * 6 + (d0 mod 2) * 2) * 4)>
-// VNNI-DAG: #[[TAP:.*]] = affine_map<(d0, d1) -> (d1 + ((d0 floordiv 2) * 6 + (d0 mod 2) * 2) * 4)>
 // VNNI-LABEL: func.func @window
 // VNNI: %[[PADDED:.*]] = tensor.pad %{{.*}} low[0, 0, 0, 0] high[0, 0, 0, 1]
 // VNNI: %[[FLAT:.*]] = tensor.collapse_shape %[[PADDED]] {{\[\[}}0, 1, 2, 3]] : tensor<2x5x6x4xi8> into tensor<240xi8>
+// VNNI: %[[TABLE:.*]] = arith.constant dense<[0, 8, 24, 32, 48, 56]> : tensor<6xindex>
 // VNNI: %[[BASE:.*]] = affine.apply #[[ROW]](%{{.*}})
-// VNNI: scf.for %[[SEGMENT:.*]] = %{{.*}} to %c6
-// VNNI: %[[START:.*]] = affine.apply #[[TAP]](%[[SEGMENT]], %[[BASE]])
-// VNNI: scf.for %{{.*}} = %{{.*}} to %c1
-// VNNI: %[[COLUMN:.*]] = arith.muli %{{.*}}, %c4
-// VNNI: %[[AT:.*]] = arith.addi %[[START]], %[[COLUMN]]
+// VNNI: scf.for %[[GROUP:.*]] = %{{.*}} to %c6
+// VNNI: %[[G:.*]] = arith.addi %[[GROUP]], %c0
+// VNNI: %[[OFFSET:.*]] = tensor.extract %[[TABLE]][%[[G]]] : tensor<6xindex>
+// VNNI: %[[AT:.*]] = arith.addi %[[BASE]], %[[OFFSET]]
 // VNNI: vector.transfer_read %[[FLAT]][%[[AT]]], %{{.*}} : tensor<240xi8>, vector<4xi8>
 // VNNI: quanta.intrinsic "llvm.x86.avx512.vpdpbusd.512"
 // VNNI: {quanta.dot_step = "vpdpbusd.512"}
