@@ -26,13 +26,15 @@ def LowerX86 : Pass<"quanta-lower-x86", "ModuleOp"> {
     `window` reads its NHWC image in place: K is KH * KW taps of C
     channels each (padded to whole k groups); each row's pixel is computed
     once per tile, and a constant table gives every k group's offset from
-    it, so the k loop is the GEMM's single loop. The epilogue adds the column
-    offsets, subtracts the weight-zero-point term, requantizes (the numeric
-    library's requantize, exactly) and clamps, in registers. When every
-    column shifts by t >= 32 (real multipliers below 0.5, the usual case)
-    it keeps the high words of the 64-bit products of the even and odd
-    lanes (vpmuldq) and shifts them by t - 32 in i32 lanes (vpsravd);
-    otherwise it shifts in 64-bit lanes, which AVX2 has to emulate. The
+    it, so the k loop is the GEMM's single loop. The accumulators start from
+    the column offsets; the epilogue subtracts the weight-zero-point term,
+    requantizes (the numeric library's requantize, exactly) and clamps, in
+    registers. When every column shifts by t >= 32 (real multipliers
+    below 0.5, the usual case) it keeps the high words of the 64-bit
+    products of the even and odd lanes (vpmuldq) and shifts them by t - 32
+    in i32 lanes (vpsravd), adding the rounding (and, where it fits, the
+    output zero point) to the high words when t >= 33; otherwise it shifts
+    in 64-bit lanes, which AVX2 has to emulate. The
     step chosen is recorded as a `quanta.dot_step` attribute on the tile
     loop, and the intrinsics appear by name in `quanta.intrinsic` ops.
 

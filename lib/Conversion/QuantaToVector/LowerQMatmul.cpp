@@ -2,8 +2,8 @@
 //
 // The integer kernel of the tiled GEMM design (TiledGemm.h): s8 weights
 // packed in groups of g = 4 (2 for vpmaddwd) k values per 32-bit lane, i32
-// accumulators, and an epilogue that adds the column offsets, requantizes
-// (the numeric library's 64-bit single rounding) and clamps.
+// accumulators starting from the column offsets, and an epilogue that
+// requantizes (the numeric library's 64-bit single rounding) and clamps.
 //
 // A target is a DotStep: how g products per lane are accumulated. x86 has
 // four (AVX-512 VNNI vpdpbusd on zmm; AVX-VNNI vpdpbusd on ymm; AVX2 vpmaddubsw
@@ -136,7 +136,7 @@ private:
   std::optional<QMatmulOp::Window> window;
   int64_t imageH = 0, imageW = 0, paddedChannels = 0;
   Value input, groupOffsets, offsets, multipliers, roundingEven, roundingOdd,
-      roundingHigh, shifts, weightZero, rowSums, zeroAccumulator;
+      roundingHigh, shifts, weightZero, rowSums;
   VectorType i32Vector, i64Vector;
 };
 } // namespace
@@ -441,8 +441,6 @@ Value QMatmulLowering::shiftWide(Value acc, Value column) {
 /// out = clamp((acc * mul + 2^(t-1)) >> t + zo): requantize() of the
 /// numeric library on L lanes.
 Value QMatmulLowering::finish(Value acc, Value row, Value column) {
-  acc = arith::AddIOp::create(b, loc, acc,
-                              readColumns(b, loc, offsets, column, i32Vector));
   if (hasWeightZeroPoints) {
     Value rowSum = tensor::ExtractOp::create(b, loc, rowSums, row);
     Value sums = vector::BroadcastOp::create(b, loc, i32Vector, rowSum);
@@ -548,8 +546,11 @@ Value QMatmulLowering::computeRowSums(Value storage) {
       b, loc, sums, ArrayRef<ReassociationIndices>{{0, 1, 2}});
 }
 
-Value QMatmulLowering::initialAccumulator(Value, Value, Value, bool) {
-  return zeroAccumulator;
+/// The column offsets: added before the k loop instead of in the epilogue
+/// (a load instead of an add there), the same sum modulo 2^32 as every
+/// dot step wraps.
+Value QMatmulLowering::initialAccumulator(Value, Value, Value column, bool) {
+  return readColumns(b, loc, offsets, column, i32Vector);
 }
 
 Value QMatmulLowering::build() {
@@ -565,7 +566,6 @@ Value QMatmulLowering::build() {
   i32Vector = VectorType::get({tiling.lanes}, b.getI32Type());
   i64Vector = VectorType::get({tiling.lanes}, b.getI64Type());
   accumulatorType = i32Vector;
-  zeroAccumulator = splat(b, loc, i32Vector, 0);
 
   // Epilogue constants, padded to whole tiles.
   auto perChannel = [&](ArrayRef<int32_t> values, int64_t col) {
