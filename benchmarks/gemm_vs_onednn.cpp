@@ -8,13 +8,14 @@
 //     zero points), at whatever ISA oneDNN runs (restrict it with
 //     DNNL_MAX_CPU_ISA=AVX2 in the environment for the AVX2 comparison);
 //   - oneDNN's fp32 matmul, the fp32 anchor, and Quanta's fp32 lowering of
-//     linalg.matmul (scalar loops today) on the smaller shapes;
+//     linalg.matmul (tiled FMA code on ymm and zmm);
 // then the same for convolutions (NHWC, batch 1, ResNet-50 layers): a float
 // dq -> tensor.pad -> linalg.conv_2d_nhwc_fhwc -> q chain through
-// quanta-quantize (im2col + quanta.qmatmul) against oneDNN's u8s8 and fp32
-// convolutions; and prints GOPS and ratios. A program to read, not a test:
-// timings on a shared machine are noisy, which is why everything runs in one
-// process.
+// quanta-quantize (quanta.qmatmul reading the image through its window)
+// against oneDNN's u8s8 and fp32 convolutions, and Quanta's fp32 lowering
+// of the float convolution; and prints GOPS and ratios. A program to read, not
+// a test: timings on a shared machine are noisy, which is why everything runs
+// in one process.
 //
 //   DNNL_MAX_CPU_ISA=AVX2 build/bin/quanta-gemm-benchmark
 //
@@ -273,6 +274,40 @@ std::string floatMatmulSource(const Shape &s, const std::vector<float> &w) {
   return os.str();
 }
 
+/// The f32 convolution of FHWC weights `w` with zero padding, as a module:
+/// what a model keeps in float.
+std::string floatConvSource(const ConvShape &c, const std::vector<float> &w) {
+  auto type = [](ArrayRef<int64_t> shape) {
+    std::string text = "tensor<";
+    for (int64_t dim : shape)
+      text += std::to_string(dim) + "x";
+    return text + "f32>";
+  };
+  const int64_t padded = c.size + 2 * c.pad, out = c.outputSize();
+  const std::string input = type({1, c.size, c.size, c.channels}),
+                    pad = type({1, padded, padded, c.channels}),
+                    filter = type({c.filters, c.kernel, c.kernel, c.channels}),
+                    result = type({1, out, out, c.filters});
+  std::ostringstream os;
+  os << "func.func @conv(%x: " << input << ") -> " << result << " {\n"
+     << "  %zero = arith.constant 0.0 : f32\n"
+     << "  %p = tensor.pad %x low[0, " << c.pad << ", " << c.pad
+     << ", 0] high[0, " << c.pad << ", " << c.pad << ", 0] {\n"
+     << "  ^bb0(%i: index, %j: index, %k: index, %l: index):\n"
+     << "    tensor.yield %zero : f32\n  } : " << input << " to " << pad << "\n"
+     << "  %w = arith.constant dense<\"0x"
+     << hexBytes(w.data(), w.size() * sizeof(float)) << "\"> : " << filter
+     << "\n"
+     << "  %e = tensor.empty() : " << result << "\n"
+     << "  %init = linalg.fill ins(%zero : f32) outs(%e : " << result << ") -> "
+     << result << "\n"
+     << "  %c = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : "
+        "tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : "
+     << pad << ", " << filter << ") outs(%init : " << result << ") -> "
+     << result << "\n  return %c : " << result << "\n}\n";
+  return os.str();
+}
+
 /// The quantized convolution as a float chain between dq/q pairs, as
 /// quanta-freeze-qparams leaves it: u8 input of `inputStorage` (scale
 /// 0.05), s8 weights (FHWC, per-filter scales 8192 * `channelScales`, so
@@ -347,8 +382,7 @@ std::string convSource(const ConvShape &c, const std::vector<int8_t> &weights,
 /// One row of the table, in GOPS.
 struct Row {
   double sevenBit = 0, exact = 0, vnni = 0, onednn = 0, onednnFloat = 0;
-  /// Quanta's fp32 lowering on ymm (avx2) and zmm (avx512vnni); 0 where
-  /// not measured (the convolutions).
+  /// Quanta's fp32 lowering on ymm (avx2) and zmm (avx512vnni).
   double float256 = 0, float512 = 0;
   int maxDifference = 0;
 };
@@ -447,6 +481,39 @@ OneDnnPrimitive makeOneDnn(dnnl::engine &engine, dnnl::stream &stream,
 
 } // namespace
 
+/// Quanta's fp32 lowering of `source` on ymm (avx2) and zmm (avx512vnni)
+/// into `row`. The inputs are small integers, so its results must equal
+/// oneDNN's (`reference`) wherever the sums stay exact: any relative
+/// difference above 1e-6 is printed.
+void measureQuantaFloat(MLIRContext &context, const std::string &source,
+                        std::vector<float> &input, ArrayRef<int64_t> inputShape,
+                        ArrayRef<int64_t> outputShape,
+                        const std::vector<float> &reference, double ops,
+                        int repeats, Row &row) {
+  std::vector<float> output(reference.size());
+  for (auto [isa, gops] : {std::pair{"avx2", &row.float256},
+                           std::pair{"avx512vnni", &row.float512}}) {
+    JitFunction f = compile(context, source,
+                            (Twine("quanta-lower-x86{isa=") + isa + "}").str());
+    *gops = ops /
+            bestTime(
+                [&] {
+                  f.call(input.data(), inputShape, output.data(), outputShape);
+                },
+                repeats) *
+            1e-9;
+    double worst = 0;
+    for (size_t i = 0; i < output.size(); ++i)
+      worst =
+          std::max(worst, std::abs(double(output[i]) - reference[i]) /
+                              std::max(1.0, std::abs(double(reference[i]))));
+    if (worst > 1e-6)
+      std::printf("  Quanta fp32 (%s) differs from oneDNN's by %g "
+                  "(relative)\n",
+                  isa, worst);
+  }
+}
+
 int main(int argc, char **argv) {
   // Debian's oneDNN runs on OpenMP, whose runtime reads OMP_NUM_THREADS
   // when it is loaded: to compare one thread with one thread, run again
@@ -515,7 +582,6 @@ int main(int argc, char **argv) {
     return multipliers;
   };
   auto printRow = [&](const char *label, const Row &r) {
-    // Quanta's fp32 is timed on the GEMMs only: "-" for the convolutions.
     auto column = [](double value, const char *format) {
       char text[16] = "-";
       if (value > 0)
@@ -628,29 +694,8 @@ int main(int argc, char **argv) {
         makeOneDnn(engine, stream, s, dt::f32, dt::f32, dt::f32, a32.data(),
                    w32.data(), c32.data(), {}, 0);
     row.onednnFloat = gops(bestTime([&] { fp32.run(stream); }, repeats));
-    // Quanta's fp32 lowering on ymm and zmm; the inputs are small integers,
-    // so its results must equal oneDNN's wherever the sums stay exact.
-    const std::vector<float> dnnlFloat = c32;
-    for (auto [isa, gopsOut] : {std::pair{"avx2", &row.float256},
-                                std::pair{"avx512vnni", &row.float512}}) {
-      JitFunction f =
-          compile(context, floatMatmulSource(s, w32),
-                  (Twine("quanta-lower-x86{isa=") + isa + "}").str());
-      *gopsOut = gops(bestTime(
-          [&] {
-            f.call(a32.data(), {s.m, s.k}, c32.data(), {s.m, s.n});
-          },
-          repeats));
-      double worst = 0;
-      for (size_t i = 0; i < c32.size(); ++i)
-        worst =
-            std::max(worst, std::abs(double(c32[i]) - dnnlFloat[i]) /
-                                std::max(1.0, std::abs(double(dnnlFloat[i]))));
-      if (worst > 1e-6)
-        std::printf("  Quanta fp32 (%s) differs from oneDNN's by %g "
-                    "(relative)\n",
-                    isa, worst);
-    }
+    measureQuantaFloat(context, floatMatmulSource(s, w32), a32, {s.m, s.k},
+                       {s.m, s.n}, c32, ops, repeats, row);
     char label[32];
     std::snprintf(label, sizeof(label), "%lld,%lld,%lld", (long long)s.m,
                   (long long)s.n, (long long)s.k);
@@ -661,7 +706,7 @@ int main(int argc, char **argv) {
   }
 
   // ResNet-50's 3x3 convolutions of stages 2-4 and a 1x1 expansion, batch
-  // 1. Quanta's time includes the padding and the im2col gather.
+  // 1. Quanta's time includes the padding.
   const ConvShape convs[] = {{56, 64, 64, 3, 1},
                              {28, 128, 128, 3, 1},
                              {14, 256, 256, 3, 1},
@@ -695,6 +740,8 @@ int main(int argc, char **argv) {
         makeOneDnnConv(engine, stream, c, dt::f32, dt::f32, dt::f32, a32.data(),
                        w32.data(), c32.data(), {}, 0);
     row.onednnFloat = gops(bestTime([&] { fp32.run(stream); }, repeats));
+    measureQuantaFloat(context, floatConvSource(c, w32), a32, inputShape,
+                       outputShape, c32, ops, repeats, row);
     char label[48];
     std::snprintf(label, sizeof(label), "%lldx%lldx%lld,%lld,%lldx%lld",
                   (long long)c.size, (long long)c.size, (long long)c.channels,

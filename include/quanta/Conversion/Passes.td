@@ -6,8 +6,8 @@
 include "mlir/Pass/PassBase.td"
 
 def LowerX86 : Pass<"quanta-lower-x86", "ModuleOp"> {
-  let summary = "Lower quanta.qmatmul (and f32 matmuls with constant "
-                "weights) to tiled, vectorized code for x86";
+  let summary = "Lower quanta.qmatmul (and f32 matmuls and convolutions "
+                "with constant weights) to tiled, vectorized code for x86";
   let description = [{
     Packs each `quanta.qmatmul`'s weights at compile time into strips of 8
     (16 for zmm) output columns and emits a register-tiled kernel (scf loops over
@@ -45,7 +45,10 @@ def LowerX86 : Pass<"quanta-lower-x86", "ModuleOp"> {
     starting from the init tensor, one `vector.fma` per k in k order
     (`quanta.dot_step = "fma"`). Each output is linalg.matmul's sequential
     sum with every step rounded once instead of twice, as production float
-    GEMMs compute it. Other matmuls are left as they are.
+    GEMMs compute it. So do f32 `linalg.conv_2d_nhwc_fhwc` / `_hwcf`
+    with a constant filter, as the GEMM of their implicit im2col matrix
+    read in place (k in the convolution's own (kh, kw, c) order). Other
+    matmuls and convolutions are left as they are.
 
     The enclosing function gets LLVM's "min-legal-vector-width" (256 for
     the ymm steps, 512 for zmm) as `passthrough`: without it, LLVM on an
@@ -57,8 +60,8 @@ def LowerX86 : Pass<"quanta-lower-x86", "ModuleOp"> {
            "host (the best this machine has), avx512vnni, avxvnni, avx2 or "
            "generic">,
     Option<"lowerFloat", "float", "bool", /*default=*/"true",
-           "also lower f32 linalg.matmul with constant weights to tiled FMA "
-           "code">,
+           "also lower f32 linalg.matmul and NHWC convolutions with "
+           "constant weights to tiled FMA code">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

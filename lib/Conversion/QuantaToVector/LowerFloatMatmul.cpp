@@ -1,14 +1,18 @@
-//===- LowerFloatMatmul.cpp - f32 linalg.matmul to tiled FMA code ---------===//
+//===- LowerFloatMatmul.cpp - f32 matmuls and convolutions to FMA tiles ---===//
 //
 // The float kernel of the tiled GEMM design (TiledGemm.h), for the layers a
 // model keeps in float and as the anchor that int8 code is measured
 // against: f32 weights packed one k value per lane (g = 1), the
-// accumulators starting from the matmul's init tensor, and one fused
+// accumulators starting from the op's init tensor, and one fused
 // multiply-add per k, in k order. Each output is therefore the same
-// sequential sum as linalg.matmul's, each step rounded once (FMA) instead of
-// twice: the contraction every production float GEMM makes. The one-row
+// sequential sum as the linalg op's, each step rounded once (FMA) instead
+// of twice: the contraction every production float GEMM makes. The one-row
 // tile keeps one accumulator set (rowSplit 1) so that the order holds there
 // too.
+//
+// A 2-D NHWC convolution is the GEMM of its implicit im2col matrix, as for
+// quanta.qmatmul: rows (n, oh, ow), k in the (kh, kw, c) order of the
+// convolution's own reduction loops, read in place through an ImageWindow.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,19 +28,32 @@ using namespace mlir;
 using namespace mlir::quanta;
 
 namespace {
-class FloatMatmulLowering : public TiledGemm {
+/// What the float kernel computes: an M x K input (a matrix, or the im2col
+/// matrix of `image` over the flattened NHWC `input`) times K x N weights
+/// (row-major) plus the M x N init tensor.
+struct FloatGemm {
+  Value input, init;
+  SmallVector<float> weights;
+  int64_t m, k, n;
+  std::optional<ImageWindow> image;
+};
+
+class FloatGemmLowering : public TiledGemm {
 public:
-  FloatMatmulLowering(linalg::MatmulOp op, const GemmTiling &tiling,
-                      ArrayRef<float> weights, int64_t m, int64_t k, int64_t n)
-      : TiledGemm(op, tiling, m, k, n), op(op), weights(weights) {}
+  FloatGemmLowering(Operation *op, const GemmTiling &tiling,
+                    const FloatGemm &gemm)
+      : TiledGemm(op, tiling, gemm.m, gemm.k, gemm.n,
+                  gemm.image ? gemm.image->kernelH * gemm.image->kernelW : 1),
+        gemm(gemm) {}
 
   Value build() {
     Type f32 = b.getF32Type();
     packedVector = VectorType::get({tiling.lanes}, f32);
     accumulatorType = packedVector;
-    packed = packWeights(weights, f32);
-    input = op.getInputs()[0];
-    return emitTiles(op.getOutputs()[0], "fma");
+    packed = packWeights(ArrayRef<float>(gemm.weights), f32);
+    if (gemm.image)
+      groupOffsets = gemm.image->groupOffsets(b, loc, segmentGroups, 1);
+    return emitTiles(gemm.init, "fma");
   }
 
 private:
@@ -48,8 +65,19 @@ private:
                                           ValueRange{row, column}, pad,
                                           ArrayRef<bool>{inBounds});
   }
-  Value broadcastInput(Value row, Value kk) override {
-    Value value = tensor::ExtractOp::create(b, loc, input, ValueRange{row, kk});
+  Value rowBase(Value row) override {
+    return gemm.image ? gemm.image->rowStart(b, loc, row) : row;
+  }
+  Value broadcastInput(Value base, Value kk) override {
+    Value value =
+        gemm.image
+            ? tensor::ExtractOp::create(
+                  b, loc, gemm.input,
+                  ValueRange{arith::AddIOp::create(
+                      b, loc, base,
+                      tensor::ExtractOp::create(b, loc, groupOffsets, kk))})
+            : tensor::ExtractOp::create(b, loc, gemm.input,
+                                        ValueRange{base, kk});
     return vector::BroadcastOp::create(b, loc, accumulatorType, value);
   }
   Value dot(Value acc, Value lhs, Value rhs) override {
@@ -57,9 +85,8 @@ private:
   }
   Value finish(Value acc, Value, Value) override { return acc; }
 
-  linalg::MatmulOp op;
-  ArrayRef<float> weights;
-  Value input;
+  const FloatGemm &gemm;
+  Value groupOffsets;
 };
 } // namespace
 
@@ -72,31 +99,119 @@ static GemmTiling getFloatTiling(StringRef isa) {
   return {8, 1, 6, 2, 8, 1};
 }
 
-LogicalResult mlir::quanta::lowerFloatMatmul(Operation *operation,
-                                             StringRef isa) {
-  auto op = dyn_cast<linalg::MatmulOp>(operation);
-  if (!op || !op.hasPureTensorSemantics() || op.hasUserDefinedMaps())
-    return failure();
-  auto lhsType = dyn_cast<RankedTensorType>(op.getInputs()[0].getType());
-  auto rhsType = dyn_cast<RankedTensorType>(op.getInputs()[1].getType());
-  auto initType = dyn_cast<RankedTensorType>(op.getOutputs()[0].getType());
-  for (RankedTensorType type : {lhsType, rhsType, initType})
-    if (!type || !type.hasStaticShape() || !type.getElementType().isF32())
-      return failure();
+/// The values of the f32 constant `value`, if it is one.
+static std::optional<SmallVector<float>> getFloatConstant(Value value) {
   ElementsAttr constant;
-  if (!matchPattern(op.getInputs()[1], m_Constant(&constant)))
-    return failure();
+  if (!matchPattern(value, m_Constant(&constant)))
+    return std::nullopt;
   auto values = constant.tryGetValues<float>();
   if (!values)
+    return std::nullopt;
+  return SmallVector<float>(values->begin(), values->end());
+}
+
+static bool isStaticF32(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  return type && type.hasStaticShape() && type.getElementType().isF32();
+}
+
+/// A linalg.matmul on static f32 tensors with constant weights and the
+/// default indexing maps as a FloatGemm.
+static std::optional<FloatGemm> matchMatmul(linalg::MatmulOp op) {
+  if (!op.hasPureTensorSemantics() || op.hasUserDefinedMaps() ||
+      !llvm::all_of(op->getOperands(), isStaticF32))
+    return std::nullopt;
+  std::optional<SmallVector<float>> weights =
+      getFloatConstant(op.getInputs()[1]);
+  if (!weights)
+    return std::nullopt;
+  auto lhs = cast<RankedTensorType>(op.getInputs()[0].getType());
+  auto rhs = cast<RankedTensorType>(op.getInputs()[1].getType());
+  return FloatGemm{op.getInputs()[0], op.getOutputs()[0], std::move(*weights),
+                   lhs.getDimSize(0), lhs.getDimSize(1),  rhs.getDimSize(1),
+                   std::nullopt};
+}
+
+/// A 2-D NHWC convolution (FHWC or HWCF filter) on static f32 tensors with
+/// a constant filter as a FloatGemm over the flattened input, its init
+/// tensor collapsed to M x F. The filter becomes the (kh, kw, c) x f
+/// matrix.
+static std::optional<FloatGemm> matchConvolution(OpBuilder &b,
+                                                 linalg::LinalgOp op) {
+  const bool fhwc = isa<linalg::Conv2DNhwcFhwcOp>(op);
+  if (!fhwc && !isa<linalg::Conv2DNhwcHwcfOp>(op))
+    return std::nullopt;
+  if (!op.hasPureTensorSemantics() ||
+      !llvm::all_of(op->getOperands(), isStaticF32))
+    return std::nullopt;
+  std::optional<SmallVector<float>> filter =
+      getFloatConstant(op.getDpsInputs()[1]);
+  if (!filter)
+    return std::nullopt;
+  auto strides = op->getAttrOfType<DenseIntElementsAttr>("strides");
+  auto dilations = op->getAttrOfType<DenseIntElementsAttr>("dilations");
+  if (!strides || !dilations)
+    return std::nullopt;
+  auto stride = llvm::to_vector(strides.getValues<int64_t>());
+  auto dilation = llvm::to_vector(dilations.getValues<int64_t>());
+  ArrayRef<int64_t> in =
+      cast<RankedTensorType>(op.getDpsInputs()[0].getType()).getShape();
+  ArrayRef<int64_t> w =
+      cast<RankedTensorType>(op.getDpsInputs()[1].getType()).getShape();
+  ArrayRef<int64_t> out =
+      cast<RankedTensorType>(op.getDpsInits()[0].getType()).getShape();
+  // FHWC: [F, KH, KW, C]; HWCF: [KH, KW, C, F].
+  const int64_t filters = fhwc ? w[0] : w[3], kernelH = fhwc ? w[1] : w[0],
+                kernelW = fhwc ? w[2] : w[1], channels = in[3];
+  const int64_t k = kernelH * kernelW * channels;
+  // linalg bounds the loops by the output; the last window must fit.
+  if ((out[1] - 1) * stride[0] + (kernelH - 1) * dilation[0] >= in[1] ||
+      (out[2] - 1) * stride[1] + (kernelW - 1) * dilation[1] >= in[2])
+    return std::nullopt;
+  SmallVector<float> weights(k * filters);
+  for (int64_t row = 0; row < k; ++row)
+    for (int64_t f = 0; f < filters; ++f)
+      weights[row * filters + f] =
+          fhwc ? (*filter)[f * k + row] : (*filter)[row * filters + f];
+  Location loc = op.getLoc();
+  Value flat = tensor::CollapseShapeOp::create(
+      b, loc, op.getDpsInputs()[0],
+      ArrayRef<ReassociationIndices>{{0, 1, 2, 3}});
+  Value init = tensor::CollapseShapeOp::create(
+      b, loc, op.getDpsInits()[0],
+      ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}});
+  return FloatGemm{flat,
+                   init,
+                   std::move(weights),
+                   out[0] * out[1] * out[2],
+                   k,
+                   filters,
+                   ImageWindow{in[1], in[2], channels, kernelH, kernelW,
+                               stride[0], stride[1], dilation[0], dilation[1],
+                               out[1], out[2]}};
+}
+
+LogicalResult mlir::quanta::lowerFloatGemm(Operation *operation,
+                                           StringRef isa) {
+  auto op = dyn_cast<linalg::LinalgOp>(operation);
+  if (!op)
     return failure();
-  SmallVector<float> weights(values->begin(), values->end());
+  OpBuilder b(operation);
+  std::optional<FloatGemm> gemm;
+  if (auto matmul = dyn_cast<linalg::MatmulOp>(operation))
+    gemm = matchMatmul(matmul);
+  else
+    gemm = matchConvolution(b, op);
+  if (!gemm)
+    return failure();
   GemmTiling tiling = getFloatTiling(isa);
-  Value result =
-      FloatMatmulLowering(op, tiling, weights, lhsType.getDimSize(0),
-                          lhsType.getDimSize(1), rhsType.getDimSize(1))
-          .build();
-  requireVectorWidth(op, tiling.lanes * 32);
-  op->getResult(0).replaceAllUsesWith(result);
-  op->erase();
+  Value result = FloatGemmLowering(operation, tiling, *gemm).build();
+  requireVectorWidth(operation, tiling.lanes * 32);
+  if (gemm->image)
+    result = tensor::ExpandShapeOp::create(
+        b, operation->getLoc(), operation->getResult(0).getType(), result,
+        ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}});
+  operation->getResult(0).replaceAllUsesWith(result);
+  operation->erase();
   return success();
 }

@@ -116,7 +116,6 @@ private:
   Value constantTensor(ArrayRef<int32_t> values);
   Value constantTensor64(ArrayRef<int64_t> values);
   Value prepareInput(Value storage);
-  Value buildGroupOffsets();
   Value computeRowSums(Value storage);
   Value shiftHighHalves(Value acc, Value column);
   Value shiftWide(Value acc, Value column);
@@ -131,10 +130,8 @@ private:
   /// zeroPointFolded (see shiftHighHalves).
   bool roundHighWords = false, zeroPointFolded = false;
   ArrayRef<int8_t> weights;
-  /// An implicit im2col input: its window, the padded image's height, width
-  /// and channels (channels padded to whole k groups).
-  std::optional<QMatmulOp::Window> window;
-  int64_t imageH = 0, imageW = 0, paddedChannels = 0;
+  /// An implicit im2col input: its window over the padded image.
+  std::optional<ImageWindow> image;
   Value input, groupOffsets, offsets, multipliers, roundingEven, roundingOdd,
       roundingHigh, shifts, weightZero, rowSums;
   VectorType i32Vector, i64Vector;
@@ -149,12 +146,23 @@ QMatmulLowering::QMatmulLowering(QMatmulOp op, const KernelShape &shape,
                 op.getConvWindow()
                     ? op.getConvWindow()->kernelH * op.getConvWindow()->kernelW
                     : 1),
-      op(op), shape(shape), weights(weights), window(op.getConvWindow()) {
-  if (window) {
-    ArrayRef<int64_t> image = op.getInput().getType().getShape();
-    imageH = image[1];
-    imageW = image[2];
-    paddedChannels = segmentGroups * tiling.group;
+      op(op), shape(shape), weights(weights) {
+  if (std::optional<QMatmulOp::Window> window = op.getConvWindow()) {
+    ArrayRef<int64_t> shape = op.getInput().getType().getShape();
+    image = ImageWindow{
+        shape[1],
+        shape[2],
+        segmentGroups * tiling.group,
+        window->kernelH,
+        window->kernelW,
+        window->strideH,
+        window->strideW,
+        window->dilationH,
+        window->dilationW,
+        QMatmulOp::Window::outputSize(shape[1], window->kernelH,
+                                      window->strideH, window->dilationH),
+        QMatmulOp::Window::outputSize(shape[2], window->kernelW,
+                                      window->strideW, window->dilationW)};
   }
 }
 
@@ -208,7 +216,7 @@ Value QMatmulLowering::prepareInput(Value storage) {
   }
   // The padding meets zero weights: any value would do.
   const int64_t last = storageType.getDimSize(rank - 1);
-  const int64_t paddedLast = window ? paddedChannels : paddedK;
+  const int64_t paddedLast = image ? image->channels : paddedK;
   if (paddedLast != last) {
     Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
     SmallVector<int64_t> paddedShape(storageType.getShape());
@@ -219,48 +227,15 @@ Value QMatmulLowering::prepareInput(Value storage) {
         b, loc, RankedTensorType::get(paddedShape, element), prepared, low,
         high, zero);
   }
-  if (!window)
+  if (!image)
     return prepared;
   return tensor::CollapseShapeOp::create(
       b, loc, prepared, ArrayRef<ReassociationIndices>{{0, 1, 2, 3}});
 }
 
-/// Row (b, oh, ow) of an image input starts at pixel
-/// (b, oh * SH, ow * SW) of the flattened image; a matrix row is the row.
+/// An image row starts at its pixel (ImageWindow); a matrix row is the row.
 Value QMatmulLowering::rowBase(Value row) {
-  if (!window)
-    return row;
-  const int64_t outH = QMatmulOp::Window::outputSize(imageH, window->kernelH,
-                                                     window->strideH,
-                                                     window->dilationH),
-                outW = QMatmulOp::Window::outputSize(imageW, window->kernelW,
-                                                     window->strideW,
-                                                     window->dilationW);
-  AffineExpr r = b.getAffineDimExpr(0);
-  AffineExpr batch = r.floorDiv(outH * outW),
-             oh = (r % (outH * outW)).floorDiv(outW), ow = r % outW;
-  AffineExpr pixel =
-      (batch * imageH + oh * window->strideH) * imageW + ow * window->strideW;
-  return affine::AffineApplyOp::create(
-      b, loc, AffineMap::get(1, 0, pixel * paddedChannels), row);
-}
-
-/// Where each k group of an image input lies from its row's pixel: tap
-/// (kh, kw) = (g / G / KW, g / G % KW) moves the window by (kh * DH,
-/// kw * DW) pixels, and group g % G of the tap's G starts g % G * group
-/// channels in. The same offset for every row, so one table.
-Value QMatmulLowering::buildGroupOffsets() {
-  SmallVector<int64_t> values;
-  for (int64_t g = 0; g < paddedK / tiling.group; ++g) {
-    const int64_t tap = g / segmentGroups;
-    const int64_t pixel = tap / window->kernelW * window->dilationH * imageW +
-                          tap % window->kernelW * window->dilationW;
-    values.push_back(pixel * paddedChannels + g % segmentGroups * tiling.group);
-  }
-  auto type = RankedTensorType::get({static_cast<int64_t>(values.size())},
-                                    b.getIndexType());
-  return arith::ConstantOp::create(
-      b, loc, DenseElementsAttr::get(type, ArrayRef<int64_t>(values)));
+  return image ? image->rowStart(b, loc, row) : row;
 }
 
 /// The g input values of group `kGroup` from `base` (a matrix row, or a
@@ -270,7 +245,7 @@ Value QMatmulLowering::broadcastInput(Value base, Value kGroup) {
   Value pad = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
   auto groupType = VectorType::get({tiling.group}, element);
   SmallVector<Value> indices =
-      window
+      image
           ? SmallVector<Value>{arith::AddIOp::create(
                 b, loc, base,
                 tensor::ExtractOp::create(b, loc, groupOffsets, kGroup))}
@@ -492,27 +467,23 @@ Value QMatmulLowering::computeRowSums(Value storage) {
   SmallVector<int64_t> sumShape{m};
   SmallVector<Value> inputs{storage};
   unsigned loops = 2;
-  if (window) {
+  if (image) {
     loops = 6;
-    inputIndex = {d(0), d(1) * window->strideH + d(3) * window->dilationH,
-                  d(2) * window->strideW + d(4) * window->dilationW, d(5)};
+    inputIndex = {d(0), d(1) * image->strideH + d(3) * image->dilationH,
+                  d(2) * image->strideW + d(4) * image->dilationW, d(5)};
     sumIndex = {d(0), d(1), d(2)};
-    sumShape = {
-        op.getInput().getType().getDimSize(0),
-        QMatmulOp::Window::outputSize(imageH, window->kernelH, window->strideH,
-                                      window->dilationH),
-        QMatmulOp::Window::outputSize(imageW, window->kernelW, window->strideW,
-                                      window->dilationW)};
+    sumShape = {op.getInput().getType().getDimSize(0), image->outputHeight,
+                image->outputWidth};
     // linalg infers the loop bounds from the operands' shapes: an unread
     // [KH, KW, C] operand bounds the window's loops, as a filter does.
     inputs.push_back(tensor::EmptyOp::create(
         b, loc,
-        ArrayRef<int64_t>{window->kernelH, window->kernelW,
+        ArrayRef<int64_t>{image->kernelH, image->kernelW,
                           op.getInput().getType().getDimSize(3)},
         b.getI8Type()));
   }
   SmallVector<AffineMap> maps{AffineMap::get(loops, 0, inputIndex, context)};
-  if (window)
+  if (image)
     maps.push_back(AffineMap::get(loops, 0, {d(3), d(4), d(5)}, context));
   maps.push_back(AffineMap::get(loops, 0, sumIndex, context));
   SmallVector<utils::IteratorType> iterators(loops,
@@ -540,7 +511,7 @@ Value QMatmulLowering::computeRowSums(Value storage) {
                 arith::AddIOp::create(nb, nloc, args.back(), v).getResult());
           })
           .getResult(0);
-  if (!window)
+  if (!image)
     return sums;
   return tensor::CollapseShapeOp::create(
       b, loc, sums, ArrayRef<ReassociationIndices>{{0, 1, 2}});
@@ -630,8 +601,8 @@ Value QMatmulLowering::build() {
     rowSums = computeRowSums(storage);
   }
   input = prepareInput(storage);
-  if (window)
-    groupOffsets = buildGroupOffsets();
+  if (image)
+    groupOffsets = image->groupOffsets(b, loc, segmentGroups, tiling.group);
   if (shape.step == DotStep::MaddWd) {
     SmallVector<int16_t> widened(weights.begin(), weights.end());
     packed = packWeights(ArrayRef<int16_t>(widened), packedElement);

@@ -1,7 +1,8 @@
 //===- LowerX86.cpp - The quanta-lower-x86 pass ---------------------------===//
 //
 // Picks the ISA and hands every quanta.qmatmul, and every f32 linalg.matmul
-// with constant weights, to its tiled kernel (TiledGemm.h).
+// or NHWC convolution with constant weights, to its tiled kernel
+// (TiledGemm.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -48,21 +49,22 @@ struct LowerX86Pass : public quanta::impl::LowerX86Base<LowerX86Pass> {
     if (failed(resolved))
       return signalPassFailure();
     SmallVector<QMatmulOp> qmatmuls;
-    SmallVector<linalg::MatmulOp> matmuls;
+    SmallVector<Operation *> floatGemms;
     getOperation()->walk([&](Operation *op) {
       if (auto qmatmul = dyn_cast<QMatmulOp>(op))
         qmatmuls.push_back(qmatmul);
-      else if (auto matmul = dyn_cast<linalg::MatmulOp>(op))
-        matmuls.push_back(matmul);
+      else if (llvm::isa<linalg::MatmulOp, linalg::Conv2DNhwcFhwcOp,
+                         linalg::Conv2DNhwcHwcfOp>(op))
+        floatGemms.push_back(op);
     });
     for (QMatmulOp op : qmatmuls)
       if (failed(lowerQMatmul(op, *resolved)))
         return signalPassFailure();
     if (!lowerFloat)
       return;
-    // Matmuls that are not f32 with constant weights stay as they are.
-    for (linalg::MatmulOp op : matmuls)
-      (void)lowerFloatMatmul(op, *resolved);
+    // Those that are not f32 with constant weights stay as they are.
+    for (Operation *op : floatGemms)
+      (void)lowerFloatGemm(op, *resolved);
   }
 };
 } // namespace

@@ -2,6 +2,7 @@
 
 #include "TiledGemm.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -21,6 +22,31 @@ TiledGemm::TiledGemm(Operation *op, const GemmTiling &tiling, int64_t m,
       // Whole tiles of either width.
       paddedN(llvm::alignTo(
           n, tiling.lanes * std::max(tiling.strips, tiling.rowStrips))) {}
+
+Value ImageWindow::rowStart(OpBuilder &b, Location loc, Value row) const {
+  const int64_t outH = outputHeight, outW = outputWidth;
+  AffineExpr r = b.getAffineDimExpr(0);
+  AffineExpr batch = r.floorDiv(outH * outW),
+             oh = (r % (outH * outW)).floorDiv(outW), ow = r % outW;
+  AffineExpr pixel = (batch * height + oh * strideH) * width + ow * strideW;
+  return affine::AffineApplyOp::create(
+      b, loc, AffineMap::get(1, 0, pixel * channels), row);
+}
+
+Value ImageWindow::groupOffsets(OpBuilder &b, Location loc,
+                                int64_t groupsPerTap, int64_t group) const {
+  SmallVector<int64_t> values;
+  for (int64_t tap = 0; tap < kernelH * kernelW; ++tap)
+    for (int64_t g = 0; g < groupsPerTap; ++g) {
+      const int64_t pixel =
+          tap / kernelW * dilationH * width + tap % kernelW * dilationW;
+      values.push_back(pixel * channels + g * group);
+    }
+  auto type = RankedTensorType::get({static_cast<int64_t>(values.size())},
+                                    b.getIndexType());
+  return arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(type, ArrayRef<int64_t>(values)));
+}
 
 Value TiledGemm::index(int64_t value) {
   return arith::ConstantIndexOp::create(b, loc, value);

@@ -35,6 +35,25 @@
 
 namespace mlir::quanta {
 
+/// A convolution's implicit im2col matrix over an NHWC image flattened to
+/// 1-D, `channels` values per pixel (C padded to whole k groups): row
+/// (b, oh, ow) starts at pixel (b, oh * SH, ow * SW), and k group g of
+/// tap (kh, kw) lies (kh * DH * W + kw * DW) pixels plus its channels
+/// further: the same offset for every row, hence one table.
+struct ImageWindow {
+  int64_t height, width, channels;
+  int64_t kernelH, kernelW, strideH, strideW, dilationH, dilationW;
+  /// The output rows and columns computed (no more than the window fits).
+  int64_t outputHeight, outputWidth;
+
+  /// The flat position of `row`'s first value.
+  Value rowStart(OpBuilder &b, Location loc, Value row) const;
+  /// Every k group's offset from its row's start, `group` values per group
+  /// and `groupsPerTap` per tap, as a constant index tensor.
+  Value groupOffsets(OpBuilder &b, Location loc, int64_t groupsPerTap,
+                     int64_t group) const;
+};
+
 /// The tile shapes of a kernel.
 struct GemmTiling {
   /// 32-bit lanes per vector: output columns per strip.
@@ -139,10 +158,10 @@ class QMatmulOp;
 /// or generic).
 LogicalResult lowerQMatmul(QMatmulOp op, StringRef isa);
 
-/// Replaces an f32 linalg.matmul with constant weights by its tiled FMA
-/// kernel for `isa`; returns failure without changing anything when `op`
-/// is not one.
-LogicalResult lowerFloatMatmul(Operation *op, StringRef isa);
+/// Replaces an f32 linalg.matmul with constant weights, or an f32 2-D NHWC
+/// convolution with a constant filter, by its tiled FMA kernel for `isa`;
+/// returns failure without changing anything when `op` is neither.
+LogicalResult lowerFloatGemm(Operation *op, StringRef isa);
 
 } // namespace mlir::quanta
 

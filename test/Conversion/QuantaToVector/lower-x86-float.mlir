@@ -58,3 +58,42 @@ func.func @left_alone(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>, %c: tensor<4x16
          ins(%a, %wt : tensor<4x8xf32>, tensor<16x8xf32>) outs(%c : tensor<4x16xf32>) -> tensor<4x16xf32>
   return %0, %1, %2 : tensor<4x16xf32>, tensor<4x16xf16>, tensor<4x16xf32>
 }
+
+// -----
+
+// An NHWC convolution with a constant filter is the GEMM of its implicit
+// im2col matrix: the input flattened, each tile row at its pixel
+// ((n * 5 + oh) * 6 + ow * 2) * 3 (stride [1, 2]; OH = 4, OW = 3), every
+// k at a table's offset from it (tap (kh, kw) moves (kh * 6 + kw) pixels
+// of 3 channels, then c), the init tensor collapsed to M x F and the
+// result expanded back. linalg bounds the loops by the output: a smaller
+// output (2 x 2) computes that corner only. A convolution whose filter is
+// not a constant stays.
+// YMM-DAG: #[[PIXEL:.*]] = affine_map<(d0) -> ((((d0 floordiv 12) * 5 + (d0 mod 12) floordiv 3) * 6 + (d0 mod 3) * 2) * 3)>
+// YMM-DAG: #[[CORNER:.*]] = affine_map<(d0) -> ((((d0 floordiv 4) * 5 + (d0 mod 4) floordiv 2) * 6 + (d0 mod 2) * 2) * 3)>
+// YMM-LABEL: func.func @convolution
+// YMM: %[[FLAT:.*]] = tensor.collapse_shape %arg0 {{\[\[}}0, 1, 2, 3]] : tensor<2x5x6x3xf32> into tensor<180xf32>
+// YMM: %[[INIT:.*]] = tensor.collapse_shape %arg1 {{\[\[}}0, 1, 2], [3]] : tensor<2x4x3x4xf32> into tensor<24x4xf32>
+// YMM: %[[TABLE:.*]] = arith.constant dense<[0, 1, 2, 3, 4, 5, 18, 19, 20, 21, 22, 23]> : tensor<12xindex>
+// YMM: %[[BASE:.*]] = affine.apply #[[PIXEL]]
+// YMM: %[[OFFSET:.*]] = tensor.extract %[[TABLE]]
+// YMM: %[[AT:.*]] = arith.addi %[[BASE]], %[[OFFSET]]
+// YMM: tensor.extract %[[FLAT]][%[[AT]]] : tensor<180xf32>
+// YMM: vector.fma
+// YMM: {quanta.dot_step = "fma"}
+// YMM: tensor.expand_shape %{{.*}} {{\[\[}}0, 1, 2], [3]] output_shape [2, 4, 3, 4] : tensor<24x4xf32> into tensor<2x4x3x4xf32>
+// YMM: affine.apply #[[CORNER]]
+// YMM: {quanta.dot_step = "fma"}
+// YMM: linalg.conv_2d_nhwc_hwcf
+// ZMM-LABEL: func.func @convolution
+// ZMM-COUNT-2: {quanta.dot_step = "fma"}
+// ZMM: linalg.conv_2d_nhwc_hwcf
+// OFF-LABEL: func.func @convolution
+// OFF-COUNT-3: linalg.conv_2d_nhwc_hwcf
+func.func @convolution(%x: tensor<2x5x6x3xf32>, %init: tensor<2x4x3x4xf32>, %corner: tensor<2x2x2x4xf32>, %w: tensor<2x2x3x4xf32>) -> (tensor<2x4x3x4xf32>, tensor<2x2x2x4xf32>, tensor<2x4x3x4xf32>) {
+  %filter = arith.constant dense<0.5> : tensor<2x2x3x4xf32>
+  %0 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<[1, 2]> : tensor<2xi64>} ins(%x, %filter : tensor<2x5x6x3xf32>, tensor<2x2x3x4xf32>) outs(%init : tensor<2x4x3x4xf32>) -> tensor<2x4x3x4xf32>
+  %1 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<[1, 2]> : tensor<2xi64>} ins(%x, %filter : tensor<2x5x6x3xf32>, tensor<2x2x3x4xf32>) outs(%corner : tensor<2x2x2x4xf32>) -> tensor<2x2x2x4xf32>
+  %2 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<[1, 2]> : tensor<2xi64>} ins(%x, %w : tensor<2x5x6x3xf32>, tensor<2x2x3x4xf32>) outs(%init : tensor<2x4x3x4xf32>) -> tensor<2x4x3x4xf32>
+  return %0, %1, %2 : tensor<2x4x3x4xf32>, tensor<2x2x2x4xf32>, tensor<2x4x3x4xf32>
+}
