@@ -115,14 +115,21 @@ static bool isStaticF32(Value value) {
   return type && type.hasStaticShape() && type.getElementType().isF32();
 }
 
+/// The values of `op`'s weights (its second input) if they are a constant
+/// and every operand is a static f32 tensor.
+static std::optional<SmallVector<float>> getWeights(linalg::LinalgOp op) {
+  if (!op.hasPureTensorSemantics() ||
+      !llvm::all_of(op->getOperands(), isStaticF32))
+    return std::nullopt;
+  return getFloatConstant(op.getDpsInputs()[1]);
+}
+
 /// A linalg.matmul on static f32 tensors with constant weights and the
 /// default indexing maps as a FloatGemm.
 static std::optional<FloatGemm> matchMatmul(linalg::MatmulOp op) {
-  if (!op.hasPureTensorSemantics() || op.hasUserDefinedMaps() ||
-      !llvm::all_of(op->getOperands(), isStaticF32))
+  if (op.hasUserDefinedMaps())
     return std::nullopt;
-  std::optional<SmallVector<float>> weights =
-      getFloatConstant(op.getInputs()[1]);
+  std::optional<SmallVector<float>> weights = getWeights(op);
   if (!weights)
     return std::nullopt;
   auto lhs = cast<RankedTensorType>(op.getInputs()[0].getType());
@@ -141,11 +148,7 @@ static std::optional<FloatGemm> matchConvolution(OpBuilder &b,
   const bool fhwc = isa<linalg::Conv2DNhwcFhwcOp>(op);
   if (!fhwc && !isa<linalg::Conv2DNhwcHwcfOp>(op))
     return std::nullopt;
-  if (!op.hasPureTensorSemantics() ||
-      !llvm::all_of(op->getOperands(), isStaticF32))
-    return std::nullopt;
-  std::optional<SmallVector<float>> filter =
-      getFloatConstant(op.getDpsInputs()[1]);
+  std::optional<SmallVector<float>> filter = getWeights(op);
   if (!filter)
     return std::nullopt;
   auto strides = op->getAttrOfType<DenseIntElementsAttr>("strides");
