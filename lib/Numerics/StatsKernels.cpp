@@ -312,7 +312,16 @@ QUANTA_AVX2 static void countVectors(const float *data, size_t vectors,
   for (size_t v = 0; v < lead; ++v)
     storeSlots<kFold>(data + v * kVector, edges, copyOffset, slotsOf(v), minMax,
                       nan);
+  // The scattered increments keep too few loads in flight for the
+  // hardware prefetcher to hide DRAM: fetch a cache line 64 vectors (2 KiB)
+  // ahead (measured on 16M floats from DRAM: 0.60 -> 0.39 ns per element;
+  // no change from the last-level cache).
+  constexpr size_t kPrefetch = 64;
   for (size_t v = lead; v < vectors; ++v) {
+    if (v % 2 == 0 && v + kPrefetch < vectors)
+      _mm_prefetch(
+          reinterpret_cast<const char *>(data + (v + kPrefetch) * kVector),
+          _MM_HINT_T0);
     storeSlots<kFold>(data + v * kVector, edges, copyOffset, slotsOf(v), minMax,
                       nan);
     const int32_t *slots = slotsOf(v - kDistance);
