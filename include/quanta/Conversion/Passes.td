@@ -53,7 +53,10 @@ def LowerX86 : Pass<"quanta-lower-x86", "ModuleOp"> {
     The enclosing function gets LLVM's "min-legal-vector-width" (256 for
     the ymm steps, 512 for zmm) as `passthrough`: without it, LLVM on an
     AVX-512 host widens 64-bit-lane code to zmm, and zmm uops on Intel
-    cores take port 1 away from vector work, halving an AVX2 kernel.
+    cores take port 1 away from vector work, halving an AVX2 kernel. With
+    `avx512vnni` every function also gets "prefer-vector-width" 512, so
+    that the loops LLVM vectorizes itself (depthwise convolutions,
+    elementwise integer ops) use zmm too instead of LLVM's default ymm.
   }];
   let options = [
     Option<"isa", "isa", "std::string", /*default=*/"\"host\"",

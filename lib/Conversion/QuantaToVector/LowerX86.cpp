@@ -60,6 +60,9 @@ struct LowerX86Pass : public quanta::impl::LowerX86Base<LowerX86Pass> {
     for (QMatmulOp op : qmatmuls)
       if (failed(lowerQMatmul(op, *resolved)))
         return signalPassFailure();
+    if (*resolved == "avx512vnni")
+      getOperation()->walk(
+          [](FunctionOpInterface func) { preferVectorWidth(func, 512); });
     if (!lowerFloat)
       return;
     // Those that are not f32 with constant weights stay as they are.

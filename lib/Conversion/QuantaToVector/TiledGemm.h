@@ -31,6 +31,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/SmallVector.h"
 
 namespace mlir::quanta {
@@ -151,6 +152,9 @@ private:
 
 /// Registers of `bits` for the function around `kernel` (see TiledGemm.cpp).
 void requireVectorWidth(Operation *kernel, int64_t bits);
+/// Vectors of `bits` for the loops LLVM vectorizes in `func` (see
+/// TiledGemm.cpp).
+void preferVectorWidth(FunctionOpInterface func, int64_t bits);
 
 class QMatmulOp;
 

@@ -21,7 +21,7 @@
 // YMM-NOT: linalg.matmul
 
 // ZMM-LABEL: func.func @constant_weights
-// ZMM-SAME: passthrough = {{\[\[}}"min-legal-vector-width", "512"]]
+// ZMM-SAME: passthrough = {{\[\[}}"prefer-vector-width", "512"], ["min-legal-vector-width", "512"]]
 // ZMM: tensor<320xf32>
 // ZMM: vector.fma %{{.*}} : vector<16xf32>
 // ZMM: {quanta.dot_step = "fma"}
@@ -39,13 +39,16 @@ func.func @constant_weights(%a: tensor<7x5xf32>, %init: tensor<7x10xf32>) -> ten
 // -----
 
 // Weights that are not constants, other element types and transposed
-// operands stay linalg.matmul.
+// operands stay linalg.matmul. With avx512vnni every function still asks
+// LLVM for zmm in the loops it vectorizes (prefer-vector-width), with
+// avx2 none does.
 
 // YMM-LABEL: func.func @left_alone
 // YMM-NOT: vector.fma
 // YMM-NOT: passthrough
 // YMM-COUNT-3: linalg.matmul
 // ZMM-LABEL: func.func @left_alone
+// ZMM-SAME: passthrough = {{\[\[}}"prefer-vector-width", "512"], ["min-legal-vector-width", "512"]]
 // ZMM-NOT: vector.fma
 // ZMM-COUNT-3: linalg.matmul
 func.func @left_alone(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>, %c: tensor<4x16xf32>,

@@ -33,7 +33,7 @@
 // AVX2: vector.transfer_write {{.*}} : vector<8xi8>, tensor<6x16xi8>
 // AVX2: {quanta.dot_step = "vpmaddubsw+vpmaddwd"}
 // VNNI-LABEL: func.func @seven_bit
-// VNNI-SAME: attributes {passthrough = {{\[\[}}"min-legal-vector-width", "512"{{\]\]}}}
+// VNNI-SAME: attributes {passthrough = {{\[\[}}"prefer-vector-width", "512"], ["min-legal-vector-width", "512"{{\]\]}}}
 // VNNI: quanta.intrinsic "llvm.x86.avx512.vpdpbusd.512"({{.*}}) : (vector<16xi32>, vector<64xi8>, vector<64xi8>) -> vector<16xi32>
 // VNNI: arith.muli {{.*}} : vector<8xi64>
 // VNNI: vector.shuffle {{.*}} [1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31] : vector<16xi32>, vector<16xi32>

@@ -307,8 +307,9 @@ func.func @bias_along_width(%x: tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xf32> {
 // -----
 
 // A depthwise convolution as tosa-to-linalg emits it (HWCM filter with
-// M = 1, collapse, bias add): an i32 accumulation in the core's loops, then
-// a per-channel requantizing epilogue. By hand: filter q = 1.0 / 0.1 = 10
+// M = 1, collapse, bias add): one generic over the outputs, each starting
+// from its channel's column offset, adding input * centred weight for the
+// 9 taps unrolled in the body, then requantized per channel. By hand: filter q = 1.0 / 0.1 = 10
 // and 0.4 / 0.2 = 2; bias_q = 1.0 / (0.5 * 0.1) = 20 and
 // -0.5 / (0.5 * 0.2) = -5; column offsets bias_q - za * colsum =
 // 20 - 2 * 90 = -160 and -5 - 2 * 18 = -41; multipliers 0.05 and 0.1 as
@@ -322,12 +323,17 @@ func.func @bias_along_width(%x: tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xf32> {
 // CHECK-DAG: %[[MULTIPLIERS:.*]] = arith.constant dense<1717986944> : tensor<2x1xi32>
 // CHECK-DAG: %[[SHIFTS:.*]] = arith.constant dense<{{\[\[}}-4], [-3]]> : tensor<2x1xi32>
 // CHECK: %[[IN:.*]] = quant.scast %{{.*}} : tensor<1x3x3x2x!quant.uniform<u8:f32, 5.000000e-01:2>> to tensor<1x3x3x2xi8>
-// CHECK: %[[ACC:.*]] = linalg.generic {{.*}} ins(%[[IN]], %[[FILTER]] : tensor<1x3x3x2xi8>, tensor<3x3x2x1xi32>) outs(%{{.*}} : tensor<1x1x1x2x1xi32>)
-// CHECK-NEXT: ^bb0(%[[X:.*]]: i8, %[[W:.*]]: i32, %[[A:.*]]: i32):
+// CHECK: %[[R:.*]] = linalg.generic {{.*}} ins(%[[OFFSETS]], %[[MULTIPLIERS]], %[[SHIFTS]] : {{.*}}) outs(%{{.*}} : tensor<1x1x1x2x1xi8>)
+// CHECK-NEXT: ^bb0(%[[OFFSET:.*]]: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i8):
+// CHECK-NEXT:   %[[C:.*]] = linalg.index 3 : index
+// CHECK-NEXT:   %[[X:.*]] = tensor.extract %[[IN]][%c0, %c0, %c0, %[[C]]] : tensor<1x3x3x2xi8>
+// CHECK-NEXT:   %[[W:.*]] = tensor.extract %[[FILTER]][%c0, %c0, %[[C]], %c0] : tensor<3x3x2x1xi32>
 // CHECK-NEXT:   %[[XW:.*]] = arith.extui %[[X]] : i8 to i32
 // CHECK-NEXT:   %[[P:.*]] = arith.muli %[[XW]], %[[W]] : i32
-// CHECK-NEXT:   arith.addi %[[A]], %[[P]] : i32
-// CHECK: %[[R:.*]] = linalg.generic {{.*}} ins(%[[ACC]], %[[OFFSETS]], %[[MULTIPLIERS]], %[[SHIFTS]] : {{.*}}) outs(%{{.*}} : tensor<1x1x1x2x1xi8>)
+// CHECK-NEXT:   arith.addi %[[OFFSET]], %[[P]] : i32
+// CHECK-COUNT-8: tensor.extract %[[IN]]
+// CHECK-NOT: tensor.extract %[[IN]]
+// CHECK: linalg.yield
 // CHECK: %[[C:.*]] = tensor.collapse_shape %[[R]] {{\[\[}}0], [1], [2], [3, 4]] : tensor<1x1x1x2x1xi8> into tensor<1x1x1x2xi8>
 // CHECK: quant.scast %[[C]] : tensor<1x1x1x2xi8> to tensor<1x1x1x2x!quant.uniform<u8:f32, 1.000000e+00:5>>
 // CHECK-NOT: linalg.depthwise_conv_2d

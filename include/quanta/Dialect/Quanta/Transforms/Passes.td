@@ -290,10 +290,12 @@ def Quantize : Pass<"quanta-quantize", "ModuleOp"> {
     already been applied by the quantized `tensor.pad` before it. One integer
     kernel thus serves every layer for every target. A depthwise
     convolution (`depthwise_conv_2d_nhwc_hwc`, or `_hwcm` with the collapse
-    of C and M that tosa-to-linalg adds) is no GEMM: it becomes an i32
-    accumulation of input * (weight - zero point) in the op's own loops,
-    then a per-channel epilogue (column offsets, requantization, clamp),
-    both `linalg.generic`s on the storage integers with the same constants.
+    of C and M that tosa-to-linalg adds) is no GEMM: it becomes one
+    `linalg.generic` over its outputs on the storage integers, each output
+    starting from its channel's column offset, adding input * (weight -
+    zero point) for every tap (unrolled in the body), then requantized and
+    clamped per channel with the same constants, channels innermost so
+    that LLVM vectorizes across them.
     u8 or s8 input, s8 weights per tensor or per output channel, i32 accumulation, bias quantized to i32 with scale
     s_in * s_w (PyTorch's rule), zero-point terms folded into i32 column
     offsets, requantization by a Q31 multiplier with a single rounding, and
