@@ -35,6 +35,9 @@ CASES = [  # name, M, K, N, input storage
     ("high_rounding_u8", 6, 40, 24, "u8", [-2, -31, -20], 128, 250),
     # ... and with t <= 51 it does: folded into it.
     ("high_rounding_zo_u8", 6, 40, 24, "u8", [-2, -20, -10], 128, 250),
+    # Fewer rows than the exact AVX2 path's tile (4): it reads s8 weights
+    # and widens them in registers.
+    ("rows_exact_u8", 3, 37, 24, "u8"),
 ]
 
 

@@ -19,6 +19,9 @@
 // RUN: quant-run %S/Inputs/qmatmul_exec.mlir --entry=high_rounding_u8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=generic})' --input=%S/Inputs/qmatmul_high_rounding_u8_input.npy --output=%t.generic.high_rounding_u8.npy && cmp %t.generic.high_rounding_u8.npy %S/Inputs/qmatmul_high_rounding_u8_expected.npy
 // RUN: quant-run %S/Inputs/qmatmul_exec.mlir --entry=high_rounding_zo_u8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=avx2})' --input=%S/Inputs/qmatmul_high_rounding_zo_u8_input.npy --output=%t.high_rounding_zo_u8.npy && cmp %t.high_rounding_zo_u8.npy %S/Inputs/qmatmul_high_rounding_zo_u8_expected.npy
 // RUN: quant-run %S/Inputs/qmatmul_exec.mlir --entry=high_rounding_zo_u8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=generic})' --input=%S/Inputs/qmatmul_high_rounding_zo_u8_input.npy --output=%t.generic.high_rounding_zo_u8.npy && cmp %t.generic.high_rounding_zo_u8.npy %S/Inputs/qmatmul_high_rounding_zo_u8_expected.npy
+// RUN: quant-run %S/Inputs/qmatmul_exec.mlir --entry=rows_exact_u8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=avx2})' --input=%S/Inputs/qmatmul_rows_exact_u8_input.npy --output=%t.rows_exact_u8.npy && cmp %t.rows_exact_u8.npy %S/Inputs/qmatmul_rows_exact_u8_expected.npy
+// RUN: quant-run %S/Inputs/qmatmul_exec.mlir --entry=rows_exact_u8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=generic})' --input=%S/Inputs/qmatmul_rows_exact_u8_input.npy --output=%t.generic.rows_exact_u8.npy && cmp %t.generic.rows_exact_u8.npy %S/Inputs/qmatmul_rows_exact_u8_expected.npy
+// RUN: quant-opt %S/Inputs/qmatmul_exec.mlir --quanta-lower-x86=isa=avx2 | FileCheck %s
 
 // Execution of quanta.qmatmul lowered for AVX2 (both vpmaddubsw and exact vpmaddwd cases) and the generic path through quant-run's JIT:
 // outputs byte-identical to NumPy's int64 evaluation of the op's semantics
@@ -27,4 +30,10 @@
 // the range ends, weights of -128, saturating requantization, and shifts at both ends of the
 // high-word epilogue (t = 32, 62) and below it (t = 1..31, the 64-bit one),
 // and t >= 33 everywhere (the rounding on the high words, the zero point
-// folded into it or not).
+// folded into it or not); fewer rows than one exact-path tile, whose
+// weights are read as s8 and widened in registers:
+// CHECK-LABEL: func.func @rows_exact_u8
+// CHECK: vector.transfer_read {{.*}} : tensor<{{[0-9]+}}xi8>, vector<16xi8>
+// CHECK: arith.extsi {{.*}} : vector<16xi8> to vector<16xi16>
+// CHECK: quanta.intrinsic "llvm.x86.avx2.pmadd.wd"
+// CHECK: {quanta.dot_step = "vpmaddwd"}

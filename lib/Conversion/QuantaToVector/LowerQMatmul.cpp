@@ -134,7 +134,10 @@ private:
   std::optional<ImageWindow> image;
   Value input, groupOffsets, offsets, multipliers, roundingEven, roundingOdd,
       roundingHigh, shifts, weightZero, rowSums;
-  VectorType i32Vector, i64Vector;
+  /// The dot step's input operand (i16 pairs for vpmaddwd, else bytes).
+  VectorType i32Vector, i64Vector, lhsVector;
+  /// vpmaddwd reading s8 weights (see build).
+  bool widenWeights = false;
 };
 } // namespace
 
@@ -257,7 +260,7 @@ Value QMatmulLowering::broadcastInput(Value base, Value kGroup) {
       b, loc, VectorType::get({1}, b.getI32Type()), group);
   Value scalar = vector::ExtractOp::create(b, loc, word, ArrayRef<int64_t>{0});
   Value splat = vector::BroadcastOp::create(b, loc, i32Vector, scalar);
-  return vector::BitCastOp::create(b, loc, packedVector, splat);
+  return vector::BitCastOp::create(b, loc, lhsVector, splat);
 }
 
 Value QMatmulLowering::dot(Value acc, Value lhs, Value rhs) {
@@ -281,6 +284,8 @@ Value QMatmulLowering::dot(Value acc, Value lhs, Value rhs) {
         intrinsic("llvm.x86.avx2.pmadd.wd", i32Vector, {pairs, ones}));
   }
   case DotStep::MaddWd:
+    if (widenWeights)
+      rhs = arith::ExtSIOp::create(b, loc, lhsVector, rhs);
     return arith::AddIOp::create(
         b, loc, acc,
         intrinsic("llvm.x86.avx2.pmadd.wd", i32Vector, {lhs, rhs}));
@@ -528,12 +533,16 @@ Value QMatmulLowering::build() {
   auto element = cast<quant::UniformQuantizedType>(
       op.getInput().getType().getElementType());
   signedInput = element.isSigned();
-  // vpmaddwd reads i16 pairs, the other steps groups of 4 bytes.
+  // vpmaddwd reads i16 pairs, the other steps groups of 4 bytes. Below one
+  // full tile of rows, vpmaddwd is bound by reading its weights: it reads
+  // them as s8 and widens them in registers (vpmovsxbw), half the bytes.
+  const bool wordPairs = shape.step == DotStep::MaddWd;
+  widenWeights = wordPairs && m < tiling.rows;
+  Type inputElement = wordPairs ? b.getI16Type() : b.getI8Type();
   Type packedElement =
-      shape.step == DotStep::MaddWd ? b.getI16Type() : b.getI8Type();
-  packedVector = VectorType::get(
-      {tiling.lanes * 32 / packedElement.getIntOrFloatBitWidth()},
-      packedElement);
+      wordPairs && !widenWeights ? inputElement : b.getI8Type();
+  lhsVector = VectorType::get({tiling.lanes * tiling.group}, inputElement);
+  packedVector = VectorType::get({tiling.lanes * tiling.group}, packedElement);
   i32Vector = VectorType::get({tiling.lanes}, b.getI32Type());
   i64Vector = VectorType::get({tiling.lanes}, b.getI64Type());
   accumulatorType = i32Vector;
@@ -603,7 +612,7 @@ Value QMatmulLowering::build() {
   input = prepareInput(storage);
   if (image)
     groupOffsets = image->groupOffsets(b, loc, segmentGroups, tiling.group);
-  if (shape.step == DotStep::MaddWd) {
+  if (wordPairs && !widenWeights) {
     SmallVector<int16_t> widened(weights.begin(), weights.end());
     packed = packWeights(ArrayRef<int16_t>(widened), packedElement);
   } else {
