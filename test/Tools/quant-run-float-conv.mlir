@@ -1,5 +1,5 @@
 // REQUIRES: avx2
-// RUN: for e in fhwc_3x3 hwcf_s2_dilated fhwc_1x1_c1 hwcf_5x5_s3; do \
+// RUN: for e in fhwc_3x3 hwcf_s2_dilated fhwc_1x1_c1 hwcf_5x5_s3 nchw_3x3_s2_dilated; do \
 // RUN:   for isa in avx2 generic; do \
 // RUN:     quant-run %S/Inputs/float_conv_exec.mlir --entry=$e --pass-pipeline="builtin.module(quanta-lower-x86{isa=$isa})" --input=%S/Inputs/float_conv_${e}_input.npy --output=%t.$isa.$e.npy && \
 // RUN:     cmp %t.$isa.$e.npy %S/Inputs/float_conv_${e}_expected.npy && echo "$e $isa equal" || exit 1; \
@@ -15,9 +15,10 @@
 // loops of the default lowering): outputs byte-identical to NumPy's int64
 // evaluation (scripts/goldens/gen_float_conv_exec.py; small integers, so
 // every partial sum is exact): strides, dilations, batch 2, one channel,
-// 1x1, 20 and 33 filters (masked strips), a bias in the init tensor.
-// CHECK-COUNT-12: {{[a-z0-9_]+}} {{avx2|generic|scalar}} equal
+// 1x1, 20 and 33 filters (masked strips), a bias in the init tensor, and
+// an NCHW convolution (transposed to NHWC around the kernel).
+// CHECK-COUNT-15: {{[a-z0-9_]+}} {{avx2|generic|scalar}} equal
 
 // Every convolution became a tile loop of FMAs.
 // LOWERED-NOT: linalg.conv_2d
-// LOWERED-COUNT-4: {quanta.dot_step = "fma"}
+// LOWERED-COUNT-5: {quanta.dot_step = "fma"}

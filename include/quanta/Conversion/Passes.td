@@ -47,7 +47,9 @@ def LowerX86 : Pass<"quanta-lower-x86", "ModuleOp"> {
     sum with every step rounded once instead of twice, as production float
     GEMMs compute it. So do f32 `linalg.conv_2d_nhwc_fhwc` / `_hwcf`
     with a constant filter, as the GEMM of their implicit im2col matrix
-    read in place (k in the convolution's own (kh, kw, c) order). Other
+    read in place (k in the convolution's own (kh, kw, c) order), and
+    `conv_2d_nchw_fchw`, its input and output transposed around the same
+    kernel (k in (kh, kw, c) order where its loops use (c, kh, kw)). Other
     matmuls and convolutions are left as they are.
 
     The enclosing function gets LLVM's "min-legal-vector-width" (256 for
@@ -63,7 +65,7 @@ def LowerX86 : Pass<"quanta-lower-x86", "ModuleOp"> {
            "host (the best this machine has), avx512vnni, avxvnni, avx2 or "
            "generic">,
     Option<"lowerFloat", "float", "bool", /*default=*/"true",
-           "also lower f32 linalg.matmul and NHWC convolutions with "
+           "also lower f32 linalg.matmul and 2-D convolutions with "
            "constant weights to tiled FMA code">,
   ];
   let dependentDialects = [

@@ -10,9 +10,12 @@
 // tile keeps one accumulator set (rowSplit 1) so that the order holds there
 // too.
 //
-// A 2-D NHWC convolution is the GEMM of its implicit im2col matrix, as for
-// quanta.qmatmul: rows (n, oh, ow), k in the (kh, kw, c) order of the
-// convolution's own reduction loops, read in place through an ImageWindow.
+// A 2-D convolution is the GEMM of its implicit im2col matrix, as for
+// quanta.qmatmul: rows (n, oh, ow), k in the (kh, kw, c) order of the NHWC
+// convolutions' own reduction loops, read in place through an ImageWindow
+// (an NCHW convolution's input transposed to NHWC first, and its output
+// back; its own loops reduce in (c, kh, kw) order, so there the sum's order
+// differs).
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,6 +39,9 @@ struct FloatGemm {
   SmallVector<float> weights;
   int64_t m, k, n;
   std::optional<ImageWindow> image;
+  /// The convolution's output is NCHW: the kernel's NHWC result is
+  /// transposed back.
+  bool nchw = false;
 };
 
 class FloatGemmLowering : public TiledGemm {
@@ -139,14 +145,34 @@ static std::optional<FloatGemm> matchMatmul(linalg::MatmulOp op) {
                    std::nullopt};
 }
 
-/// A 2-D NHWC convolution (FHWC or HWCF filter) on static f32 tensors with
-/// a constant filter as a FloatGemm over the flattened input, its init
-/// tensor collapsed to M x F. The filter becomes the (kh, kw, c) x f
-/// matrix.
+/// `value` transposed by `permutation`.
+static Value transpose(OpBuilder &b, Location loc, Value value,
+                       ArrayRef<int64_t> permutation) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> shape;
+  for (int64_t dim : permutation)
+    shape.push_back(type.getDimSize(dim));
+  Value empty = tensor::EmptyOp::create(b, loc, shape, type.getElementType());
+  return linalg::TransposeOp::create(b, loc, value, empty, permutation)
+      .getResult()[0];
+}
+
+/// A 2-D convolution (NHWC with an FHWC or HWCF filter, or NCHW with an
+/// FCHW one) on static f32 tensors with a constant filter as a FloatGemm
+/// over the flattened NHWC input (NCHW input and init transposed, a copy
+/// the size of each), its init tensor collapsed to M x F. The filter
+/// becomes the (kh, kw, c) x f matrix.
 static std::optional<FloatGemm> matchConvolution(OpBuilder &b,
                                                  linalg::LinalgOp op) {
-  const bool fhwc = isa<linalg::Conv2DNhwcFhwcOp>(op);
-  if (!fhwc && !isa<linalg::Conv2DNhwcHwcfOp>(op))
+  enum class Layout { Fhwc, Hwcf, Nchw };
+  Layout layout;
+  if (isa<linalg::Conv2DNhwcFhwcOp>(op))
+    layout = Layout::Fhwc;
+  else if (isa<linalg::Conv2DNhwcHwcfOp>(op))
+    layout = Layout::Hwcf;
+  else if (isa<linalg::Conv2DNchwFchwOp>(op))
+    layout = Layout::Nchw;
+  else
     return std::nullopt;
   std::optional<SmallVector<float>> filter = getWeights(op);
   if (!filter)
@@ -157,41 +183,65 @@ static std::optional<FloatGemm> matchConvolution(OpBuilder &b,
     return std::nullopt;
   auto stride = llvm::to_vector(strides.getValues<int64_t>());
   auto dilation = llvm::to_vector(dilations.getValues<int64_t>());
-  ArrayRef<int64_t> in =
-      cast<RankedTensorType>(op.getDpsInputs()[0].getType()).getShape();
+  const bool nchw = layout == Layout::Nchw;
+  Location loc = op.getLoc();
+  Value input = op.getDpsInputs()[0], init = op.getDpsInits()[0];
+  if (nchw) {
+    input = transpose(b, loc, input, {0, 2, 3, 1});
+    init = transpose(b, loc, init, {0, 2, 3, 1});
+  }
+  // NHWC shapes from here on.
+  ArrayRef<int64_t> in = cast<RankedTensorType>(input.getType()).getShape();
+  ArrayRef<int64_t> out = cast<RankedTensorType>(init.getType()).getShape();
   ArrayRef<int64_t> w =
       cast<RankedTensorType>(op.getDpsInputs()[1].getType()).getShape();
-  ArrayRef<int64_t> out =
-      cast<RankedTensorType>(op.getDpsInits()[0].getType()).getShape();
-  // FHWC: [F, KH, KW, C]; HWCF: [KH, KW, C, F].
-  const int64_t filters = fhwc ? w[0] : w[3], kernelH = fhwc ? w[1] : w[0],
-                kernelW = fhwc ? w[2] : w[1], channels = in[3];
+  // FHWC: [F, KH, KW, C]; HWCF: [KH, KW, C, F]; FCHW: [F, C, KH, KW].
+  const int64_t filters = out[3], channels = in[3];
+  const int64_t kernelH = layout == Layout::Fhwc   ? w[1]
+                          : layout == Layout::Hwcf ? w[0]
+                                                   : w[2];
+  const int64_t kernelW = layout == Layout::Fhwc   ? w[2]
+                          : layout == Layout::Hwcf ? w[1]
+                                                   : w[3];
   const int64_t k = kernelH * kernelW * channels;
   // linalg bounds the loops by the output; the last window must fit.
   if ((out[1] - 1) * stride[0] + (kernelH - 1) * dilation[0] >= in[1] ||
       (out[2] - 1) * stride[1] + (kernelW - 1) * dilation[1] >= in[2])
     return std::nullopt;
   SmallVector<float> weights(k * filters);
-  for (int64_t row = 0; row < k; ++row)
-    for (int64_t f = 0; f < filters; ++f)
-      weights[row * filters + f] =
-          fhwc ? (*filter)[f * k + row] : (*filter)[row * filters + f];
-  Location loc = op.getLoc();
+  for (int64_t kh = 0; kh < kernelH; ++kh)
+    for (int64_t kw = 0; kw < kernelW; ++kw)
+      for (int64_t c = 0; c < channels; ++c)
+        for (int64_t f = 0; f < filters; ++f) {
+          const int64_t row = (kh * kernelW + kw) * channels + c;
+          int64_t at = 0;
+          switch (layout) {
+          case Layout::Fhwc:
+            at = f * k + row;
+            break;
+          case Layout::Hwcf:
+            at = row * filters + f;
+            break;
+          case Layout::Nchw:
+            at = ((f * channels + c) * kernelH + kh) * kernelW + kw;
+            break;
+          }
+          weights[row * filters + f] = (*filter)[at];
+        }
   Value flat = tensor::CollapseShapeOp::create(
-      b, loc, op.getDpsInputs()[0],
-      ArrayRef<ReassociationIndices>{{0, 1, 2, 3}});
-  Value init = tensor::CollapseShapeOp::create(
-      b, loc, op.getDpsInits()[0],
-      ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}});
+      b, loc, input, ArrayRef<ReassociationIndices>{{0, 1, 2, 3}});
+  Value matrix = tensor::CollapseShapeOp::create(
+      b, loc, init, ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}});
   return FloatGemm{flat,
-                   init,
+                   matrix,
                    std::move(weights),
                    out[0] * out[1] * out[2],
                    k,
                    filters,
                    ImageWindow{in[1], in[2], channels, kernelH, kernelW,
                                stride[0], stride[1], dilation[0], dilation[1],
-                               out[1], out[2]}};
+                               out[1], out[2]},
+                   nchw};
 }
 
 LogicalResult mlir::quanta::lowerFloatGemm(Operation *operation,
@@ -210,10 +260,20 @@ LogicalResult mlir::quanta::lowerFloatGemm(Operation *operation,
   GemmTiling tiling = getFloatTiling(isa);
   Value result = FloatGemmLowering(operation, tiling, *gemm).build();
   requireVectorWidth(operation, tiling.lanes * 32);
-  if (gemm->image)
+  if (gemm->image) {
+    auto type = cast<RankedTensorType>(operation->getResult(0).getType());
+    auto nhwc =
+        gemm->nchw
+            ? RankedTensorType::get({type.getDimSize(0), type.getDimSize(2),
+                                     type.getDimSize(3), type.getDimSize(1)},
+                                    type.getElementType())
+            : type;
     result = tensor::ExpandShapeOp::create(
-        b, operation->getLoc(), operation->getResult(0).getType(), result,
+        b, operation->getLoc(), nhwc, result,
         ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}});
+    if (gemm->nchw)
+      result = transpose(b, operation->getLoc(), result, {0, 3, 1, 2});
+  }
   operation->getResult(0).replaceAllUsesWith(result);
   operation->erase();
   return success();

@@ -162,9 +162,10 @@ class QMatmulOp;
 /// or generic).
 LogicalResult lowerQMatmul(QMatmulOp op, StringRef isa);
 
-/// Replaces an f32 linalg.matmul with constant weights, or an f32 2-D NHWC
-/// convolution with a constant filter, by its tiled FMA kernel for `isa`;
-/// returns failure without changing anything when `op` is neither.
+/// Replaces an f32 linalg.matmul with constant weights, or an f32 2-D
+/// convolution (NHWC, NCHW) with a constant filter, by its tiled FMA kernel
+/// for `isa`; returns failure without changing anything when `op` is
+/// neither.
 LogicalResult lowerFloatGemm(Operation *op, StringRef isa);
 
 } // namespace mlir::quanta

@@ -100,3 +100,24 @@ func.func @convolution(%x: tensor<2x5x6x3xf32>, %init: tensor<2x4x3x4xf32>, %cor
   %2 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<[1, 2]> : tensor<2xi64>} ins(%x, %w : tensor<2x5x6x3xf32>, tensor<2x2x3x4xf32>) outs(%init : tensor<2x4x3x4xf32>) -> tensor<2x4x3x4xf32>
   return %0, %1, %2 : tensor<2x4x3x4xf32>, tensor<2x2x2x4xf32>, tensor<2x4x3x4xf32>
 }
+
+// -----
+
+// An NCHW convolution: its input and init transposed to NHWC, the same
+// kernel, the result transposed back.
+// YMM-LABEL: func.func @nchw
+// YMM: linalg.transpose ins(%arg0 : tensor<1x3x5x6xf32>) outs(%{{.*}} : tensor<1x5x6x3xf32>) permutation = [0, 2, 3, 1]
+// YMM: linalg.transpose ins(%arg1 : tensor<1x4x4x5xf32>) outs(%{{.*}} : tensor<1x4x5x4xf32>) permutation = [0, 2, 3, 1]
+// YMM: {quanta.dot_step = "fma"}
+// YMM: tensor.expand_shape %{{.*}} output_shape [1, 4, 5, 4] : tensor<20x4xf32> into tensor<1x4x5x4xf32>
+// YMM: linalg.transpose ins(%{{.*}} : tensor<1x4x5x4xf32>) outs(%{{.*}} : tensor<1x4x4x5xf32>) permutation = [0, 3, 1, 2]
+// YMM-NOT: linalg.conv_2d
+// ZMM-LABEL: func.func @nchw
+// ZMM: {quanta.dot_step = "fma"}
+// OFF-LABEL: func.func @nchw
+// OFF: linalg.conv_2d_nchw_fchw
+func.func @nchw(%x: tensor<1x3x5x6xf32>, %init: tensor<1x4x4x5xf32>) -> tensor<1x4x4x5xf32> {
+  %filter = arith.constant dense<0.25> : tensor<4x3x2x2xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %filter : tensor<1x3x5x6xf32>, tensor<4x3x2x2xf32>) outs(%init : tensor<1x4x4x5xf32>) -> tensor<1x4x4x5xf32>
+  return %0 : tensor<1x4x4x5xf32>
+}
