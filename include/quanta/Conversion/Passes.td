@@ -52,6 +52,11 @@ def LowerX86 : Pass<"quanta-lower-x86", "ModuleOp"> {
     kernel (k in (kh, kw, c) order where its loops use (c, kh, kw)). Other
     matmuls and convolutions are left as they are.
 
+    The NCHW <-> NHWC transposes around NCHW convolutions
+    (`linalg.transpose` with permutation [0, 2, 3, 1] or [0, 3, 1, 2])
+    become 2-D transposes of each image in 16x16 vector tiles, contiguous
+    on both sides (with any ISA, `generic` included).
+
     The enclosing function gets LLVM's "min-legal-vector-width" (256 for
     the ymm steps, 512 for zmm) as `passthrough`: without it, LLVM on an
     AVX-512 host widens 64-bit-lane code to zmm, and zmm uops on Intel

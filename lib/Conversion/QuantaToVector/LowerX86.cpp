@@ -2,7 +2,7 @@
 //
 // Picks the ISA and hands every quanta.qmatmul, and every f32 linalg.matmul
 // or 2-D convolution with constant weights, to its tiled kernel
-// (TiledGemm.h).
+// (TiledGemm.h); NCHW <-> NHWC transposes become vector tiles.
 //
 //===----------------------------------------------------------------------===//
 
@@ -64,11 +64,17 @@ struct LowerX86Pass : public quanta::impl::LowerX86Base<LowerX86Pass> {
     if (*resolved == "avx512vnni")
       getOperation()->walk(
           [](FunctionOpInterface func) { preferVectorWidth(func, 512); });
-    if (!lowerFloat)
-      return;
     // Those that are not f32 with constant weights stay as they are.
-    for (Operation *op : floatGemms)
-      (void)lowerFloatGemm(op, *resolved);
+    if (lowerFloat)
+      for (Operation *op : floatGemms)
+        (void)lowerFloatGemm(op, *resolved);
+    // The layout transposes around NCHW convolutions, including those the
+    // float lowering just added.
+    SmallVector<linalg::TransposeOp> transposes;
+    getOperation()->walk(
+        [&](linalg::TransposeOp op) { transposes.push_back(op); });
+    for (linalg::TransposeOp op : transposes)
+      (void)lowerImageTranspose(op);
   }
 };
 } // namespace

@@ -157,6 +157,13 @@ void requireVectorWidth(Operation *kernel, int64_t bits);
 void preferVectorWidth(FunctionOpInterface func, int64_t bits);
 
 class QMatmulOp;
+} // namespace mlir::quanta
+
+namespace mlir::linalg {
+class TransposeOp;
+} // namespace mlir::linalg
+
+namespace mlir::quanta {
 
 /// Replaces `op` by its tiled kernel for `isa` (avx512vnni, avxvnni, avx2
 /// or generic).
@@ -167,6 +174,12 @@ LogicalResult lowerQMatmul(QMatmulOp op, StringRef isa);
 /// for `isa`; returns failure without changing anything when `op` is
 /// neither.
 LogicalResult lowerFloatGemm(Operation *op, StringRef isa);
+
+/// Replaces a linalg.transpose between NCHW and NHWC (permutation
+/// [0, 2, 3, 1] or [0, 3, 1, 2]) of a static tensor by 16x16 vector tiles
+/// (LowerTranspose.cpp); returns failure without changing anything
+/// otherwise.
+LogicalResult lowerImageTranspose(linalg::TransposeOp op);
 
 } // namespace mlir::quanta
 

@@ -103,15 +103,21 @@ func.func @convolution(%x: tensor<2x5x6x3xf32>, %init: tensor<2x4x3x4xf32>, %cor
 
 // -----
 
-// An NCHW convolution: its input and init transposed to NHWC, the same
-// kernel, the result transposed back.
+// An NCHW convolution: its input and init transposed to NHWC (as vector
+// tiles, lower-x86-transpose.mlir), the same kernel, the result
+// transposed back.
 // YMM-LABEL: func.func @nchw
-// YMM: linalg.transpose ins(%arg0 : tensor<1x3x5x6xf32>) outs(%{{.*}} : tensor<1x5x6x3xf32>) permutation = [0, 2, 3, 1]
-// YMM: linalg.transpose ins(%arg1 : tensor<1x4x4x5xf32>) outs(%{{.*}} : tensor<1x4x5x4xf32>) permutation = [0, 2, 3, 1]
+// YMM: tensor.collapse_shape %arg0 {{\[\[}}0], [1], [2, 3]] : tensor<1x3x5x6xf32> into tensor<1x3x30xf32>
+// YMM: vector.transpose
+// YMM: tensor.collapse_shape %arg1 {{\[\[}}0], [1], [2, 3]] : tensor<1x4x4x5xf32> into tensor<1x4x20xf32>
+// YMM: vector.transpose
 // YMM: {quanta.dot_step = "fma"}
 // YMM: tensor.expand_shape %{{.*}} output_shape [1, 4, 5, 4] : tensor<20x4xf32> into tensor<1x4x5x4xf32>
-// YMM: linalg.transpose ins(%{{.*}} : tensor<1x4x5x4xf32>) outs(%{{.*}} : tensor<1x4x4x5xf32>) permutation = [0, 3, 1, 2]
+// YMM: tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2], [3]] : tensor<1x4x5x4xf32> into tensor<1x20x4xf32>
+// YMM: vector.transpose
+// YMM: tensor.expand_shape %{{.*}} output_shape [1, 4, 4, 5] : tensor<1x4x20xf32> into tensor<1x4x4x5xf32>
 // YMM-NOT: linalg.conv_2d
+// YMM-NOT: linalg.transpose
 // ZMM-LABEL: func.func @nchw
 // ZMM: {quanta.dot_step = "fma"}
 // OFF-LABEL: func.func @nchw

@@ -240,7 +240,13 @@ void quanta::buildLowerToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createConvertMathToLibmPass());
-  pm.addPass(createConvertVectorToLLVMPass());
+  // 2-D transposes (quanta-lower-x86's byte transposes of NCHW images) as
+  // one vector.shuffle each, not the default element-wise extracts and
+  // inserts.
+  ConvertVectorToLLVMPassOptions vectorOptions;
+  vectorOptions.vectorTransposeLowering =
+      vector::VectorTransposeLowering::Shuffle1D;
+  pm.addPass(createConvertVectorToLLVMPass(vectorOptions));
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createArithToLLVMConversionPass());
