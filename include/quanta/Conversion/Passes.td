@@ -74,6 +74,7 @@ def LowerX86 : Pass<"quanta-lower-x86", "ModuleOp"> {
            "constant weights to tiled FMA code">,
   ];
   let dependentDialects = [
+    "::mlir::affine::AffineDialect",
     "::mlir::arith::ArithDialect",
     "::mlir::quanta::QuantaDialect",
     "::mlir::linalg::LinalgDialect",

@@ -22,7 +22,6 @@
 #include "quanta/Dialect/Quanta/IR/QuantaOps.h"
 #include "quanta/Numerics/IntegerKernels.h"
 
-#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Quant/IR/Quant.h"
@@ -134,8 +133,9 @@ private:
   std::optional<ImageWindow> image;
   Value input, groupOffsets, offsets, multipliers, roundingEven, roundingOdd,
       roundingHigh, shifts, weightZero, rowSums;
+  VectorType i32Vector, i64Vector;
   /// The dot step's input operand (i16 pairs for vpmaddwd, else bytes).
-  VectorType i32Vector, i64Vector, lhsVector;
+  VectorType lhsVector;
   /// vpmaddwd reading s8 weights (see build).
   bool widenWeights = false;
 };

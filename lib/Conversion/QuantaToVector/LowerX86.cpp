@@ -11,6 +11,7 @@
 #include "quanta/Conversion/Passes.h"
 #include "quanta/Dialect/Quanta/IR/QuantaOps.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "llvm/TargetParser/Host.h"
 
