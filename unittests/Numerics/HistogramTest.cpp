@@ -252,6 +252,14 @@ std::vector<float> uniformBatch(size_t count, float scale, uint32_t seed) {
   return data;
 }
 
+/// The default observer's state after a first batch in [-3.5, 3.5).
+HistogramStats statsAfterFirstBatch(const HistogramOptions &options) {
+  HistogramStats stats;
+  std::vector<float> first = uniformBatch(1 << 16, 3.5f, 3);
+  EXPECT_TRUE(updateHistogram(stats, options, first.data(), first.size()).ok());
+  return stats;
+}
+
 // A batch inside the running range keeps the range: PyTorch's forward()
 // adds torch.histc over the truncated bounds to the old histogram.
 TEST(HistogramObserver, BatchInsideTheRangeAddsItsHistc) {
@@ -281,9 +289,7 @@ TEST(HistogramObserver, BatchInsideTheRangeAddsItsHistc) {
 // gives the same histogram: the counts do not depend on the order.
 TEST(HistogramObserver, WideningBatchIsOrderIndependent) {
   HistogramOptions options;
-  HistogramStats start;
-  std::vector<float> first = uniformBatch(1 << 16, 3.5f, 3);
-  ASSERT_TRUE(updateHistogram(start, options, first.data(), first.size()).ok());
+  const HistogramStats start = statsAfterFirstBatch(options);
   std::vector<float> late = uniformBatch(5 * (1 << 18), 3.0f, 4);
   late.back() = 40.0f;
   std::vector<float> early(late.rbegin(), late.rend());
@@ -301,9 +307,7 @@ TEST(HistogramObserver, WideningBatchIsOrderIndependent) {
 // inside the range) is still refused, and the state is left as it was.
 TEST(HistogramObserver, LateNaNLeavesTheStateUnchanged) {
   HistogramOptions options;
-  HistogramStats stats;
-  std::vector<float> first = uniformBatch(1 << 16, 3.5f, 3);
-  ASSERT_TRUE(updateHistogram(stats, options, first.data(), first.size()).ok());
+  HistogramStats stats = statsAfterFirstBatch(options);
   std::vector<float> inside = uniformBatch(3 * (1 << 18), 3.0f, 5);
   inside[(1 << 18) * 2 + 3] = std::numeric_limits<float>::quiet_NaN();
   const HistogramStats before = stats;

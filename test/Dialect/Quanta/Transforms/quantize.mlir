@@ -134,6 +134,33 @@ func.func @average_mixed_signedness(%x: tensor<1x4x4x2xf32>) -> tensor<1x2x2x2xf
 
 // -----
 
+// A sum pooling that starts from anything but zero is no average of its
+// window: it stays float, and the remark says why.
+!in = !quant.uniform<u8:f32, 0.05:3>
+// CHECK-LABEL: func.func @average_nonzero_start
+// CHECK: linalg.pooling_nhwc_sum
+func.func @average_nonzero_start(%x: tensor<1x4x4x2xf32>) -> tensor<1x2x2x2xf32> {
+  %q = quant.qcast %x : tensor<1x4x4x2xf32> to tensor<1x4x4x2x!in>
+  %a = quant.dcast %q : tensor<1x4x4x2x!in> to tensor<1x4x4x2xf32>
+  %one = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<1x2x2x2xf32>
+  %init = linalg.fill ins(%one : f32) outs(%e : tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %window = tensor.empty() : tensor<2x2xf32>
+  %sum = linalg.pooling_nhwc_sum {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%a, %window : tensor<1x4x4x2xf32>, tensor<2x2xf32>) outs(%init : tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %four = arith.constant 4.0 : f32
+  // expected-remark @below {{stays float between dequantize and quantize: the sum pooling does not start from zero}}
+  %avg = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%sum : tensor<1x2x2x2xf32>) outs(%e : tensor<1x2x2x2xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %r = arith.divf %in, %four : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x2x2xf32>
+  %qo = quant.qcast %avg : tensor<1x2x2x2xf32> to tensor<1x2x2x2x!in>
+  %y = quant.dcast %qo : tensor<1x2x2x2x!in> to tensor<1x2x2x2xf32>
+  return %y : tensor<1x2x2x2xf32>
+}
+
+// -----
+
 // The float matmul result is also returned: it must stay.
 !in = !quant.uniform<u8:f32, 0.05:3>
 !w = !quant.uniform<i8:f32, 0.01>
