@@ -64,18 +64,36 @@ struct ConvShape {
   }
 };
 
-/// Best time of `repeats` calls after one warm-up call, in seconds.
-double bestTime(const std::function<void()> &call, int repeats) {
-  call();
-  double best = 1e30;
-  for (int i = 0; i < repeats; ++i) {
-    auto start = std::chrono::steady_clock::now();
+/// The best time of each of `calls` over `repeats` rounds, in seconds,
+/// after one warm-up call each. Every round calls each in turn, so that
+/// the implementations compared in one row see the same clock: this
+/// machine's turbo frequency drifts by more than the differences measured.
+/// A turn is at least two calls and 2 ms, each call timed apart: the first
+/// ones bring that implementation's weights back into the caches the
+/// others evicted them from (at M = 1 they are the whole working set).
+std::vector<double> bestTimes(ArrayRef<std::function<void()>> calls,
+                              int repeats) {
+  using Clock = std::chrono::steady_clock;
+  auto seconds = [](Clock::time_point from) {
+    return std::chrono::duration<double>(Clock::now() - from).count();
+  };
+  for (const std::function<void()> &call : calls)
     call();
-    best = std::min(best, std::chrono::duration<double>(
-                              std::chrono::steady_clock::now() - start)
-                              .count());
-  }
+  std::vector<double> best(calls.size(), 1e30);
+  for (int i = 0; i < repeats; ++i)
+    for (auto [call, time] : llvm::zip_equal(calls, best)) {
+      const Clock::time_point turn = Clock::now();
+      for (int count = 0; count < 2 || seconds(turn) < 2e-3; ++count) {
+        const Clock::time_point start = Clock::now();
+        call();
+        time = std::min(time, seconds(start));
+      }
+    }
   return best;
+}
+
+double bestTime(const std::function<void()> &call, int repeats) {
+  return bestTimes({call}, repeats).front();
 }
 
 /// A JIT-compiled function of one input and one result.
@@ -481,27 +499,35 @@ OneDnnPrimitive makeOneDnn(dnnl::engine &engine, dnnl::stream &stream,
 
 } // namespace
 
-/// Quanta's fp32 lowering of `source` on ymm (avx2) and zmm (avx512vnni)
-/// into `row`. The inputs are small integers, so its results must equal
-/// oneDNN's (`reference`) wherever the sums stay exact: any relative
-/// difference above 1e-6 is printed.
-void measureQuantaFloat(MLIRContext &context, const std::string &source,
-                        std::vector<float> &input, ArrayRef<int64_t> inputShape,
-                        ArrayRef<int64_t> outputShape,
-                        const std::vector<float> &reference, double ops,
-                        int repeats, Row &row) {
-  std::vector<float> output(reference.size());
-  for (auto [isa, gops] : {std::pair{"avx2", &row.float256},
-                           std::pair{"avx512vnni", &row.float512}}) {
-    JitFunction f = compile(context, source,
-                            (Twine("quanta-lower-x86{isa=") + isa + "}").str());
-    *gops = ops /
-            bestTime(
-                [&] {
-                  f.call(input.data(), inputShape, output.data(), outputShape);
-                },
-                repeats) *
-            1e-9;
+/// Quanta's fp32 lowering of `source` on ymm (avx2) and zmm (avx512vnni),
+/// timed in turns with oneDNN's fp32 primitive `onednn`, into `row`. The
+/// inputs are small integers, so Quanta's results must equal oneDNN's
+/// (`reference`) wherever the sums stay exact: any relative difference
+/// above 1e-6 is printed.
+void measureFloat(MLIRContext &context, const std::string &source,
+                  std::vector<float> &input, ArrayRef<int64_t> inputShape,
+                  ArrayRef<int64_t> outputShape, OneDnnPrimitive &onednn,
+                  dnnl::stream &stream, const std::vector<float> &reference,
+                  double ops, int repeats, Row &row) {
+  const char *isas[] = {"avx2", "avx512vnni"};
+  std::vector<float> outputs[2];
+  JitFunction functions[2];
+  std::vector<std::function<void()>> calls;
+  for (auto [isa, function, output] :
+       llvm::zip_equal(isas, functions, outputs)) {
+    function = compile(context, source,
+                       (Twine("quanta-lower-x86{isa=") + isa + "}").str());
+    output.resize(reference.size());
+    calls.push_back([&, f = &function, out = &output] {
+      f->call(input.data(), inputShape, out->data(), outputShape);
+    });
+  }
+  calls.push_back([&] { onednn.run(stream); });
+  std::vector<double> times = bestTimes(calls, repeats);
+  row.float256 = ops / times[0] * 1e-9;
+  row.float512 = ops / times[1] * 1e-9;
+  row.onednnFloat = ops / times[2] * 1e-9;
+  for (auto [isa, output] : llvm::zip_equal(isas, outputs)) {
     double worst = 0;
     for (size_t i = 0; i < output.size(); ++i)
       worst =
@@ -631,20 +657,26 @@ int main(int argc, char **argv) {
                          double ops, int repeats, std::vector<uint8_t> &out,
                          const std::vector<uint8_t> &dnnlOut) {
     auto gops = [&](double seconds) { return ops / seconds * 1e-9; };
-    auto quanta = [&](StringRef storage, StringRef isa,
-                      std::vector<uint8_t> &input) {
-      JitFunction f =
-          compile(context, source(storage),
-                  (passes + "quanta-lower-x86{isa=" + isa + "}").str());
-      return gops(bestTime(
-          [&] { f.call(input.data(), inputShape, out.data(), outputShape); },
-          repeats));
+    auto compileFor = [&](StringRef storage, StringRef isa) {
+      return compile(context, source(storage),
+                     (passes + "quanta-lower-x86{isa=" + isa + "}").str());
     };
+    JitFunction sevenBit = compileFor("u8<0:127>", "avx2"),
+                exact = compileFor("u8", "avx2"),
+                vnni = compileFor("u8", "avx512vnni");
+    auto call = [&](JitFunction &f, std::vector<uint8_t> &input) {
+      return [&] { f.call(input.data(), inputShape, out.data(), outputShape); };
+    };
+    // VNNI last: its result stays in `out`.
+    std::vector<double> times =
+        bestTimes({call(sevenBit, seven), call(exact, full), call(vnni, full),
+                   [&] { int8.run(stream); }},
+                  repeats);
     Row row;
-    row.sevenBit = quanta("u8<0:127>", "avx2", seven);
-    row.exact = quanta("u8", "avx2", full);
-    row.vnni = quanta("u8", "avx512vnni", full);
-    row.onednn = gops(bestTime([&] { int8.run(stream); }, repeats));
+    row.sevenBit = gops(times[0]);
+    row.exact = gops(times[1]);
+    row.vnni = gops(times[2]);
+    row.onednn = gops(times[3]);
     row.maxDifference = maxDifference(out, dnnlOut);
     return row;
   };
@@ -668,12 +700,11 @@ int main(int argc, char **argv) {
 
   for (const Shape &s : shapes) {
     const double ops = 2.0 * s.m * s.n * s.k;
-    const int repeats = ops > 1e9 ? 5 : 30;
+    const int repeats = ops > 1e9 ? 4 : 20;
     std::vector<int8_t> weights = randomWeights(s.k * s.n);
     std::vector<uint8_t> full, seven;
     randomInputs(s.m * s.k, full, seven);
     std::vector<uint8_t> out(s.m * s.n), dnnlOut(s.m * s.n);
-    auto gops = [&](double seconds) { return ops / seconds * 1e-9; };
 
     const std::vector<float> scales = channelScales(s.n);
     OneDnnPrimitive int8 =
@@ -693,9 +724,8 @@ int main(int argc, char **argv) {
     OneDnnPrimitive fp32 =
         makeOneDnn(engine, stream, s, dt::f32, dt::f32, dt::f32, a32.data(),
                    w32.data(), c32.data(), {}, 0);
-    row.onednnFloat = gops(bestTime([&] { fp32.run(stream); }, repeats));
-    measureQuantaFloat(context, floatMatmulSource(s, w32), a32, {s.m, s.k},
-                       {s.m, s.n}, c32, ops, repeats, row);
+    measureFloat(context, floatMatmulSource(s, w32), a32, {s.m, s.k},
+                 {s.m, s.n}, fp32, stream, c32, ops, repeats, row);
     char label[32];
     std::snprintf(label, sizeof(label), "%lld,%lld,%lld", (long long)s.m,
                   (long long)s.n, (long long)s.k);
@@ -716,8 +746,7 @@ int main(int argc, char **argv) {
   for (const ConvShape &c : convs) {
     const Shape g = c.gemm();
     const double ops = 2.0 * g.m * g.n * g.k;
-    const int repeats = 20;
-    auto gops = [&](double seconds) { return ops / seconds * 1e-9; };
+    const int repeats = 15;
     std::vector<int8_t> weights = randomWeights(g.k * g.n); // FHWC
     std::vector<float> w32(weights.begin(), weights.end());
     std::vector<uint8_t> full, seven;
@@ -739,9 +768,8 @@ int main(int argc, char **argv) {
     OneDnnPrimitive fp32 =
         makeOneDnnConv(engine, stream, c, dt::f32, dt::f32, dt::f32, a32.data(),
                        w32.data(), c32.data(), {}, 0);
-    row.onednnFloat = gops(bestTime([&] { fp32.run(stream); }, repeats));
-    measureQuantaFloat(context, floatConvSource(c, w32), a32, inputShape,
-                       outputShape, c32, ops, repeats, row);
+    measureFloat(context, floatConvSource(c, w32), a32, inputShape, outputShape,
+                 fp32, stream, c32, ops, repeats, row);
     char label[48];
     std::snprintf(label, sizeof(label), "%lldx%lldx%lld,%lld,%lldx%lld",
                   (long long)c.size, (long long)c.size, (long long)c.channels,

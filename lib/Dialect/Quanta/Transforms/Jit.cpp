@@ -77,8 +77,9 @@ quanta::compileForJit(ModuleOp module, StringRef tool, SymbolRegistrar extra) {
   // LLVM IR as translated: no LICM, GVN or strength reduction, which the
   // index arithmetic of the kernels' loops needs (measured: a 3x3
   // convolution at 476 GOPS instead of quant-compile's 838). The same -O3
-  // as quant-compile, for this host's CPU; the engine keeps the transformer,
-  // and with it the target machine, for its later compilations.
+  // as quant-compile, for this host's CPU. The options hold the transformer
+  // by reference (a function_ref) and create() runs it: it, and the target
+  // machine it uses, must outlive that call.
   auto hostMachine = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!hostMachine)
     return emitError(module.getLoc())
@@ -90,14 +91,12 @@ quanta::compileForJit(ModuleOp module, StringRef tool, SymbolRegistrar extra) {
     return emitError(module.getLoc())
            << tool << ": cannot create a target machine for this host: "
            << llvm::toString(targetMachine.takeError());
-  std::shared_ptr<llvm::TargetMachine> machine = std::move(*targetMachine);
-  auto optimize =
+  std::unique_ptr<llvm::TargetMachine> machine = std::move(*targetMachine);
+  std::function<llvm::Error(llvm::Module *)> optimize =
       makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0, machine.get());
   ExecutionEngineOptions engineOptions;
   engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
-  engineOptions.transformer = [machine, optimize](llvm::Module *llvmModule) {
-    return optimize(llvmModule);
-  };
+  engineOptions.transformer = optimize;
   auto engine = ExecutionEngine::create(*jitModule, engineOptions);
   if (!engine)
     return emitError(module.getLoc()) << tool << ": JIT compilation failed: "

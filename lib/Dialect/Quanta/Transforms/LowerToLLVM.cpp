@@ -22,6 +22,7 @@
 #include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Passes.h"
@@ -34,8 +35,10 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace mlir::quanta {
+#define GEN_PASS_DEF_ALLOCATERESULTSHAPES
 #define GEN_PASS_DEF_EXPANDSTRIDEDCOPIES
 #define GEN_PASS_DEF_STORAGESIGNATURES
 #define GEN_PASS_DEF_LOWERINTRINSICS
@@ -213,6 +216,56 @@ struct ExpandStridedCopiesPass
       expandStridedCopy(op);
   }
 };
+
+/// Replaces `alloc` by an allocation of the type `reshape` (an expand or
+/// collapse of it) gives, its other users reading and writing the inverse
+/// reshape of the new buffer: for static shapes of the identity layout,
+/// the same bytes in the same order.
+template <typename InverseOp, typename ReshapeOp>
+static void allocateReshaped(memref::AllocOp alloc, ReshapeOp reshape) {
+  auto resultType = cast<MemRefType>(reshape.getType());
+  if (!alloc.getType().getLayout().isIdentity() ||
+      !alloc.getType().hasStaticShape() ||
+      !resultType.getLayout().isIdentity() || !resultType.hasStaticShape())
+    return;
+  OpBuilder builder(alloc);
+  auto buffer = memref::AllocOp::create(builder, alloc.getLoc(), resultType,
+                                        alloc.getAlignmentAttr());
+  auto view = InverseOp::create(builder, alloc.getLoc(), alloc.getType(),
+                                buffer, reshape.getReassociationIndices());
+  reshape.getResult().replaceAllUsesWith(buffer.getResult());
+  reshape.erase();
+  alloc.getResult().replaceAllUsesWith(view.getResult());
+  alloc.erase();
+}
+
+struct AllocateResultShapesPass
+    : public quanta::impl::AllocateResultShapesBase<AllocateResultShapesPass> {
+  void runOnOperation() override {
+    // In program order, each once (a reshape may be returned twice).
+    llvm::SetVector<Operation *> reshapes;
+    getOperation()->walk([&](func::ReturnOp op) {
+      for (Value result : op.getOperands()) {
+        Operation *reshape = result.getDefiningOp();
+        if (isa_and_nonnull<memref::ExpandShapeOp, memref::CollapseShapeOp>(
+                reshape) &&
+            reshape->getOperand(0).getDefiningOp<memref::AllocOp>())
+          reshapes.insert(reshape);
+      }
+    });
+    for (Operation *reshape : reshapes) {
+      // Another reshape of the same allocation may have replaced it.
+      auto alloc = reshape->getOperand(0).getDefiningOp<memref::AllocOp>();
+      if (!alloc)
+        continue;
+      if (auto expand = dyn_cast<memref::ExpandShapeOp>(reshape))
+        allocateReshaped<memref::CollapseShapeOp>(alloc, expand);
+      else
+        allocateReshaped<memref::ExpandShapeOp>(
+            alloc, cast<memref::CollapseShapeOp>(reshape));
+    }
+  }
+};
 } // namespace
 
 void quanta::buildLowerToLLVMPipeline(OpPassManager &pm) {
@@ -226,6 +279,11 @@ void quanta::buildLowerToLLVMPipeline(OpPassManager &pm) {
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  // The canonicalizer folds the loops' buffer results to the buffers they
+  // write (scf.for yielding its iteration argument), which shows the
+  // allocation behind each reshaped result.
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(quanta::createAllocateResultShapes());
   // Results become caller-owned out-parameters: nothing leaks per call.
   bufferization::BufferResultsToOutParamsPassOptions outParams;
   outParams.modifyPublicFunctions = true;

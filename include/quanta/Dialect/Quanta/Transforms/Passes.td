@@ -362,6 +362,21 @@ def StorageSignatures : Pass<"quanta-storage-signatures", "ModuleOp"> {
   let dependentDialects = ["::mlir::quant::QuantDialect"];
 }
 
+def AllocateResultShapes : Pass<"quanta-allocate-result-shapes"> {
+  let summary = "Allocate returned buffers in the shape they are returned in";
+  let description = [{
+    Runs after one-shot bufferization. A function that computes a result
+    in one shape and returns it reshaped (a convolution's GEMM output
+    [N*OH*OW, F] returned as [N, OH, OW, F]) returns a
+    `memref.expand_shape` or `memref.collapse_shape` of a `memref.alloc`;
+    buffer-results-to-out-params then keeps the allocation and copies it
+    into the caller's buffer on every call. This pass allocates the buffer
+    in the returned shape instead and gives the computation a reshaped view
+    of it, so that the function returns the allocation itself and
+    buffer-results-to-out-params writes the result in place.
+  }];
+}
+
 def ExpandStridedCopies : Pass<"quanta-expand-strided-copies"> {
   let summary = "Turn memref.copy between non-contiguous buffers into loops";
   let description = [{
