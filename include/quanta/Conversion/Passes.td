@@ -26,7 +26,14 @@ def LowerX86 : Pass<"quanta-lower-x86", "ModuleOp"> {
     `window` reads its NHWC image in place: K is KH * KW taps of C
     channels each (padded to whole k groups); each row's pixel is computed
     once per tile, and a constant table gives every k group's offset from
-    it, so the k loop is the GEMM's single loop. The accumulators start from
+    it, so the k loop is the GEMM's single loop. When the image is a
+    `tensor.pad` of a constant (height and width only), the kernel reads
+    the unpadded image and skips the taps in the padding, as oneDNN does:
+    the output pixels are grouped by the rectangle of their taps inside
+    the image (9 classes for a 3x3 window with padding 1), each class's
+    tiles loop over its runs of k groups, and its accumulators start
+    higher by what the skipped taps would have added (the padding value
+    times their weights). The accumulators start from
     the column offsets; the epilogue subtracts the weight-zero-point term,
     requantizes (the numeric library's requantize, exactly) and clamps, in
     registers. When every column shifts by t >= 32 (real multipliers

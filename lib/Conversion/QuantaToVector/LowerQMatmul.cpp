@@ -28,6 +28,7 @@
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/STLExtras.h"
 
 using namespace mlir;
@@ -118,6 +119,7 @@ private:
   Value computeRowSums(Value storage);
   Value shiftHighHalves(Value acc, Value column);
   Value shiftWide(Value acc, Value column);
+  void classifyPaddedRows(bool flip);
 
   QMatmulOp op;
   KernelShape shape;
@@ -129,8 +131,10 @@ private:
   /// zeroPointFolded (see shiftHighHalves).
   bool roundHighWords = false, zeroPointFolded = false;
   ArrayRef<int8_t> weights;
-  /// An implicit im2col input: its window over the padded image.
+  /// An implicit im2col input: its window over the padded image, or over
+  /// the image inside `pad` when the kernel skips the padding's taps.
   std::optional<ImageWindow> image;
+  tensor::PadOp pad;
   Value input, groupOffsets, offsets, multipliers, roundingEven, roundingOdd,
       roundingHigh, shifts, weightZero, rowSums;
   VectorType i32Vector, i64Vector;
@@ -141,6 +145,31 @@ private:
 };
 } // namespace
 
+/// The tensor.pad of constant value that makes `op`'s image (through its
+/// storage cast), padding height and width only: the kernel reads the
+/// image inside it and skips the taps that fall in the padding, as
+/// oneDNN's convolutions do (9% of a 14x14 3x3 convolution's work with
+/// padding 1). Null otherwise.
+static tensor::PadOp getSkippablePad(QMatmulOp op) {
+  if (!op.getWindow())
+    return {};
+  auto cast = op.getInput().getDefiningOp<quant::StorageCastOp>();
+  auto pad = cast ? cast.getInput().getDefiningOp<tensor::PadOp>() : nullptr;
+  if (!pad)
+    return {};
+  Value value = pad.getConstantPaddingValue();
+  APInt padding;
+  if (!value || !matchPattern(value, m_ConstantInt(&padding)) ||
+      !pad.getSourceType().hasStaticShape() ||
+      !pad.getSourceType().getElementType().isInteger(8))
+    return {};
+  ArrayRef<int64_t> low = pad.getStaticLow(), high = pad.getStaticHigh();
+  if (ShapedType::isDynamicShape(low) || ShapedType::isDynamicShape(high) ||
+      low[0] != 0 || high[0] != 0 || low[3] != 0 || high[3] != 0)
+    return {};
+  return pad;
+}
+
 QMatmulLowering::QMatmulLowering(QMatmulOp op, const KernelShape &shape,
                                  ArrayRef<int8_t> weights)
     : TiledGemm(op, shape.tiling, op.getOutput().getType().getDimSize(0),
@@ -149,12 +178,14 @@ QMatmulLowering::QMatmulLowering(QMatmulOp op, const KernelShape &shape,
                 op.getConvWindow()
                     ? op.getConvWindow()->kernelH * op.getConvWindow()->kernelW
                     : 1),
-      op(op), shape(shape), weights(weights) {
+      op(op), shape(shape), weights(weights), pad(getSkippablePad(op)) {
   if (std::optional<QMatmulOp::Window> window = op.getConvWindow()) {
     ArrayRef<int64_t> shape = op.getInput().getType().getShape();
+    ArrayRef<int64_t> stored =
+        pad ? pad.getSourceType().getShape() : ArrayRef<int64_t>(shape);
     image = ImageWindow{
-        shape[1],
-        shape[2],
+        stored[1],
+        stored[2],
         segmentGroups * tiling.group,
         window->kernelH,
         window->kernelW,
@@ -166,6 +197,10 @@ QMatmulLowering::QMatmulLowering(QMatmulOp op, const KernelShape &shape,
                                       window->strideH, window->dilationH),
         QMatmulOp::Window::outputSize(shape[2], window->kernelW,
                                       window->strideW, window->dilationW)};
+    if (pad) {
+      image->padTop = pad.getStaticLow()[1];
+      image->padLeft = pad.getStaticLow()[2];
+    }
   }
 }
 
@@ -609,9 +644,11 @@ Value QMatmulLowering::build() {
     weightZero = constantTensor(zeroValues);
     rowSums = computeRowSums(storage);
   }
-  input = prepareInput(storage);
+  input = prepareInput(pad ? pad.getSource() : storage);
   if (image)
     groupOffsets = image->groupOffsets(b, loc, segmentGroups, tiling.group);
+  if (pad)
+    classifyPaddedRows(flip);
   if (wordPairs && !widenWeights) {
     SmallVector<int16_t> widened(weights.begin(), weights.end());
     packed = packWeights(ArrayRef<int16_t>(widened), packedElement);
@@ -622,6 +659,36 @@ Value QMatmulLowering::build() {
       tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{m, n}, b.getI8Type());
   output = emitTiles(output, shape.name);
   return quant::StorageCastOp::create(b, loc, op.getOutput().getType(), output);
+}
+
+/// The output pixels in classes by their taps inside the image (see
+/// ImageWindow::classifyRows). A skipped tap would have added the padding
+/// value, as the dot step reads it, times its weights: each class's
+/// accumulators start from that sum.
+void QMatmulLowering::classifyPaddedRows(bool flip) {
+  SmallVector<SmallVector<int64_t>> skippedTaps;
+  rowClasses = image->classifyRows(op.getInput().getType().getDimSize(0),
+                                   segmentGroups, skippedTaps);
+  APInt padding;
+  matchPattern(pad.getConstantPaddingValue(), m_ConstantInt(&padding));
+  int64_t value = signedInput ? padding.getSExtValue() : padding.getZExtValue();
+  if (flip)
+    value += 128;
+  if (value == 0)
+    return;
+  const int64_t channels = k / segments;
+  for (ArrayRef<int64_t> taps : skippedTaps) {
+    SmallVector<int32_t> start(paddedN, 0);
+    for (int64_t col = 0; col < n; ++col) {
+      int64_t sum = 0;
+      for (int64_t tap : taps)
+        for (int64_t c = 0; c < channels; ++c)
+          sum += weights[(tap * channels + c) * n + col];
+      // Wraps like the i32 accumulator.
+      start[col] = static_cast<int32_t>(static_cast<uint32_t>(value * sum));
+    }
+    llvm::append_range(rowClasses->startOffsets, start);
+  }
 }
 
 /// The weights of `op`, K x N row-major.

@@ -5,10 +5,16 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
+#include <array>
+#include <map>
 
 using namespace mlir;
 using namespace mlir::quanta;
@@ -28,7 +34,8 @@ Value ImageWindow::rowStart(OpBuilder &b, Location loc, Value row) const {
   AffineExpr r = b.getAffineDimExpr(0);
   AffineExpr batch = r.floorDiv(outH * outW),
              oh = (r % (outH * outW)).floorDiv(outW), ow = r % outW;
-  AffineExpr pixel = (batch * height + oh * strideH) * width + ow * strideW;
+  AffineExpr pixel =
+      (batch * height + oh * strideH - padTop) * width + ow * strideW - padLeft;
   return affine::AffineApplyOp::create(
       b, loc, AffineMap::get(1, 0, pixel * channels), row);
 }
@@ -48,6 +55,64 @@ Value ImageWindow::groupOffsets(OpBuilder &b, Location loc,
       b, loc, DenseElementsAttr::get(type, ArrayRef<int64_t>(values)));
 }
 
+RowClasses ImageWindow::classifyRows(
+    int64_t batch, int64_t groupsPerTap,
+    SmallVectorImpl<SmallVector<int64_t>> &skippedTaps) const {
+  // The taps inside the image along one axis form a range: output o reads
+  // i = o * stride + t * dilation - pad, inside for t in [begin, end).
+  auto insideTaps = [](int64_t o, int64_t stride, int64_t dilation, int64_t pad,
+                       int64_t size, int64_t kernel) {
+    auto firstAtLeast = [&](int64_t bound) {
+      // The smallest t with o * stride + t * dilation - pad >= bound.
+      const int64_t need = bound + pad - o * stride;
+      return std::clamp<int64_t>(llvm::divideCeilSigned(need, dilation), 0,
+                                 kernel);
+    };
+    return std::pair{firstAtLeast(0), firstAtLeast(size)};
+  };
+  // Classes in order of their rectangle; rows in order within each.
+  std::map<std::array<int64_t, 4>, SmallVector<int64_t>> classes;
+  for (int64_t oh = 0; oh < outputHeight; ++oh) {
+    auto [hBegin, hEnd] =
+        insideTaps(oh, strideH, dilationH, padTop, height, kernelH);
+    for (int64_t ow = 0; ow < outputWidth; ++ow) {
+      auto [wBegin, wEnd] =
+          insideTaps(ow, strideW, dilationW, padLeft, width, kernelW);
+      SmallVector<int64_t> &rows = classes[{hBegin, hEnd, wBegin, wEnd}];
+      for (int64_t image = 0; image < batch; ++image)
+        rows.push_back((image * outputHeight + oh) * outputWidth + ow);
+    }
+  }
+  RowClasses result;
+  result.rowStarts.push_back(0);
+  result.runStarts.push_back(0);
+  for (auto &[taps, rows] : classes) {
+    llvm::sort(rows);
+    llvm::append_range(result.rows, rows);
+    result.rowStarts.push_back(result.rows.size());
+    SmallVector<int64_t> &skipped = skippedTaps.emplace_back();
+    for (int64_t kh = 0; kh < kernelH; ++kh)
+      for (int64_t kw = 0; kw < kernelW; ++kw) {
+        const int64_t tap = kh * kernelW + kw;
+        if (kh < taps[0] || kh >= taps[1] || kw < taps[2] || kw >= taps[3]) {
+          skipped.push_back(tap);
+          continue;
+        }
+        // A tap right after the class's last run extends it.
+        const int64_t begin = tap * groupsPerTap;
+        if (result.runBegins.size() > size_t(result.runStarts.back()) &&
+            result.runEnds.back() == begin) {
+          result.runEnds.back() = begin + groupsPerTap;
+        } else {
+          result.runBegins.push_back(begin);
+          result.runEnds.push_back(begin + groupsPerTap);
+        }
+      }
+    result.runStarts.push_back(result.runBegins.size());
+  }
+  return result;
+}
+
 Value TiledGemm::index(int64_t value) {
   return arith::ConstantIndexOp::create(b, loc, value);
 }
@@ -56,11 +121,12 @@ Value TiledGemm::createConstant(TypedAttr value) {
   return arith::ConstantOp::create(b, loc, value);
 }
 
-/// The k loops over every k group, from `init`, each row's input at
-/// `bases`. Returns every accumulator set.
+/// The k loops over every k group (the class's runs with `classes`), from
+/// `init`, each row's input at `bases`. Returns every accumulator set.
 SmallVector<Value> TiledGemm::groupLoops(ValueRange bases, Value strip0,
                                          ValueRange init, int64_t rows,
-                                         int64_t strips, int64_t split) {
+                                         int64_t strips, int64_t split,
+                                         const ClassTables *classes) {
   const int64_t accumulators = rows * strips;
   Value stripSize = index(paddedK * tiling.lanes);
   Value stepSize = index(tiling.lanes * tiling.group);
@@ -90,90 +156,140 @@ SmallVector<Value> TiledGemm::groupLoops(ValueRange bases, Value strip0,
     }
     return next;
   };
-  const int64_t groups = paddedK / tiling.group;
-  const int64_t splitGroups = groups - groups % split;
-  auto mainLoop = scf::ForOp::create(
-      b, loc, index(0), index(splitGroups), index(split), init,
-      [&](OpBuilder &nb, Location, Value g, ValueRange accs) {
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPointToStart(nb.getInsertionBlock());
-        SmallVector<Value> current(accs.begin(), accs.end());
-        for (int64_t set = 0; set < split; ++set) {
-          Value gs = arith::AddIOp::create(b, loc, g, index(set));
-          current = body(gs, current, set);
-        }
-        scf::YieldOp::create(b, loc, current);
-      });
-  SmallVector<Value> accs(mainLoop.getResults());
-  if (splitGroups != groups) {
-    auto tail = scf::ForOp::create(
-        b, loc, index(splitGroups), index(groups), index(1),
-        ValueRange(accs).take_front(accumulators),
-        [&](OpBuilder &nb, Location, Value g, ValueRange current) {
+  // The groups [begin, end): the steps that fill whole accumulator sets,
+  // then the rest (constants folded: a GEMM's loops keep constant bounds).
+  auto groupRange = [&](Value begin, Value end, ValueRange accsIn) {
+    Value splitEnd = b.createOrFold<arith::AddIOp>(
+        loc, begin,
+        b.createOrFold<arith::MulIOp>(
+            loc,
+            b.createOrFold<arith::DivUIOp>(
+                loc, b.createOrFold<arith::SubIOp>(loc, end, begin),
+                index(split)),
+            index(split)));
+    auto mainLoop = scf::ForOp::create(
+        b, loc, begin, splitEnd, index(split), accsIn,
+        [&](OpBuilder &nb, Location, Value g, ValueRange accs) {
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPointToStart(nb.getInsertionBlock());
-          scf::YieldOp::create(b, loc, body(g, current, 0));
+          SmallVector<Value> current(accs.begin(), accs.end());
+          for (int64_t set = 0; set < split; ++set) {
+            Value gs = arith::AddIOp::create(b, loc, g, index(set));
+            current = body(gs, current, set);
+          }
+          scf::YieldOp::create(b, loc, current);
         });
-    llvm::copy(tail.getResults(), accs.begin());
-  }
-  return accs;
+    SmallVector<Value> accs(mainLoop.getResults());
+    std::optional<int64_t> splitEndValue = getConstantIntValue(splitEnd),
+                           endValue = getConstantIntValue(end);
+    if (split > 1 && (!splitEndValue || splitEndValue != endValue)) {
+      auto tail = scf::ForOp::create(
+          b, loc, splitEnd, end, index(1),
+          ValueRange(accs).take_front(accumulators),
+          [&](OpBuilder &nb, Location, Value g, ValueRange current) {
+            OpBuilder::InsertionGuard guard(b);
+            b.setInsertionPointToStart(nb.getInsertionBlock());
+            scf::YieldOp::create(b, loc, body(g, current, 0));
+          });
+      llvm::copy(tail.getResults(), accs.begin());
+    }
+    return accs;
+  };
+  if (!classes)
+    return groupRange(index(0), index(paddedK / tiling.group), init);
+  auto runs = scf::ForOp::create(
+      b, loc, classes->runBegin, classes->runEnd, index(1), init,
+      [&](OpBuilder &nb, Location, Value run, ValueRange accs) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(nb.getInsertionBlock());
+        scf::YieldOp::create(
+            b, loc,
+            groupRange(
+                tensor::ExtractOp::create(b, loc, classes->runBegins, run),
+                tensor::ExtractOp::create(b, loc, classes->runEnds, run),
+                accs));
+      });
+  return runs.getResults();
 }
 
-/// One tile: `rows` rows from row0 times `strips` strips from strip0, the k
-/// loop split over `split` accumulator sets. Returns the updated output.
-Value TiledGemm::tile(Value output, Value row0, Value strip0, int64_t rows,
-                      int64_t strips, int64_t split) {
+/// One tile: `rows` rows from position0 (of the class's rows, with
+/// `classes`) times `strips` strips from strip0, the k loop split over
+/// `split` accumulator sets. Returns the updated output.
+Value TiledGemm::tile(Value output, Value position0, Value strip0, int64_t rows,
+                      int64_t strips, int64_t split,
+                      const ClassTables *classes) {
   const int64_t accumulators = rows * strips;
   // A narrower tile's in-bounds writes past n would land in the next row.
   const bool inBounds = n % (tiling.lanes * strips) == 0;
-  auto rowOf = [&](int64_t r) {
-    return arith::AddIOp::create(b, loc, row0, index(r)).getResult();
-  };
+  SmallVector<Value> rowValues;
+  for (int64_t r = 0; r < rows; ++r) {
+    Value position = arith::AddIOp::create(b, loc, position0, index(r));
+    // A class's last whole tile may reach past its rows: it repeats the
+    // last one, computing and writing it again.
+    if (classes)
+      position = arith::MinUIOp::create(b, loc, position, classes->lastRow);
+    rowValues.push_back(
+        classes ? tensor::ExtractOp::create(b, loc, classes->rows, position)
+                      .getResult()
+                : position);
+  }
   auto columnOf = [&](int64_t s) {
     return arith::MulIOp::create(
                b, loc, arith::AddIOp::create(b, loc, strip0, index(s)),
                index(tiling.lanes))
         .getResult();
   };
-  // Set 0 starts from the kernel's accumulators, the others from zero.
+  const bool integer = isa<IntegerType>(accumulatorType.getElementType());
+  auto add = [&](Value lhs, Value rhs) -> Value {
+    return integer ? arith::AddIOp::create(b, loc, lhs, rhs).getResult()
+                   : arith::AddFOp::create(b, loc, lhs, rhs).getResult();
+  };
+  // Set 0 starts from the kernel's accumulators plus the class's start
+  // offsets, the others from zero.
   SmallVector<Value> init;
   for (int64_t r = 0; r < rows; ++r)
-    for (int64_t s = 0; s < strips; ++s)
-      init.push_back(
-          initialAccumulator(output, rowOf(r), columnOf(s), inBounds));
+    for (int64_t s = 0; s < strips; ++s) {
+      Value acc =
+          initialAccumulator(output, rowValues[r], columnOf(s), inBounds);
+      if (classes && classes->startOffsets) {
+        Value at = arith::AddIOp::create(
+            b, loc,
+            arith::MulIOp::create(b, loc, classes->index, index(paddedN)),
+            columnOf(s));
+        Value pad = createConstant(
+            cast<TypedAttr>(b.getZeroAttr(accumulatorType.getElementType())));
+        acc = add(acc, vector::TransferReadOp::create(
+                           b, loc, accumulatorType, classes->startOffsets,
+                           ValueRange{at}, pad, ArrayRef<bool>{true}));
+      }
+      init.push_back(acc);
+    }
   init.append(accumulators * (split - 1),
               createConstant(cast<TypedAttr>(b.getZeroAttr(accumulatorType))));
   SmallVector<Value> bases;
-  for (int64_t r = 0; r < rows; ++r)
-    bases.push_back(rowBase(rowOf(r)));
+  for (Value row : rowValues)
+    bases.push_back(rowBase(row));
 
   SmallVector<Value> accs =
-      groupLoops(bases, strip0, init, rows, strips, split);
-  const bool integer = isa<IntegerType>(accumulatorType.getElementType());
+      groupLoops(bases, strip0, init, rows, strips, split, classes);
   for (int64_t r = 0; r < rows; ++r) {
-    Value row = rowOf(r);
     for (int64_t s = 0; s < strips; ++s) {
       Value acc = accs[r * strips + s];
-      for (int64_t set = 1; set < split; ++set) {
-        Value other = accs[set * accumulators + r * strips + s];
-        acc = integer ? arith::AddIOp::create(b, loc, acc, other).getResult()
-                      : arith::AddFOp::create(b, loc, acc, other).getResult();
-      }
+      for (int64_t set = 1; set < split; ++set)
+        acc = add(acc, accs[set * accumulators + r * strips + s]);
       Value column = columnOf(s);
-      output = vector::TransferWriteOp::create(b, loc, finish(acc, row, column),
-                                               output, ValueRange{row, column},
-                                               ArrayRef<bool>{inBounds})
+      output = vector::TransferWriteOp::create(
+                   b, loc, finish(acc, rowValues[r], column), output,
+                   ValueRange{rowValues[r], column}, ArrayRef<bool>{inBounds})
                    .getResult();
     }
   }
   return output;
 }
 
-Value TiledGemm::rowLoops(Value output, int64_t rowBegin, int64_t rowEnd,
+Value TiledGemm::rowLoops(Value output, Value rowBegin, Value rowEnd,
                           int64_t rows, int64_t strips, int64_t split,
-                          StringRef step) {
-  if (rowBegin >= rowEnd)
-    return output;
+                          StringRef step, const ClassTables *classes) {
   // Only the strips this tile's width needs.
   const int64_t stripEnd =
       llvm::alignTo(n, tiling.lanes * strips) / tiling.lanes;
@@ -183,12 +299,13 @@ Value TiledGemm::rowLoops(Value output, int64_t rowBegin, int64_t rowEnd,
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPointToStart(nb.getInsertionBlock());
         auto rowLoop = scf::ForOp::create(
-            b, loc, index(rowBegin), index(rowEnd), index(rows), outer,
+            b, loc, rowBegin, rowEnd, index(rows), outer,
             [&](OpBuilder &ib, Location, Value row0, ValueRange inner) {
               OpBuilder::InsertionGuard innerGuard(b);
               b.setInsertionPointToStart(ib.getInsertionBlock());
               scf::YieldOp::create(
-                  b, loc, tile(inner[0], row0, strip0, rows, strips, split));
+                  b, loc,
+                  tile(inner[0], row0, strip0, rows, strips, split, classes));
             });
         scf::YieldOp::create(b, loc, rowLoop.getResults());
       });
@@ -196,11 +313,80 @@ Value TiledGemm::rowLoops(Value output, int64_t rowBegin, int64_t rowEnd,
   return columns.getResult(0);
 }
 
+/// A loop over the classes: each class's whole tiles, then its rows left
+/// over, reading the class's k groups.
+Value TiledGemm::emitClassTiles(Value output, StringRef step) {
+  auto table = [&](ArrayRef<int64_t> values) {
+    auto type = RankedTensorType::get({static_cast<int64_t>(values.size())},
+                                      b.getIndexType());
+    return createConstant(DenseElementsAttr::get(type, values));
+  };
+  // Each class's whole tiles end at tileEnds, its one-row tiles run from
+  // singleStarts to its end. One-row tiles run at about a third of a whole
+  // tile's speed (a VNNI GEMM at 255 GOPS for M = 1, 700 for M >= 16): from
+  // 3 rows left over, the class ends with a whole tile instead.
+  SmallVector<int64_t> tileEnds, singleStarts, lastRows;
+  for (int64_t c = 0; c < rowClasses->size(); ++c) {
+    const int64_t begin = rowClasses->rowStarts[c],
+                  end = rowClasses->rowStarts[c + 1];
+    const int64_t whole = (end - begin) / tiling.rows,
+                  left = (end - begin) % tiling.rows;
+    tileEnds.push_back(begin + (whole + (left >= 3)) * tiling.rows);
+    singleStarts.push_back(std::min(tileEnds.back(), end));
+    lastRows.push_back(end - 1);
+  }
+  Value rows = table(rowClasses->rows),
+        rowStarts = table(rowClasses->rowStarts),
+        tileEndTable = table(tileEnds), singleStartTable = table(singleStarts),
+        lastRowTable = table(lastRows),
+        runBegins = table(rowClasses->runBegins),
+        runEnds = table(rowClasses->runEnds),
+        runStarts = table(rowClasses->runStarts), startOffsets;
+  if (!rowClasses->startOffsets.empty()) {
+    auto type = RankedTensorType::get(
+        {static_cast<int64_t>(rowClasses->startOffsets.size())},
+        accumulatorType.getElementType());
+    startOffsets = createConstant(DenseElementsAttr::get(
+        type, ArrayRef<int32_t>(rowClasses->startOffsets)));
+  }
+  auto classLoop = scf::ForOp::create(
+      b, loc, index(0), index(rowClasses->size()), index(1), ValueRange{output},
+      [&](OpBuilder &nb, Location, Value c, ValueRange current) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(nb.getInsertionBlock());
+        Value next = arith::AddIOp::create(b, loc, c, index(1));
+        auto at = [&](Value tensor, Value position) -> Value {
+          return tensor::ExtractOp::create(b, loc, tensor, position);
+        };
+        ClassTables tables{rows,
+                           runBegins,
+                           runEnds,
+                           startOffsets,
+                           c,
+                           at(runStarts, c),
+                           at(runStarts, next),
+                           at(lastRowTable, c)};
+        Value result =
+            rowLoops(current[0], at(rowStarts, c), at(tileEndTable, c),
+                     tiling.rows, tiling.strips, 1, step, &tables);
+        result = rowLoops(result, at(singleStartTable, c), at(rowStarts, next),
+                          1, tiling.rowStrips, tiling.rowSplit, step, &tables);
+        scf::YieldOp::create(b, loc, result);
+      });
+  return classLoop.getResult(0);
+}
+
 Value TiledGemm::emitTiles(Value output, StringRef step) {
+  if (rowClasses)
+    return emitClassTiles(output, step);
   const int64_t tiledRows = m - m % tiling.rows;
-  output = rowLoops(output, 0, tiledRows, tiling.rows, tiling.strips, 1, step);
-  return rowLoops(output, tiledRows, m, 1, tiling.rowStrips, tiling.rowSplit,
-                  step);
+  if (tiledRows > 0)
+    output = rowLoops(output, index(0), index(tiledRows), tiling.rows,
+                      tiling.strips, 1, step, nullptr);
+  if (tiledRows < m)
+    output = rowLoops(output, index(tiledRows), index(m), 1, tiling.rowStrips,
+                      tiling.rowSplit, step, nullptr);
+  return output;
 }
 
 /// Sets the LLVM function attribute `name` (llvm.func's passthrough) of

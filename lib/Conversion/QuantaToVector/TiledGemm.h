@@ -36,23 +36,58 @@
 
 namespace mlir::quanta {
 
+/// The rows of a GEMM in classes that each read their own subset of the k
+/// groups, in order: a convolution's output pixels by the taps of theirs
+/// that fall inside the image (ImageWindow::classifyRows).
+struct RowClasses {
+  /// Every row once, class after class.
+  SmallVector<int64_t> rows;
+  /// Class c is rows[rowStarts[c] .. rowStarts[c + 1]).
+  SmallVector<int64_t> rowStarts;
+  /// Class c reads the runs of consecutive k groups
+  /// [runBegins[j], runEnds[j]) for j in [runStarts[c], runStarts[c + 1]):
+  /// few and long (a loop over each, as a GEMM's; a table lookup per k
+  /// group cost a 3x3 convolution 9%).
+  SmallVector<int64_t> runBegins, runEnds;
+  SmallVector<int64_t> runStarts;
+  /// Empty, or per class the paddedN values its accumulators start from in
+  /// addition to the kernel's (the k groups it skips, for an integer
+  /// kernel; see LowerQMatmul.cpp).
+  SmallVector<int32_t> startOffsets;
+
+  int64_t size() const { return rowStarts.size() - 1; }
+};
+
 /// A convolution's implicit im2col matrix over an NHWC image flattened to
 /// 1-D, `channels` values per pixel (C padded to whole k groups): row
-/// (b, oh, ow) starts at pixel (b, oh * SH, ow * SW), and k group g of
-/// tap (kh, kw) lies (kh * DH * W + kw * DW) pixels plus its channels
-/// further: the same offset for every row, hence one table.
+/// (b, oh, ow) starts at pixel (b, oh * SH - padTop, ow * SW - padLeft),
+/// and k group g of tap (kh, kw) lies (kh * DH * W + kw * DW) pixels plus
+/// its channels further: the same offset for every row, hence one table.
+/// With padding, the image is the unpadded one, and a row reads only the
+/// taps that fall inside it (classifyRows).
 struct ImageWindow {
   int64_t height, width, channels;
   int64_t kernelH, kernelW, strideH, strideW, dilationH, dilationW;
-  /// The output rows and columns computed (no more than the window fits).
+  /// The output rows and columns computed (no more than the window fits
+  /// on the padded image).
   int64_t outputHeight, outputWidth;
+  /// Padding around the image, not stored: its taps are skipped.
+  int64_t padTop = 0, padLeft = 0;
 
-  /// The flat position of `row`'s first value.
+  /// The flat position of `row`'s first value (negative, or past a line,
+  /// for a row whose window starts in the padding).
   Value rowStart(OpBuilder &b, Location loc, Value row) const;
   /// Every k group's offset from its row's start, `group` values per group
   /// and `groupsPerTap` per tap, as a constant index tensor.
   Value groupOffsets(OpBuilder &b, Location loc, int64_t groupsPerTap,
                      int64_t group) const;
+  /// The output pixels of `batch` images by the rectangle of taps of
+  /// theirs inside the image, each class with those taps' k groups
+  /// (`groupsPerTap` per tap, taps in order kh * KW + kw); `skippedTaps`
+  /// receives each class's taps outside the image.
+  RowClasses
+  classifyRows(int64_t batch, int64_t groupsPerTap,
+               SmallVectorImpl<SmallVector<int64_t>> &skippedTaps) const;
 };
 
 /// The tile shapes of a kernel.
@@ -94,7 +129,9 @@ protected:
   virtual Value finish(Value acc, Value row, Value column) = 0;
 
   /// Emits the loops over every tile, writing into `output`; the column
-  /// loops carry a `quanta.dot_step` attribute naming `step`.
+  /// loops carry a `quanta.dot_step` attribute naming `step`. With
+  /// `rowClasses`, one class after another, each tile of a class's rows
+  /// reading that class's k groups.
   Value emitTiles(Value output, StringRef step);
 
   /// `values` (row-major K x N) packed into strips, each segment and N
@@ -140,14 +177,26 @@ protected:
   VectorType packedVector;
   /// The accumulators' type.
   VectorType accumulatorType;
+  /// Set by a kernel whose rows read different k groups.
+  std::optional<RowClasses> rowClasses;
 
 private:
-  Value tile(Value output, Value row0, Value strip0, int64_t rows,
-             int64_t strips, int64_t split);
+  /// The class being emitted: its index, its range of the run tables and
+  /// the position of its last row.
+  struct ClassTables {
+    Value rows, runBegins, runEnds, startOffsets;
+    Value index, runBegin, runEnd, lastRow;
+  };
+
+  Value tile(Value output, Value position0, Value strip0, int64_t rows,
+             int64_t strips, int64_t split, const ClassTables *classes);
   SmallVector<Value> groupLoops(ValueRange bases, Value strip0, ValueRange init,
-                                int64_t rows, int64_t strips, int64_t split);
-  Value rowLoops(Value output, int64_t rowBegin, int64_t rowEnd, int64_t rows,
-                 int64_t strips, int64_t split, StringRef step);
+                                int64_t rows, int64_t strips, int64_t split,
+                                const ClassTables *classes);
+  Value rowLoops(Value output, Value rowBegin, Value rowEnd, int64_t rows,
+                 int64_t strips, int64_t split, StringRef step,
+                 const ClassTables *classes);
+  Value emitClassTiles(Value output, StringRef step);
 };
 
 /// Registers of `bits` for the function around `kernel` (see TiledGemm.cpp).
