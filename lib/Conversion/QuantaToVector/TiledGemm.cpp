@@ -213,10 +213,11 @@ SmallVector<Value> TiledGemm::groupLoops(ValueRange bases, Value strip0,
 }
 
 /// One tile: `rows` rows from position0 (of the class's rows, with
-/// `classes`) times `strips` strips from strip0, the k loop split over
-/// `split` accumulator sets. Returns the updated output.
+/// `classes`; none past lastPosition, if given) times `strips` strips from
+/// strip0, the k loop split over `split` accumulator sets. Returns the
+/// updated output.
 Value TiledGemm::tile(Value output, Value position0, Value strip0, int64_t rows,
-                      int64_t strips, int64_t split,
+                      int64_t strips, int64_t split, Value lastPosition,
                       const ClassTables *classes) {
   const int64_t accumulators = rows * strips;
   // A narrower tile's in-bounds writes past n would land in the next row.
@@ -224,10 +225,10 @@ Value TiledGemm::tile(Value output, Value position0, Value strip0, int64_t rows,
   SmallVector<Value> rowValues;
   for (int64_t r = 0; r < rows; ++r) {
     Value position = arith::AddIOp::create(b, loc, position0, index(r));
-    // A class's last whole tile may reach past its rows: it repeats the
-    // last one, computing and writing it again.
-    if (classes)
-      position = arith::MinUIOp::create(b, loc, position, classes->lastRow);
+    // A last tile may reach past its rows (RowSplit): it repeats the last
+    // one, computing and writing it again.
+    if (lastPosition)
+      position = arith::MinUIOp::create(b, loc, position, lastPosition);
     rowValues.push_back(
         classes ? tensor::ExtractOp::create(b, loc, classes->rows, position)
                       .getResult()
@@ -289,7 +290,12 @@ Value TiledGemm::tile(Value output, Value position0, Value strip0, int64_t rows,
 
 Value TiledGemm::rowLoops(Value output, Value rowBegin, Value rowEnd,
                           int64_t rows, int64_t strips, int64_t split,
-                          StringRef step, const ClassTables *classes) {
+                          StringRef step, Value lastPosition,
+                          const ClassTables *classes) {
+  std::optional<int64_t> begin = getConstantIntValue(rowBegin),
+                         end = getConstantIntValue(rowEnd);
+  if (begin && end && *begin >= *end)
+    return output;
   // Only the strips this tile's width needs.
   const int64_t stripEnd =
       llvm::alignTo(n, tiling.lanes * strips) / tiling.lanes;
@@ -303,9 +309,9 @@ Value TiledGemm::rowLoops(Value output, Value rowBegin, Value rowEnd,
             [&](OpBuilder &ib, Location, Value row0, ValueRange inner) {
               OpBuilder::InsertionGuard innerGuard(b);
               b.setInsertionPointToStart(ib.getInsertionBlock());
-              scf::YieldOp::create(
-                  b, loc,
-                  tile(inner[0], row0, strip0, rows, strips, split, classes));
+              scf::YieldOp::create(b, loc,
+                                   tile(inner[0], row0, strip0, rows, strips,
+                                        split, lastPosition, classes));
             });
         scf::YieldOp::create(b, loc, rowLoop.getResults());
       });
@@ -313,32 +319,72 @@ Value TiledGemm::rowLoops(Value output, Value rowBegin, Value rowEnd,
   return columns.getResult(0);
 }
 
-/// A loop over the classes: each class's whole tiles, then its rows left
-/// over, reading the class's k groups.
+namespace {
+/// How `count` rows from `begin` are tiled: whole tiles up to wholeEnd, one
+/// tile of half the rows up to halfEnd, one-row tiles from singleStart to
+/// the end. Where K is large, a one-row tile reads its strips of B from L2
+/// and runs at about a third of a whole tile's speed per row (a VNNI GEMM
+/// at 255 GOPS for M = 1, 700 for M >= 16): a few rows left over make a
+/// whole or a half tile instead, its rows past the end repeating the last.
+struct RowSplit {
+  int64_t wholeEnd, halfEnd, singleStart;
+
+  RowSplit(int64_t begin, int64_t count, int64_t tileRows) {
+    const int64_t half = tileRows / 2;
+    int64_t left = count % tileRows;
+    wholeEnd = begin + count - left;
+    halfEnd = wholeEnd;
+    if (left >= tileRows - tileRows / 4) {
+      wholeEnd += tileRows;
+      halfEnd = wholeEnd;
+      left = 0;
+    } else if (half >= 2 && left >= 2) {
+      halfEnd += half;
+      left = std::max<int64_t>(left - half, 0);
+    }
+    singleStart = begin + count - left;
+  }
+  bool pastEnd(int64_t end) const { return halfEnd > end; }
+};
+} // namespace
+
+/// Whole tiles, a half tile and one-row tiles over the rows [begin, end)
+/// (positions of the class's rows, with `classes`), as RowSplit says.
+Value TiledGemm::rowTiles(Value output, Value begin, Value wholeEnd,
+                          Value halfEnd, Value singleStart, Value end,
+                          Value lastPosition, StringRef step,
+                          const ClassTables *classes) {
+  output = rowLoops(output, begin, wholeEnd, tiling.rows, tiling.strips, 1,
+                    step, lastPosition, classes);
+  if (tiling.rows / 2 >= 2)
+    output = rowLoops(output, wholeEnd, halfEnd, tiling.rows / 2, tiling.strips,
+                      1, step, lastPosition, classes);
+  return rowLoops(output, singleStart, end, 1, tiling.rowStrips,
+                  tiling.rowSplit, step, lastPosition, classes);
+}
+
+/// A loop over the classes, each tiled as RowSplit says, reading its runs
+/// of k groups.
 Value TiledGemm::emitClassTiles(Value output, StringRef step) {
   auto table = [&](ArrayRef<int64_t> values) {
     auto type = RankedTensorType::get({static_cast<int64_t>(values.size())},
                                       b.getIndexType());
     return createConstant(DenseElementsAttr::get(type, values));
   };
-  // Each class's whole tiles end at tileEnds, its one-row tiles run from
-  // singleStarts to its end. One-row tiles run at about a third of a whole
-  // tile's speed (a VNNI GEMM at 255 GOPS for M = 1, 700 for M >= 16): from
-  // 3 rows left over, the class ends with a whole tile instead.
-  SmallVector<int64_t> tileEnds, singleStarts, lastRows;
+  SmallVector<int64_t> wholeEnds, halfEnds, singleStarts, lastRows;
   for (int64_t c = 0; c < rowClasses->size(); ++c) {
     const int64_t begin = rowClasses->rowStarts[c],
                   end = rowClasses->rowStarts[c + 1];
-    const int64_t whole = (end - begin) / tiling.rows,
-                  left = (end - begin) % tiling.rows;
-    tileEnds.push_back(begin + (whole + (left >= 3)) * tiling.rows);
-    singleStarts.push_back(std::min(tileEnds.back(), end));
+    RowSplit split(begin, end - begin, tiling.rows);
+    wholeEnds.push_back(split.wholeEnd);
+    halfEnds.push_back(split.halfEnd);
+    singleStarts.push_back(split.singleStart);
     lastRows.push_back(end - 1);
   }
   Value rows = table(rowClasses->rows),
         rowStarts = table(rowClasses->rowStarts),
-        tileEndTable = table(tileEnds), singleStartTable = table(singleStarts),
-        lastRowTable = table(lastRows),
+        wholeEndTable = table(wholeEnds), halfEndTable = table(halfEnds),
+        singleStartTable = table(singleStarts), lastRowTable = table(lastRows),
         runBegins = table(rowClasses->runBegins),
         runEnds = table(rowClasses->runEnds),
         runStarts = table(rowClasses->runStarts), startOffsets;
@@ -364,14 +410,12 @@ Value TiledGemm::emitClassTiles(Value output, StringRef step) {
                            startOffsets,
                            c,
                            at(runStarts, c),
-                           at(runStarts, next),
-                           at(lastRowTable, c)};
-        Value result =
-            rowLoops(current[0], at(rowStarts, c), at(tileEndTable, c),
-                     tiling.rows, tiling.strips, 1, step, &tables);
-        result = rowLoops(result, at(singleStartTable, c), at(rowStarts, next),
-                          1, tiling.rowStrips, tiling.rowSplit, step, &tables);
-        scf::YieldOp::create(b, loc, result);
+                           at(runStarts, next)};
+        scf::YieldOp::create(
+            b, loc,
+            rowTiles(current[0], at(rowStarts, c), at(wholeEndTable, c),
+                     at(halfEndTable, c), at(singleStartTable, c),
+                     at(rowStarts, next), at(lastRowTable, c), step, &tables));
       });
   return classLoop.getResult(0);
 }
@@ -379,14 +423,10 @@ Value TiledGemm::emitClassTiles(Value output, StringRef step) {
 Value TiledGemm::emitTiles(Value output, StringRef step) {
   if (rowClasses)
     return emitClassTiles(output, step);
-  const int64_t tiledRows = m - m % tiling.rows;
-  if (tiledRows > 0)
-    output = rowLoops(output, index(0), index(tiledRows), tiling.rows,
-                      tiling.strips, 1, step, nullptr);
-  if (tiledRows < m)
-    output = rowLoops(output, index(tiledRows), index(m), 1, tiling.rowStrips,
-                      tiling.rowSplit, step, nullptr);
-  return output;
+  RowSplit split(0, m, tiling.rows);
+  return rowTiles(output, index(0), index(split.wholeEnd), index(split.halfEnd),
+                  index(split.singleStart), index(m),
+                  split.pastEnd(m) ? index(m - 1) : Value(), step, nullptr);
 }
 
 /// Sets the LLVM function attribute `name` (llvm.func's passthrough) of

@@ -181,21 +181,24 @@ protected:
   std::optional<RowClasses> rowClasses;
 
 private:
-  /// The class being emitted: its index, its range of the run tables and
-  /// the position of its last row.
+  /// The class being emitted: its index and its range of the run tables.
   struct ClassTables {
     Value rows, runBegins, runEnds, startOffsets;
-    Value index, runBegin, runEnd, lastRow;
+    Value index, runBegin, runEnd;
   };
 
   Value tile(Value output, Value position0, Value strip0, int64_t rows,
-             int64_t strips, int64_t split, const ClassTables *classes);
+             int64_t strips, int64_t split, Value lastPosition,
+             const ClassTables *classes);
   SmallVector<Value> groupLoops(ValueRange bases, Value strip0, ValueRange init,
                                 int64_t rows, int64_t strips, int64_t split,
                                 const ClassTables *classes);
   Value rowLoops(Value output, Value rowBegin, Value rowEnd, int64_t rows,
                  int64_t strips, int64_t split, StringRef step,
-                 const ClassTables *classes);
+                 Value lastPosition, const ClassTables *classes);
+  Value rowTiles(Value output, Value begin, Value wholeEnd, Value halfEnd,
+                 Value singleStart, Value end, Value lastPosition,
+                 StringRef step, const ClassTables *classes);
   Value emitClassTiles(Value output, StringRef step);
 };
 
