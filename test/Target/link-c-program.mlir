@@ -8,7 +8,7 @@
 // (Tools/quant-run-qmatmul-*.mlir): the object holds the same code as the
 // JIT runs. The header also compiles as C++.
 
-// CHECK: odd_u8: 15 of 15 outputs equal
-// CHECK: tiles_s8: 520 of 520 outputs equal
-// CHECK: k1_u8: 1 of 1 outputs equal
-// CHECK: wide_u8: 630 of 630 outputs equal
+// CHECK: odd_u8: 15 of 15 outputs equal, 0 bytes after them written
+// CHECK: tiles_s8: 520 of 520 outputs equal, 0 bytes after them written
+// CHECK: k1_u8: 1 of 1 outputs equal, 0 bytes after them written
+// CHECK: wide_u8: 630 of 630 outputs equal, 0 bytes after them written

@@ -220,8 +220,15 @@ Value TiledGemm::tile(Value output, Value position0, Value strip0, int64_t rows,
                       int64_t strips, int64_t split, Value lastPosition,
                       const ClassTables *classes) {
   const int64_t accumulators = rows * strips;
-  // A narrower tile's in-bounds writes past n would land in the next row.
-  const bool inBounds = n % (tiling.lanes * strips) == 0;
+  // Strips past n exist only in the last strip group, which rowLoops emits
+  // with a constant strip0: each strip's columns inside n are known here.
+  std::optional<int64_t> firstStrip = getConstantIntValue(strip0);
+  auto columnsInside = [&](int64_t s) {
+    return firstStrip
+               ? std::clamp<int64_t>(n - (*firstStrip + s) * tiling.lanes, 0,
+                                     tiling.lanes)
+               : tiling.lanes;
+  };
   SmallVector<Value> rowValues;
   for (int64_t r = 0; r < rows; ++r) {
     Value position = arith::AddIOp::create(b, loc, position0, index(r));
@@ -250,8 +257,8 @@ Value TiledGemm::tile(Value output, Value position0, Value strip0, int64_t rows,
   SmallVector<Value> init;
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t s = 0; s < strips; ++s) {
-      Value acc =
-          initialAccumulator(output, rowValues[r], columnOf(s), inBounds);
+      Value acc = initialAccumulator(output, rowValues[r], columnOf(s),
+                                     columnsInside(s) == tiling.lanes);
       if (classes && classes->startOffsets) {
         Value at = arith::AddIOp::create(
             b, loc,
@@ -278,10 +285,22 @@ Value TiledGemm::tile(Value output, Value position0, Value strip0, int64_t rows,
       Value acc = accs[r * strips + s];
       for (int64_t set = 1; set < split; ++set)
         acc = add(acc, accs[set * accumulators + r * strips + s]);
+      const int64_t inside = columnsInside(s);
+      if (inside == 0)
+        continue;
       Value column = columnOf(s);
-      output = vector::TransferWriteOp::create(
-                   b, loc, finish(acc, rowValues[r], column), output,
-                   ValueRange{rowValues[r], column}, ArrayRef<bool>{inBounds})
+      Value result = finish(acc, rowValues[r], column);
+      // The columns inside n only, written in bounds: LLVM 22 compiles a
+      // masked store of a truncated vector with one lane enabled (n % L ==
+      // 1) into a store of the whole untruncated lane on AVX-512 targets
+      // (vmovss: 3 bytes past the column).
+      if (inside < tiling.lanes)
+        result = vector::ExtractStridedSliceOp::create(
+            b, loc, result, ArrayRef<int64_t>{0}, ArrayRef<int64_t>{inside},
+            ArrayRef<int64_t>{1});
+      output = vector::TransferWriteOp::create(b, loc, result, output,
+                                               ValueRange{rowValues[r], column},
+                                               ArrayRef<bool>{true})
                    .getResult();
     }
   }
@@ -296,27 +315,37 @@ Value TiledGemm::rowLoops(Value output, Value rowBegin, Value rowEnd,
                          end = getConstantIntValue(rowEnd);
   if (begin && end && *begin >= *end)
     return output;
-  // Only the strips this tile's width needs.
-  const int64_t stripEnd =
-      llvm::alignTo(n, tiling.lanes * strips) / tiling.lanes;
-  auto columns = scf::ForOp::create(
-      b, loc, index(0), index(stripEnd), index(strips), ValueRange{output},
-      [&](OpBuilder &nb, Location, Value strip0, ValueRange outer) {
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPointToStart(nb.getInsertionBlock());
-        auto rowLoop = scf::ForOp::create(
-            b, loc, rowBegin, rowEnd, index(rows), outer,
-            [&](OpBuilder &ib, Location, Value row0, ValueRange inner) {
-              OpBuilder::InsertionGuard innerGuard(b);
-              b.setInsertionPointToStart(ib.getInsertionBlock());
-              scf::YieldOp::create(b, loc,
-                                   tile(inner[0], row0, strip0, rows, strips,
-                                        split, lastPosition, classes));
-            });
-        scf::YieldOp::create(b, loc, rowLoop.getResults());
-      });
-  columns->setAttr("quanta.dot_step", b.getStringAttr(step));
-  return columns.getResult(0);
+  // The strip groups inside n in a loop, then the group n ends in, its
+  // strip0 a constant (see tile), and no strips past it.
+  const int64_t groupColumns = tiling.lanes * strips;
+  const int64_t fullStrips = n / groupColumns * strips;
+  auto rowLoop = [&](Value strip0, Value current) {
+    return scf::ForOp::create(
+        b, loc, rowBegin, rowEnd, index(rows), current,
+        [&](OpBuilder &nb, Location, Value row0, ValueRange inner) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(nb.getInsertionBlock());
+          scf::YieldOp::create(b, loc,
+                               tile(inner[0], row0, strip0, rows, strips, split,
+                                    lastPosition, classes));
+        });
+  };
+  if (fullStrips > 0) {
+    auto columns = scf::ForOp::create(
+        b, loc, index(0), index(fullStrips), index(strips), ValueRange{output},
+        [&](OpBuilder &nb, Location, Value strip0, ValueRange outer) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(nb.getInsertionBlock());
+          scf::YieldOp::create(b, loc, rowLoop(strip0, outer[0]).getResults());
+        });
+    columns->setAttr("quanta.dot_step", b.getStringAttr(step));
+    output = columns.getResult(0);
+  }
+  if (n % groupColumns == 0)
+    return output;
+  auto lastGroup = rowLoop(index(fullStrips), output);
+  lastGroup->setAttr("quanta.dot_step", b.getStringAttr(step));
+  return lastGroup.getResult(0);
 }
 
 namespace {

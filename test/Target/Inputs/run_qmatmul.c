@@ -1,6 +1,7 @@
 /* Links the object file quant-compile made of Tools/Inputs/qmatmul_exec.mlir
  * (its header given with -include) and checks every function against the
- * NumPy goldens of scripts/goldens/gen_qmatmul_exec.py, byte for byte.
+ * NumPy goldens of scripts/goldens/gen_qmatmul_exec.py, byte for byte, and
+ * that it writes nothing past its output.
  *
  *   run_qmatmul <directory of the .npy files> */
 #include <stdint.h>
@@ -39,17 +40,21 @@ static int check(const char *dir, const char *name, qmatmul_fn run,
   snprintf(expected_name, sizeof expected_name, "%s_expected", name);
   int8_t *input = read_npy(dir, input_name, inputs);
   int8_t *expected = read_npy(dir, expected_name, outputs);
-  int8_t *output = malloc(outputs);
-  memset(output, 0x55, outputs);
+  enum { kGuard = 64 };
+  int8_t *output = malloc(outputs + kGuard);
+  memset(output, 0x55, outputs + kGuard);
   run(input, output);
-  size_t equal = 0;
+  size_t equal = 0, overwritten = 0;
   for (size_t i = 0; i < outputs; ++i)
     equal += output[i] == expected[i];
-  printf("%s: %zu of %zu outputs equal\n", name, equal, outputs);
+  for (size_t i = outputs; i < outputs + kGuard; ++i)
+    overwritten += output[i] != 0x55;
+  printf("%s: %zu of %zu outputs equal, %zu bytes after them written\n",
+         name, equal, outputs, overwritten);
   free(input);
   free(expected);
   free(output);
-  return equal == outputs ? 0 : 1;
+  return equal == outputs && overwritten == 0 ? 0 : 1;
 }
 
 int main(int argc, char **argv) {
