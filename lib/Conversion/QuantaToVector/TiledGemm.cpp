@@ -89,6 +89,16 @@ RowClasses ImageWindow::classifyRows(
   for (auto &[taps, rows] : classes) {
     llvm::sort(rows);
     llvm::append_range(result.rows, rows);
+    for (int64_t row : rows) {
+      // rowStart, evaluated.
+      const int64_t image = row / (outputHeight * outputWidth),
+                    oh = row / outputWidth % outputHeight,
+                    ow = row % outputWidth;
+      result.rowBases.push_back(
+          ((image * height + oh * strideH - padTop) * width + ow * strideW -
+           padLeft) *
+          channels);
+    }
     result.rowStarts.push_back(result.rows.size());
     SmallVector<int64_t> &skipped = skippedTaps.emplace_back();
     for (int64_t kh = 0; kh < kernelH; ++kh)
@@ -229,17 +239,22 @@ Value TiledGemm::tile(Value output, Value position0, Value strip0, int64_t rows,
                                      tiling.lanes)
                : tiling.lanes;
   };
-  SmallVector<Value> rowValues;
+  SmallVector<Value> rowValues, bases;
   for (int64_t r = 0; r < rows; ++r) {
     Value position = arith::AddIOp::create(b, loc, position0, index(r));
     // A last tile may reach past its rows (RowSplit): it repeats the last
     // one, computing and writing it again.
     if (lastPosition)
       position = arith::MinUIOp::create(b, loc, position, lastPosition);
+    if (!classes) {
+      rowValues.push_back(position);
+      bases.push_back(rowBase(position));
+      continue;
+    }
     rowValues.push_back(
-        classes ? tensor::ExtractOp::create(b, loc, classes->rows, position)
-                      .getResult()
-                : position);
+        tensor::ExtractOp::create(b, loc, classes->rows, position));
+    bases.push_back(
+        tensor::ExtractOp::create(b, loc, classes->rowBases, position));
   }
   auto columnOf = [&](int64_t s) {
     return arith::MulIOp::create(
@@ -274,9 +289,6 @@ Value TiledGemm::tile(Value output, Value position0, Value strip0, int64_t rows,
     }
   init.append(accumulators * (split - 1),
               createConstant(cast<TypedAttr>(b.getZeroAttr(accumulatorType))));
-  SmallVector<Value> bases;
-  for (Value row : rowValues)
-    bases.push_back(rowBase(row));
 
   SmallVector<Value> accs =
       groupLoops(bases, strip0, init, rows, strips, split, classes);
@@ -410,7 +422,7 @@ Value TiledGemm::emitClassTiles(Value output, StringRef step) {
     singleStarts.push_back(split.singleStart);
     lastRows.push_back(end - 1);
   }
-  Value rows = table(rowClasses->rows),
+  Value rows = table(rowClasses->rows), rowBases = table(rowClasses->rowBases),
         rowStarts = table(rowClasses->rowStarts),
         wholeEndTable = table(wholeEnds), halfEndTable = table(halfEnds),
         singleStartTable = table(singleStarts), lastRowTable = table(lastRows),
@@ -433,13 +445,9 @@ Value TiledGemm::emitClassTiles(Value output, StringRef step) {
         auto at = [&](Value tensor, Value position) -> Value {
           return tensor::ExtractOp::create(b, loc, tensor, position);
         };
-        ClassTables tables{rows,
-                           runBegins,
-                           runEnds,
-                           startOffsets,
-                           c,
-                           at(runStarts, c),
-                           at(runStarts, next)};
+        ClassTables tables{
+            rows,         rowBases, runBegins,        runEnds,
+            startOffsets, c,        at(runStarts, c), at(runStarts, next)};
         scf::YieldOp::create(
             b, loc,
             rowTiles(current[0], at(rowStarts, c), at(wholeEndTable, c),

@@ -40,8 +40,10 @@ namespace mlir::quanta {
 /// groups, in order: a convolution's output pixels by the taps of theirs
 /// that fall inside the image (ImageWindow::classifyRows).
 struct RowClasses {
-  /// Every row once, class after class.
-  SmallVector<int64_t> rows;
+  /// Every row once, class after class, and where its input starts (what
+  /// the kernel's rowBase would compute, looked up instead: a tile's rows
+  /// are not consecutive).
+  SmallVector<int64_t> rows, rowBases;
   /// Class c is rows[rowStarts[c] .. rowStarts[c + 1]).
   SmallVector<int64_t> rowStarts;
   /// Class c reads the runs of consecutive k groups
@@ -183,7 +185,7 @@ protected:
 private:
   /// The class being emitted: its index and its range of the run tables.
   struct ClassTables {
-    Value rows, runBegins, runEnds, startOffsets;
+    Value rows, rowBases, runBegins, runEnds, startOffsets;
     Value index, runBegin, runEnd;
   };
 
