@@ -667,8 +667,9 @@ Value QMatmulLowering::build() {
 /// accumulators start from that sum.
 void QMatmulLowering::classifyPaddedRows(bool flip) {
   SmallVector<SmallVector<int64_t>> skippedTaps;
-  rowClasses = image->classifyRows(op.getInput().getType().getDimSize(0),
-                                   segmentGroups, skippedTaps);
+  rowClasses =
+      image->classifyRows(b.getContext(), op.getInput().getType().getDimSize(0),
+                          segmentGroups, skippedTaps);
   APInt padding;
   matchPattern(pad.getConstantPaddingValue(), m_ConstantInt(&padding));
   int64_t value = signedInput ? padding.getSExtValue() : padding.getZExtValue();

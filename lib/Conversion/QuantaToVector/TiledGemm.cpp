@@ -29,15 +29,19 @@ TiledGemm::TiledGemm(Operation *op, const GemmTiling &tiling, int64_t m,
       paddedN(llvm::alignTo(
           n, tiling.lanes * std::max(tiling.strips, tiling.rowStrips))) {}
 
-Value ImageWindow::rowStart(OpBuilder &b, Location loc, Value row) const {
+AffineMap ImageWindow::rowStartMap(MLIRContext *context) const {
   const int64_t outH = outputHeight, outW = outputWidth;
-  AffineExpr r = b.getAffineDimExpr(0);
+  AffineExpr r = getAffineDimExpr(0, context);
   AffineExpr batch = r.floorDiv(outH * outW),
              oh = (r % (outH * outW)).floorDiv(outW), ow = r % outW;
   AffineExpr pixel =
       (batch * height + oh * strideH - padTop) * width + ow * strideW - padLeft;
-  return affine::AffineApplyOp::create(
-      b, loc, AffineMap::get(1, 0, pixel * channels), row);
+  return AffineMap::get(1, 0, pixel * channels);
+}
+
+Value ImageWindow::rowStart(OpBuilder &b, Location loc, Value row) const {
+  return affine::AffineApplyOp::create(b, loc, rowStartMap(b.getContext()),
+                                       row);
 }
 
 Value ImageWindow::groupOffsets(OpBuilder &b, Location loc,
@@ -56,7 +60,7 @@ Value ImageWindow::groupOffsets(OpBuilder &b, Location loc,
 }
 
 RowClasses ImageWindow::classifyRows(
-    int64_t batch, int64_t groupsPerTap,
+    MLIRContext *context, int64_t batch, int64_t groupsPerTap,
     SmallVectorImpl<SmallVector<int64_t>> &skippedTaps) const {
   // The taps inside the image along one axis form a range: output o reads
   // i = o * stride + t * dilation - pad, inside for t in [begin, end).
@@ -89,16 +93,9 @@ RowClasses ImageWindow::classifyRows(
   for (auto &[taps, rows] : classes) {
     llvm::sort(rows);
     llvm::append_range(result.rows, rows);
-    for (int64_t row : rows) {
-      // rowStart, evaluated.
-      const int64_t image = row / (outputHeight * outputWidth),
-                    oh = row / outputWidth % outputHeight,
-                    ow = row % outputWidth;
+    for (int64_t row : rows)
       result.rowBases.push_back(
-          ((image * height + oh * strideH - padTop) * width + ow * strideW -
-           padLeft) *
-          channels);
-    }
+          rowStartMap(context).compose(ArrayRef<int64_t>{row}).front());
     result.rowStarts.push_back(result.rows.size());
     SmallVector<int64_t> &skipped = skippedTaps.emplace_back();
     for (int64_t kh = 0; kh < kernelH; ++kh)

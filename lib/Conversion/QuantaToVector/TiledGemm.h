@@ -77,7 +77,8 @@ struct ImageWindow {
   int64_t padTop = 0, padLeft = 0;
 
   /// The flat position of `row`'s first value (negative, or past a line,
-  /// for a row whose window starts in the padding).
+  /// for a row whose window starts in the padding), as a map of the row.
+  AffineMap rowStartMap(MLIRContext *context) const;
   Value rowStart(OpBuilder &b, Location loc, Value row) const;
   /// Every k group's offset from its row's start, `group` values per group
   /// and `groupsPerTap` per tap, as a constant index tensor.
@@ -88,7 +89,7 @@ struct ImageWindow {
   /// (`groupsPerTap` per tap, taps in order kh * KW + kw); `skippedTaps`
   /// receives each class's taps outside the image.
   RowClasses
-  classifyRows(int64_t batch, int64_t groupsPerTap,
+  classifyRows(MLIRContext *context, int64_t batch, int64_t groupsPerTap,
                SmallVectorImpl<SmallVector<int64_t>> &skippedTaps) const;
 };
 
