@@ -9,8 +9,9 @@
 // 2-D convolution (NHWC/FHWC, NHWC/HWCF, NCHW/FCHW), into one
 // quanta.qmatmul: convolutions become a GEMM over the im2col matrix of the
 // quantized input, which quanta.qmatmul reads in place through its window
-// (NCHW inputs transposed to NHWC first; a reshape for 1x1 NHWC kernels of
-// stride 1), so every target needs one integer kernel. A depthwise convolution
+// (NCHW inputs transposed to NHWC first, before their constant padding; a
+// reshape for 1x1 NHWC kernels of stride 1), so every target needs one
+// integer kernel. A depthwise convolution
 // (NHWC with HWC or HWCM filters) is no GEMM; it becomes one linalg.generic
 // over its outputs on the storage integers, the taps unrolled in its body and
 // the requantization per channel. The constants (s8 weights, column offsets,
@@ -566,13 +567,44 @@ static Value buildGemmInput(OpBuilder &builder, Location loc,
     return collapse(storage, {{0, 1, 2}, {3}});
   if (chain.kind != CoreKind::ConvNchwFchw)
     return input;
-  ArrayRef<int64_t> nchw = inputType.getShape();
+  // A constant padding of height and width (the storage of a padded float
+  // image) moves after the transpose: the transpose is smaller, and
+  // quanta-lower-x86 skips the taps of a padding it sees.
+  tensor::PadOp pad;
+  for (Value value = storage; !pad && value;) {
+    pad = value.getDefiningOp<tensor::PadOp>();
+    auto cast = value.getDefiningOp<quant::StorageCastOp>();
+    value = cast ? cast.getInput() : Value();
+  }
+  Value constant = pad ? pad.getConstantPaddingValue() : Value();
+  SmallVector<int64_t> low, high;
+  if (constant && !ShapedType::isDynamicShape(pad.getStaticLow()) &&
+      !ShapedType::isDynamicShape(pad.getStaticHigh()) &&
+      pad.getSourceType().hasStaticShape() &&
+      pad.getSourceType().getElementType() == storageElement &&
+      llvm::all_of(
+          ArrayRef<int64_t>{pad.getStaticLow()[0], pad.getStaticLow()[1],
+                            pad.getStaticHigh()[0], pad.getStaticHigh()[1]},
+          [](int64_t width) { return width == 0; })) {
+    storage = pad.getSource();
+    low = {0, pad.getStaticLow()[2], pad.getStaticLow()[3], 0};
+    high = {0, pad.getStaticHigh()[2], pad.getStaticHigh()[3], 0};
+  }
+  ArrayRef<int64_t> nchw = cast<ShapedType>(storage.getType()).getShape();
   Value empty = tensor::EmptyOp::create(
       builder, loc, ArrayRef<int64_t>{nchw[0], nchw[2], nchw[3], nchw[1]},
       storageElement);
   Value nhwc = linalg::TransposeOp::create(builder, loc, storage, empty,
                                            ArrayRef<int64_t>{0, 2, 3, 1})
                    .getResult()[0];
+  if (!low.empty())
+    nhwc = tensor::PadOp::create(
+        builder, loc,
+        RankedTensorType::get({nchw[0], nchw[2] + low[1] + high[1],
+                               nchw[3] + low[2] + high[2], nchw[1]},
+                              storageElement),
+        nhwc, getAsIndexOpFoldResult(builder.getContext(), low),
+        getAsIndexOpFoldResult(builder.getContext(), high), constant);
   return fromStorage(builder, loc, nhwc, element);
 }
 

@@ -243,6 +243,45 @@ func.func @conv_nchw(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32> {
 
 // -----
 
+// The constant padding of a padded NCHW image moves after the transpose
+// (low/high of H and W, its value the input zero point 3): the transpose
+// is of the unpadded image, and quanta-lower-x86 sees the padding of the
+// image quanta.qmatmul reads.
+!in = !quant.uniform<u8:f32, 0.5:3>
+!w = !quant.uniform<i8:f32, 0.1>
+!out = !quant.uniform<u8:f32, 1.0:0>
+// CHECK-LABEL: func.func @conv_nchw_padded
+// CHECK: %[[S:.*]] = quant.scast %{{.*}} : tensor<1x2x4x4x!quant.uniform<u8:f32, 5.000000e-01:3>> to tensor<1x2x4x4xi8>
+// CHECK: %[[NHWC:.*]] = linalg.transpose ins(%[[S]] : tensor<1x2x4x4xi8>) outs(%{{.*}} : tensor<1x4x4x2xi8>) permutation = [0, 2, 3, 1]
+// CHECK: %[[PAD:.*]] = tensor.pad %[[NHWC]] low[0, 1, 2, 0] high[0, 0, 1, 0]
+// CHECK: tensor.yield %c3_i8 : i8
+// CHECK: } : tensor<1x4x4x2xi8> to tensor<1x5x7x2xi8>
+// CHECK: %[[Q:.*]] = quant.scast %[[PAD]]
+// CHECK: quanta.qmatmul %[[Q]] {{.*}} : tensor<1x5x7x2x!quant.uniform<u8:f32, 5.000000e-01:3>> -> tensor<24x2x!quant.uniform<u8:f32, 1.000000e+00>>
+// CHECK-NOT: linalg.conv
+func.func @conv_nchw_padded(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x4x6xf32> {
+  %q = quant.qcast %x : tensor<1x2x4x4xf32> to tensor<1x2x4x4x!in>
+  %a = quant.dcast %q : tensor<1x2x4x4x!in> to tensor<1x2x4x4xf32>
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %a low[0, 0, 1, 2] high[0, 0, 0, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x2x4x4xf32> to tensor<1x2x5x7xf32>
+  %pq = quant.qcast %p : tensor<1x2x5x7xf32> to tensor<1x2x5x7x!in>
+  %pd = quant.dcast %pq : tensor<1x2x5x7x!in> to tensor<1x2x5x7xf32>
+  %cst = arith.constant dense<[[[[0.0, 0.1], [0.2, 0.3]], [[0.4, 0.5], [0.6, 0.7]]], [[[1.0, 1.1], [1.2, 1.3]], [[1.4, 1.5], [1.6, 1.7]]]]> : tensor<2x2x2x2xf32>
+  %wq = quant.qcast %cst : tensor<2x2x2x2xf32> to tensor<2x2x2x2x!w>
+  %w = quant.dcast %wq : tensor<2x2x2x2x!w> to tensor<2x2x2x2xf32>
+  %e = tensor.empty() : tensor<1x2x4x6xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x2x4x6xf32>) -> tensor<1x2x4x6xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%pd, %w : tensor<1x2x5x7xf32>, tensor<2x2x2x2xf32>) outs(%init : tensor<1x2x4x6xf32>) -> tensor<1x2x4x6xf32>
+  %qo = quant.qcast %c : tensor<1x2x4x6xf32> to tensor<1x2x4x6x!out>
+  %y = quant.dcast %qo : tensor<1x2x4x6x!out> to tensor<1x2x4x6xf32>
+  return %y : tensor<1x2x4x6xf32>
+}
+
+// -----
+
 // An NHWC convolution reads its quantized input as it is: the window
 // [KH, KW, SH, SW, DH, DW] = [2, 2, 2, 3, 3, 2] (strides [2, 3],
 // dilations [3, 2]) tells quanta.qmatmul where each im2col row lies; the

@@ -284,10 +284,11 @@ def Quantize : Pass<"quanta-quantize", "ModuleOp"> {
     strides and dilations). A convolution becomes a GEMM over the im2col
     matrix of the quantized input, which `quanta.qmatmul` reads where it
     lies through its `window` attribute instead of through a copy KH * KW
-    times the input's size (an NCHW input is transposed to NHWC first; a
-    1x1 NHWC kernel of stride 1 is a plain reshape), with the weights
-    re-laid out as a (kh, kw, c) x f matrix at compile time; padding has
-    already been applied by the quantized `tensor.pad` before it. One integer
+    times the input's size (an NCHW input is transposed to NHWC first, a
+    constant padding of it moved after the transpose; a 1x1 NHWC kernel of
+    stride 1 is a plain reshape), with the weights re-laid out as a
+    (kh, kw, c) x f matrix at compile time; padding is the quantized
+    `tensor.pad` before it, whose taps quanta-lower-x86 skips. One integer
     kernel thus serves every layer for every target. A depthwise
     convolution (`depthwise_conv_2d_nhwc_hwc`, or `_hwcm` with the collapse
     of C and M that tosa-to-linalg adds) is no GEMM: it becomes one
