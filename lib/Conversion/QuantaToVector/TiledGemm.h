@@ -16,12 +16,14 @@
 //
 // K may be made of `segments` equal runs (the taps of a convolution's
 // implicit im2col matrix, each a run of C channels), each padded to whole
-// k groups. The kernel locates each row's input once per tile (rowBase)
-// and each k group relative to it (broadcastInput; for a convolution, an
-// offset table indexed by the group): one k loop over all groups, as long
-// as a GEMM's, instead of a short loop per tap (measured on AVX2: a 3x3
-// convolution at 202 GOPS with a loop per tap, the GEMM of the same shape
-// at 221).
+// k groups. The kernel locates each row's input once per tile (rowBase,
+// or a table of RowClasses) and each k group relative to it
+// (broadcastInput; for a convolution, an offset table indexed by the
+// group): one k loop over all groups, as long as a GEMM's, instead of a
+// short loop per tap (measured on AVX2: a 3x3 convolution at 202 GOPS with
+// a loop per tap, the GEMM of the same shape at 221). Rows that skip taps
+// (a padded convolution's border pixels) loop over the few runs of
+// consecutive groups they read.
 //
 //===----------------------------------------------------------------------===//
 

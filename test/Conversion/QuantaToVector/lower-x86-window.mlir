@@ -3,22 +3,25 @@
 
 // A quanta.qmatmul with a window reads its NHWC image in place: the image
 // (2x5x6, 3 channels) padded to whole k groups of channels (4) and
-// flattened; each tile row located once, at pixel
+// flattened; each row's input starts at pixel
 // ((b * 5 + oh * SH) * 6 + ow * SW) with (b, oh, ow) from the row
-// (OH = OW = 2, SH = SW = 2); one k loop over the 6 groups (KH * KW = 6
-// taps of one group of 4 channels), each at a table's offset from the row:
-// tap (kh, kw) moves (kh * DH * 6 + kw * DW) pixels of 4 channels (DH = 1,
-// DW = 2): 0, 8, 24, 32, 48, 56.
+// (OH = OW = 2, SH = SW = 2), of 4 channels, a table's entry; one k loop
+// over the 6 groups (KH * KW = 6 taps of one group of 4 channels), each at
+// a table's offset from the row: tap (kh, kw) moves (kh * DH * 6 + kw * DW)
+// pixels of 4 channels (DH = 1, DW = 2): 0, 8, 24, 32, 48, 56.
 
 !in = !quant.uniform<u8:f32, 0.05:3>
 !out = !quant.uniform<u8:f32, 0.1:10>
-// VNNI-DAG: #[[ROW:.*]] = affine_map<(d0) -> ((((d0 floordiv 4) * 5 + ((d0 mod 4) floordiv 2) * 2) * 6 + (d0 mod 2) * 2) * 4)>
 // VNNI-LABEL: func.func @window
 // VNNI: %[[PADDED:.*]] = tensor.pad %{{.*}} low[0, 0, 0, 0] high[0, 0, 0, 1]
 // VNNI: %[[FLAT:.*]] = tensor.collapse_shape %[[PADDED]] {{\[\[}}0, 1, 2, 3]] : tensor<2x5x6x4xi8> into tensor<240xi8>
 // VNNI: %[[TABLE:.*]] = arith.constant dense<[0, 8, 24, 32, 48, 56]> : tensor<6xindex>
-// VNNI: %[[BASE:.*]] = affine.apply #[[ROW]](%{{.*}})
-// VNNI: scf.for %[[GROUP:.*]] = %{{.*}} to %c6
+// VNNI: %[[BASES:.*]] = arith.constant dense<[0, 8, 48, 56, 120, 128, 168, 176]> : tensor<8xindex>
+// VNNI: %[[BASE:.*]] = tensor.extract %[[BASES]]
+// VNNI: scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %c1
+// VNNI: %[[BEGIN:.*]] = tensor.extract %{{.*}}[%[[J]]]
+// VNNI: %[[END:.*]] = tensor.extract %{{.*}}[%[[J]]]
+// VNNI: scf.for %[[GROUP:.*]] = %[[BEGIN]] to %[[END]] step %c1
 // VNNI: %[[G:.*]] = arith.addi %[[GROUP]], %c0
 // VNNI: %[[OFFSET:.*]] = tensor.extract %[[TABLE]][%[[G]]] : tensor<6xindex>
 // VNNI: %[[AT:.*]] = arith.addi %[[BASE]], %[[OFFSET]]
@@ -27,7 +30,6 @@
 // VNNI: {quanta.dot_step = "vpdpbusd.512"}
 // AVX2-LABEL: func.func @window
 // AVX2: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1, 2, 3]] : tensor<2x5x6x4xi8> into tensor<240xi8>
-// AVX2: scf.for %{{.*}} = %{{.*}} to %c6
 // AVX2: quanta.intrinsic "llvm.x86.avx2.pmadd.ub.sw"
 // AVX2: {quanta.dot_step = "vpmaddubsw+vpmaddwd"}
 func.func @window(%a: tensor<2x5x6x3x!in>) -> tensor<8x20x!out> {
