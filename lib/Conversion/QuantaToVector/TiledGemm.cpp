@@ -363,7 +363,9 @@ namespace {
 /// the end. Where K is large, a one-row tile reads its strips of B from L2
 /// and runs at about a third of a whole tile's speed per row (a VNNI GEMM
 /// at 255 GOPS for M = 1, 700 for M >= 16): a few rows left over make a
-/// whole or a half tile instead, its rows past the end repeating the last.
+/// whole or a half tile instead, its rows past the end repeating the last
+/// (measured: a 196 x 256 x 2304 VNNI GEMM, 4 rows left over, from 0.96x to
+/// 0.99x oneDNN's speed).
 struct RowSplit {
   int64_t wholeEnd, halfEnd, singleStart;
 
