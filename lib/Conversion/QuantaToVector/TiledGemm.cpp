@@ -87,6 +87,7 @@ RowClasses ImageWindow::classifyRows(
         rows.push_back((image * outputHeight + oh) * outputWidth + ow);
     }
   }
+  const AffineMap startMap = rowStartMap(context);
   RowClasses result;
   result.rowStarts.push_back(0);
   result.runStarts.push_back(0);
@@ -95,7 +96,7 @@ RowClasses ImageWindow::classifyRows(
     llvm::append_range(result.rows, rows);
     for (int64_t row : rows)
       result.rowBases.push_back(
-          rowStartMap(context).compose(ArrayRef<int64_t>{row}).front());
+          startMap.compose(ArrayRef<int64_t>{row}).front());
     result.rowStarts.push_back(result.rows.size());
     SmallVector<int64_t> &skipped = skippedTaps.emplace_back();
     for (int64_t kh = 0; kh < kernelH; ++kh)
@@ -264,6 +265,19 @@ Value TiledGemm::tile(Value output, Value position0, Value strip0, int64_t rows,
     return integer ? arith::AddIOp::create(b, loc, lhs, rhs).getResult()
                    : arith::AddFOp::create(b, loc, lhs, rhs).getResult();
   };
+  // The class's start offsets, the same for every row of a strip.
+  SmallVector<Value> classStarts;
+  if (classes && classes->startOffsets) {
+    Value first = arith::MulIOp::create(b, loc, classes->index, index(paddedN));
+    Value pad = createConstant(
+        cast<TypedAttr>(b.getZeroAttr(accumulatorType.getElementType())));
+    for (int64_t s = 0; s < strips; ++s) {
+      Value at = arith::AddIOp::create(b, loc, first, columnOf(s));
+      classStarts.push_back(vector::TransferReadOp::create(
+          b, loc, accumulatorType, classes->startOffsets, ValueRange{at}, pad,
+          ArrayRef<bool>{true}));
+    }
+  }
   // Set 0 starts from the kernel's accumulators plus the class's start
   // offsets, the others from zero.
   SmallVector<Value> init;
@@ -271,18 +285,7 @@ Value TiledGemm::tile(Value output, Value position0, Value strip0, int64_t rows,
     for (int64_t s = 0; s < strips; ++s) {
       Value acc = initialAccumulator(output, rowValues[r], columnOf(s),
                                      columnsInside(s) == tiling.lanes);
-      if (classes && classes->startOffsets) {
-        Value at = arith::AddIOp::create(
-            b, loc,
-            arith::MulIOp::create(b, loc, classes->index, index(paddedN)),
-            columnOf(s));
-        Value pad = createConstant(
-            cast<TypedAttr>(b.getZeroAttr(accumulatorType.getElementType())));
-        acc = add(acc, vector::TransferReadOp::create(
-                           b, loc, accumulatorType, classes->startOffsets,
-                           ValueRange{at}, pad, ArrayRef<bool>{true}));
-      }
-      init.push_back(acc);
+      init.push_back(classStarts.empty() ? acc : add(acc, classStarts[s]));
     }
   init.append(accumulators * (split - 1),
               createConstant(cast<TypedAttr>(b.getZeroAttr(accumulatorType))));
