@@ -55,6 +55,8 @@ struct KernelShape {
   GemmTiling tiling;
   /// The input converted to u8 by flipping the sign bit (u8 x s8 steps).
   bool flipSignedInput;
+  /// Outputs narrowed by x86's saturating packs (TiledGemm's pairedStrips).
+  bool packs;
   StringRef name;
 };
 } // namespace
@@ -63,15 +65,15 @@ static KernelShape getKernelShape(DotStep step) {
   switch (step) {
   // 32 zmm registers: an 8 x 2 tile of accumulators.
   case DotStep::Vnni512:
-    return {step, {16, 4, 8, 2, 4, 2}, true, "vpdpbusd.512"};
+    return {step, {16, 4, 8, 2, 4, 2}, true, true, "vpdpbusd.512"};
   case DotStep::Vnni:
-    return {step, {8, 4, 6, 2, 4, 2}, true, "vpdpbusd"};
+    return {step, {8, 4, 6, 2, 4, 2}, true, true, "vpdpbusd"};
   case DotStep::MaddUbs:
-    return {step, {8, 4, 4, 2, 4, 2}, true, "vpmaddubsw+vpmaddwd"};
+    return {step, {8, 4, 4, 2, 4, 2}, true, true, "vpmaddubsw+vpmaddwd"};
   case DotStep::MaddWd:
-    return {step, {8, 2, 4, 2, 4, 2}, false, "vpmaddwd"};
+    return {step, {8, 2, 4, 2, 4, 2}, false, true, "vpmaddwd"};
   case DotStep::Generic:
-    return {step, {8, 4, 4, 2, 4, 2}, false, "generic"};
+    return {step, {8, 4, 4, 2, 4, 2}, false, false, "generic"};
   }
   llvm_unreachable("unknown dot step");
 }
@@ -111,6 +113,7 @@ private:
   Value broadcastInput(Value base, Value kGroup) override;
   Value dot(Value acc, Value lhs, Value rhs) override;
   Value finish(Value acc, Value row, Value column) override;
+  Value narrowPairs(ArrayRef<Value> outputs) override;
 
   Value constantTensor(ArrayRef<int32_t> values);
   Value constantTensor64(ArrayRef<int64_t> values);
@@ -416,7 +419,9 @@ Value QMatmulLowering::shiftHighHalves(Value acc, Value column) {
 
 /// (acc * mul + 2^(t-1)) >> t in 64-bit lanes, for any t: the rounding
 /// multiply of the numeric library as written, used when some column has
-/// t < 32 (a real multiplier of at least 0.5). Saturated to i32.
+/// t < 32 (a real multiplier of at least 0.5). Clamped to [-2^30, 2^30],
+/// beyond every output range, as the high-half path's results are: adding
+/// the output zero point cannot wrap.
 Value QMatmulLowering::shiftWide(Value acc, Value column) {
   auto pairType = VectorType::get({tiling.lanes / 2}, b.getI64Type());
   Value wide = arith::ExtSIOp::create(b, loc, i64Vector, acc);
@@ -442,8 +447,8 @@ Value QMatmulLowering::shiftWide(Value acc, Value column) {
   Value clamped = arith::MinSIOp::create(
       b, loc,
       arith::MaxSIOp::create(b, loc, shifted,
-                             splat(b, loc, i64Vector, INT32_MIN)),
-      splat(b, loc, i64Vector, INT32_MAX));
+                             splat(b, loc, i64Vector, -(int64_t(1) << 30))),
+      splat(b, loc, i64Vector, int64_t(1) << 30));
   return arith::TruncIOp::create(b, loc, i32Vector, clamped);
 }
 
@@ -460,32 +465,73 @@ Value QMatmulLowering::finish(Value acc, Value row, Value column) {
   }
   Value shifted =
       highHalfShifts ? shiftHighHalves(acc, column) : shiftWide(acc, column);
-  auto outputType = cast<quant::UniformQuantizedType>(
-      op.getOutput().getType().getElementType());
-  auto narrow = [&](Value value) {
-    return arith::TruncIOp::create(
-        b, loc, VectorType::get({tiling.lanes}, b.getI8Type()), value);
-  };
-  if (zeroPointFolded)
-    return narrow(arith::MinSIOp::create(
-        b, loc,
-        arith::MaxSIOp::create(b, loc, shifted,
-                               splat(b, loc, i32Vector, op.getOutputMin())),
-        splat(b, loc, i32Vector, op.getOutputMax())));
-  // clamp(shifted + zo, lo, hi) as clamp(shifted, lo - zo, hi - zo) + zo:
-  // no wrap when the wide path saturated to the i32 bounds.
-  Value result = arith::AddIOp::create(
-      b, loc,
+  // |shifted| <= 2^30 (see shiftHighHalves, shiftWide): no wrap.
+  Value result = zeroPointFolded
+                     ? shifted
+                     : arith::AddIOp::create(
+                           b, loc, shifted,
+                           splat(b, loc, i32Vector,
+                                 cast<quant::UniformQuantizedType>(
+                                     op.getOutput().getType().getElementType())
+                                     .getZeroPoint()));
+  if (pairedStrips)
+    return result;
+  return arith::TruncIOp::create(
+      b, loc, VectorType::get({tiling.lanes}, b.getI8Type()),
       arith::MinSIOp::create(
           b, loc,
-          arith::MaxSIOp::create(
-              b, loc, shifted,
-              splat(b, loc, i32Vector,
-                    op.getOutputMin() - outputType.getZeroPoint())),
-          splat(b, loc, i32Vector,
-                op.getOutputMax() - outputType.getZeroPoint())),
-      splat(b, loc, i32Vector, outputType.getZeroPoint()));
-  return narrow(result);
+          arith::MaxSIOp::create(b, loc, result,
+                                 splat(b, loc, i32Vector, op.getOutputMin())),
+          splat(b, loc, i32Vector, op.getOutputMax())));
+}
+
+/// Two vpackssdw and a vpackuswb (vpacksswb for an s8 output) saturate the
+/// four vectors of finish to the output's storage type, as a clamp would;
+/// a narrower output range is clamped on the bytes, four vectors at once.
+/// A vpermq gathers each pair's 8-byte pieces (see TiledGemm::columnAt).
+Value QMatmulLowering::narrowPairs(ArrayRef<Value> outputs) {
+  const int64_t lanes = tiling.lanes;
+  const bool zmm = lanes == 16;
+  auto intrinsic = [&](StringRef name, Type type, ValueRange args) -> Value {
+    return IntrinsicOp::create(b, loc, type, b.getStringAttr(name), args);
+  };
+  auto words = VectorType::get({2 * lanes}, b.getI16Type());
+  auto bytes = VectorType::get({4 * lanes}, b.getI8Type());
+  StringRef packDwords =
+      zmm ? "llvm.x86.avx512.packssdw.512" : "llvm.x86.avx2.packssdw";
+  auto outputType = cast<quant::UniformQuantizedType>(
+      op.getOutput().getType().getElementType());
+  const bool signedOutput = outputType.isSigned();
+  StringRef packWords =
+      signedOutput
+          ? (zmm ? "llvm.x86.avx512.packsswb.512" : "llvm.x86.avx2.packsswb")
+          : (zmm ? "llvm.x86.avx512.packuswb.512" : "llvm.x86.avx2.packuswb");
+  Value packed =
+      intrinsic(packWords, bytes,
+                {intrinsic(packDwords, words, {outputs[0], outputs[1]}),
+                 intrinsic(packDwords, words, {outputs[2], outputs[3]})});
+  const int64_t storageMin = signedOutput ? INT8_MIN : 0,
+                storageMax = signedOutput ? INT8_MAX : UINT8_MAX;
+  if (op.getOutputMin() > storageMin) {
+    Value lo = splat(b, loc, bytes, op.getOutputMin());
+    packed = signedOutput
+                 ? arith::MaxSIOp::create(b, loc, packed, lo).getResult()
+                 : arith::MaxUIOp::create(b, loc, packed, lo).getResult();
+  }
+  if (op.getOutputMax() < storageMax) {
+    Value hi = splat(b, loc, bytes, op.getOutputMax());
+    packed = signedOutput
+                 ? arith::MinSIOp::create(b, loc, packed, hi).getResult()
+                 : arith::MinUIOp::create(b, loc, packed, hi).getResult();
+  }
+  auto qwords = VectorType::get({lanes / 2}, b.getI64Type());
+  SmallVector<int64_t> order;
+  for (int64_t parity : {0, 1})
+    for (int64_t q = parity; q < lanes / 2; q += 2)
+      order.push_back(q);
+  Value pieces = vector::BitCastOp::create(b, loc, qwords, packed);
+  return vector::BitCastOp::create(
+      b, loc, bytes, vector::ShuffleOp::create(b, loc, pieces, pieces, order));
 }
 
 /// sum_k a[m][k] of the stored input (before any sign flip), for the
@@ -575,6 +621,7 @@ Value QMatmulLowering::build() {
   i32Vector = VectorType::get({tiling.lanes}, b.getI32Type());
   i64Vector = VectorType::get({tiling.lanes}, b.getI64Type());
   accumulatorType = i32Vector;
+  pairedStrips = shape.packs;
 
   // Epilogue constants, padded to whole tiles.
   auto perChannel = [&](ArrayRef<int32_t> values, int64_t col) {
@@ -590,17 +637,21 @@ Value QMatmulLowering::build() {
   const std::vector<int32_t> columnSums =
       flip ? numerics::computeColumnSums(weights.data(), k, n)
            : std::vector<int32_t>();
-  for (int64_t col = 0; col < n; ++col) {
+  // Indexed by packed column (the kernel reads them as it reads B).
+  for (int64_t at = 0; at < paddedN; ++at) {
+    const int64_t col = columnAt(at);
+    if (col >= n)
+      continue;
     int64_t offset = op.getColumnOffsets()[col];
     if (flip)
       offset -= 128 * int64_t(columnSums[col]);
-    offsetValues[col] = static_cast<int32_t>(offset); // wraps like the i32 acc
-    multiplierValues[col] = op.getMultipliers()[col];
-    totalShifts[col] = 31 - op.getShifts()[col];
-    (col % 2 ? oddValues : evenValues)[col / 2] = int64_t(1)
-                                                  << (totalShifts[col] - 1);
-    zeroValues[col] = perChannel(op.getWeightZeroPoints(), col);
-    hasWeightZeroPoints |= zeroValues[col] != 0;
+    offsetValues[at] = static_cast<int32_t>(offset); // wraps like the i32 acc
+    multiplierValues[at] = op.getMultipliers()[col];
+    totalShifts[at] = 31 - op.getShifts()[col];
+    (at % 2 ? oddValues : evenValues)[at / 2] = int64_t(1)
+                                                << (totalShifts[at] - 1);
+    zeroValues[at] = perChannel(op.getWeightZeroPoints(), col);
+    hasWeightZeroPoints |= zeroValues[at] != 0;
   }
   highHalfShifts = llvm::all_of(totalShifts, [](int32_t t) { return t >= 32; });
   roundHighWords = llvm::all_of(totalShifts, [](int32_t t) { return t >= 33; });
@@ -678,13 +729,16 @@ void QMatmulLowering::classifyImageRows(bool flip) {
   const int64_t channels = k / segments;
   for (ArrayRef<int64_t> taps : skippedTaps) {
     SmallVector<int32_t> start(paddedN, 0);
-    for (int64_t col = 0; col < n; ++col) {
+    for (int64_t at = 0; at < paddedN; ++at) {
+      const int64_t col = columnAt(at);
+      if (col >= n)
+        continue;
       int64_t sum = 0;
       for (int64_t tap : taps)
         for (int64_t c = 0; c < channels; ++c)
           sum += weights[(tap * channels + c) * n + col];
       // Wraps like the i32 accumulator.
-      start[col] = static_cast<int32_t>(static_cast<uint32_t>(value * sum));
+      start[at] = static_cast<int32_t>(static_cast<uint32_t>(value * sum));
     }
     llvm::append_range(rowClasses->startOffsets, start);
   }

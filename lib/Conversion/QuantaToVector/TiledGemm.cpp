@@ -121,6 +121,24 @@ RowClasses ImageWindow::classifyRows(
   return result;
 }
 
+/// A 128-bit lane of vpackssdw(s0, s1) holds 4 outputs of strip s0, then
+/// the same 4 of s1, and vpackuswb of two of those makes 16 bytes: 8 of
+/// one pair, 8 of the other. Packed column (strip q of a pair, lane i)
+/// computes column 8 * (i / 4) + 4 * q + i % 4 of the pair, so that each
+/// pair's 8 bytes of a 128-bit lane are its consecutive columns.
+int64_t TiledGemm::columnAt(int64_t position) const {
+  if (!pairedStrips)
+    return position;
+  const int64_t pairColumns = 2 * tiling.lanes;
+  const int64_t inPair = position % pairColumns, strip = inPair / tiling.lanes,
+                lane = inPair % tiling.lanes;
+  return position - inPair + 8 * (lane / 4) + 4 * strip + lane % 4;
+}
+
+Value TiledGemm::narrowPairs(ArrayRef<Value>) {
+  llvm_unreachable("a kernel with pairedStrips narrows its pairs");
+}
+
 Value TiledGemm::index(int64_t value) {
   return arith::ConstantIndexOp::create(b, loc, value);
 }
@@ -292,28 +310,56 @@ Value TiledGemm::tile(Value output, Value position0, Value strip0, int64_t rows,
 
   SmallVector<Value> accs =
       groupLoops(bases, strip0, init, rows, strips, split, classes);
-  for (int64_t r = 0; r < rows; ++r) {
+  SmallVector<Value> results(accumulators);
+  for (int64_t r = 0; r < rows; ++r)
     for (int64_t s = 0; s < strips; ++s) {
       Value acc = accs[r * strips + s];
       for (int64_t set = 1; set < split; ++set)
         acc = add(acc, accs[set * accumulators + r * strips + s]);
-      const int64_t inside = columnsInside(s);
-      if (inside == 0)
-        continue;
-      Value column = columnOf(s);
-      Value result = finish(acc, rowValues[r], column);
-      // The columns inside n only, written in bounds: LLVM 22 compiles a
-      // masked store of a truncated vector with one lane enabled (n % L ==
-      // 1) into a store of the whole untruncated lane on AVX-512 targets
-      // (vmovss: 3 bytes past the column).
-      if (inside < tiling.lanes)
-        result = vector::ExtractStridedSliceOp::create(
-            b, loc, result, ArrayRef<int64_t>{0}, ArrayRef<int64_t>{inside},
-            ArrayRef<int64_t>{1});
-      output = vector::TransferWriteOp::create(b, loc, result, output,
-                                               ValueRange{rowValues[r], column},
-                                               ArrayRef<bool>{true})
-                   .getResult();
+      results[r * strips + s] = finish(acc, rowValues[r], columnOf(s));
+    }
+  // The `inside` first columns of `values` at (row r, column), written in
+  // bounds: LLVM 22 compiles a masked store of a truncated vector with one
+  // lane enabled (n % L == 1) into a store of the whole untruncated lane on
+  // AVX-512 targets (vmovss: 3 bytes past the column).
+  auto write = [&](Value values, int64_t r, Value column, int64_t inside) {
+    if (inside < cast<VectorType>(values.getType()).getDimSize(0))
+      values = vector::ExtractStridedSliceOp::create(
+          b, loc, values, ArrayRef<int64_t>{0}, ArrayRef<int64_t>{inside},
+          ArrayRef<int64_t>{1});
+    output = vector::TransferWriteOp::create(b, loc, values, output,
+                                             ValueRange{rowValues[r], column},
+                                             ArrayRef<bool>{true})
+                 .getResult();
+  };
+  if (!pairedStrips) {
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t s = 0; s < strips; ++s)
+        if (int64_t inside = columnsInside(s))
+          write(results[r * strips + s], r, columnOf(s), inside);
+    return output;
+  }
+  // The pairs with columns inside n, row by row, narrowed two at a time
+  // (the last one with itself when they are odd in number).
+  assert(strips % 2 == 0 && "paired strips in a tile of odd width");
+  SmallVector<std::pair<int64_t, int64_t>> pairs;
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t s = 0; s < strips; s += 2)
+      if (columnsInside(s) > 0)
+        pairs.push_back({r, s});
+  const int64_t pairColumns = 2 * tiling.lanes;
+  for (size_t i = 0; i < pairs.size(); i += 2) {
+    const size_t j = std::min(i + 1, pairs.size() - 1);
+    auto at = [&](size_t pair, int64_t strip) {
+      return results[pairs[pair].first * strips + pairs[pair].second + strip];
+    };
+    Value bytes = narrowPairs({at(i, 0), at(i, 1), at(j, 0), at(j, 1)});
+    for (size_t pair = i; pair <= j; ++pair) {
+      auto [r, s] = pairs[pair];
+      write(vector::ExtractStridedSliceOp::create(
+                b, loc, bytes, ArrayRef<int64_t>{pair == i ? 0 : pairColumns},
+                ArrayRef<int64_t>{pairColumns}, ArrayRef<int64_t>{1}),
+            r, columnOf(s), columnsInside(s) + columnsInside(s + 1));
     }
   }
   return output;

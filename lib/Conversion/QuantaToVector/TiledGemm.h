@@ -130,8 +130,13 @@ protected:
   virtual Value broadcastInput(Value base, Value kGroup) = 0;
   /// acc plus the g products per lane of lhs and rhs.
   virtual Value dot(Value acc, Value lhs, Value rhs) = 0;
-  /// The L outputs written at (row, column) from the final accumulator.
+  /// The L outputs at (row, column) from the final accumulator, in the
+  /// output's type; with pairedStrips, in the type narrowPairs reads.
   virtual Value finish(Value acc, Value row, Value column) = 0;
+  /// With pairedStrips: the 4L outputs of two pairs of strips (finish's
+  /// values of strips s, s + 1 of one pair, then of the other), the first
+  /// pair's 2L columns first, each pair's in column order.
+  virtual Value narrowPairs(ArrayRef<Value> outputs);
 
   /// Emits the loops over every tile, writing into `output`; the column
   /// loops carry a `quanta.dot_step` attribute naming `step`. With
@@ -152,7 +157,7 @@ protected:
           for (int64_t j = 0; j < tiling.group; ++j) {
             const int64_t paddedRow = g * tiling.group + j,
                           inSegment = paddedRow % paddedSegmentK,
-                          col = strip * tiling.lanes + lane;
+                          col = columnAt(strip * tiling.lanes + lane);
             if (inSegment < segmentK && col < n)
               packedValues[((strip * groups + g) * tiling.lanes + lane) *
                                tiling.group +
@@ -166,6 +171,10 @@ protected:
     return createConstant(
         DenseElementsAttr::get(type, ArrayRef<T>(packedValues)));
   }
+
+  /// The output column that packed column `position` (strip * L + lane)
+  /// computes: itself, or with pairedStrips, the order of the x86 packs.
+  int64_t columnAt(int64_t position) const;
 
   Value index(int64_t value);
   Value createConstant(TypedAttr value);
@@ -184,6 +193,13 @@ protected:
   VectorType accumulatorType;
   /// Set by a kernel whose rows read different k groups.
   std::optional<RowClasses> rowClasses;
+  /// Set by a kernel (before packing) whose epilogue narrows the outputs of
+  /// two pairs of strips at once (narrowPairs), as x86's saturating packs
+  /// do: one vpackuswb of two vpackssdw per 4 accumulators instead of a
+  /// clamp and a two-uop vpmovusdb each. The packs work within 128-bit
+  /// lanes, so each pair's columns are packed in the order they interleave
+  /// in (columnAt).
+  bool pairedStrips = false;
 
 private:
   /// The class being emitted: its index and its range of the run tables.

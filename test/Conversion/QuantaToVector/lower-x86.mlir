@@ -8,8 +8,10 @@
 // so AVX2 uses it; VNNI uses vpdpbusd. Every shift is t = 31 + 8 >= 33:
 // the epilogue keeps the high words of the 64-bit products of the even and
 // the odd lanes, adds the rounding 2^(t-33) and the output zero point
-// 10 * 2^(t-32) to them (1344) and shifts them by t - 32 in i32; the clamp
-// then needs no zero point.
+// 10 * 2^(t-32) to them (1344) and shifts them by t - 32 in i32. Two
+// vpackssdw and a vpackuswb then saturate four strips' outputs to u8 (the
+// full output range: no clamp), and a vpermq puts each pair of strips'
+// bytes together; the generic path clamps and truncates each strip.
 
 !in = !quant.uniform<u8<0:127>:f32, 0.05:3>
 !out = !quant.uniform<u8:f32, 0.1:10>
@@ -26,17 +28,22 @@
 // AVX2: %[[R:.*]] = vector.transfer_read %[[ROUNDING]]
 // AVX2: %[[ROUNDED:.*]] = arith.addi %[[HIGH]], %[[R]] : vector<8xi32>
 // AVX2: %[[SHIFTED:.*]] = arith.shrsi %[[ROUNDED]], %{{.*}} : vector<8xi32>
-// AVX2: %[[LOW:.*]] = arith.maxsi %[[SHIFTED]]
-// AVX2: %[[CLAMPED:.*]] = arith.minsi %[[LOW]]
-// AVX2: arith.trunci %[[CLAMPED]] : vector<8xi32> to vector<8xi8>
+// AVX2: %[[WORDS:.*]] = quanta.intrinsic "llvm.x86.avx2.packssdw"(%[[SHIFTED]], %{{.*}}) : (vector<8xi32>, vector<8xi32>) -> vector<16xi16>
+// AVX2: %[[BYTES:.*]] = quanta.intrinsic "llvm.x86.avx2.packuswb"(%[[WORDS]], %{{.*}}) : (vector<16xi16>, vector<16xi16>) -> vector<32xi8>
+// AVX2-NOT: arith.maxui
+// AVX2: %[[PIECES:.*]] = vector.bitcast %[[BYTES]] : vector<32xi8> to vector<4xi64>
+// AVX2: vector.shuffle %[[PIECES]], %[[PIECES]] [0, 2, 1, 3] : vector<4xi64>, vector<4xi64>
 // AVX2-NOT: vector<8xi64>
-// AVX2: vector.transfer_write {{.*}} : vector<8xi8>, tensor<6x16xi8>
+// AVX2: vector.transfer_write {{.*}} : vector<16xi8>, tensor<6x16xi8>
 // AVX2: {quanta.dot_step = "vpmaddubsw+vpmaddwd"}
 // VNNI-LABEL: func.func @seven_bit
 // VNNI-SAME: attributes {passthrough = {{\[\[}}"prefer-vector-width", "512"], ["min-legal-vector-width", "512"{{\]\]}}}
 // VNNI: quanta.intrinsic "llvm.x86.avx512.vpdpbusd.512"({{.*}}) : (vector<16xi32>, vector<64xi8>, vector<64xi8>) -> vector<16xi32>
 // VNNI: arith.muli {{.*}} : vector<8xi64>
 // VNNI: vector.shuffle {{.*}} [1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31] : vector<16xi32>, vector<16xi32>
+// VNNI: quanta.intrinsic "llvm.x86.avx512.packssdw.512"({{.*}}) : (vector<16xi32>, vector<16xi32>) -> vector<32xi16>
+// VNNI: quanta.intrinsic "llvm.x86.avx512.packuswb.512"({{.*}}) : (vector<32xi16>, vector<32xi16>) -> vector<64xi8>
+// VNNI: vector.shuffle {{.*}} [0, 2, 4, 6, 1, 3, 5, 7] : vector<8xi64>, vector<8xi64>
 // VNNI: vector.transfer_write {{.*}} : vector<16xi8>, tensor<6x16xi8>
 // VNNI: {quanta.dot_step = "vpdpbusd.512"}
 // AVXVNNI-LABEL: func.func @seven_bit
@@ -46,6 +53,9 @@
 // GENERIC-LABEL: func.func @seven_bit
 // GENERIC-NOT: quanta.intrinsic
 // GENERIC: vector.shuffle
+// GENERIC: %[[LOW:.*]] = arith.maxsi
+// GENERIC: %[[CLAMPED:.*]] = arith.minsi %[[LOW]]
+// GENERIC: arith.trunci %[[CLAMPED]] : vector<8xi32> to vector<8xi8>
 // GENERIC: {quanta.dot_step = "generic"}
 func.func @seven_bit(%a: tensor<6x8x!in>) -> tensor<6x16x!out> {
   %r = quanta.qmatmul %a {weights = dense<-128> : tensor<8x16xi8>, weight_zero_points = array<i32: 0>, column_offsets = array<i32: 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>, multipliers = array<i32: 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824>, shifts = array<i32: -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8>, output_min = 0 : i32, output_max = 255 : i32} : tensor<6x8x!in> -> tensor<6x16x!out>
@@ -105,6 +115,35 @@ func.func @small_weights(%a: tensor<6x8x!in>) -> tensor<6x16x!out> {
 // AVX2: arith.trunci {{.*}} : vector<8xi64> to vector<8xi32>
 func.func @wide_shift(%a: tensor<6x8x!in>) -> tensor<6x16x!out> attributes {passthrough = ["noinline", ["min-legal-vector-width", "512"]]} {
   %r = quanta.qmatmul %a {weights = dense<-128> : tensor<8x16xi8>, weight_zero_points = array<i32: 0>, column_offsets = array<i32: 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>, multipliers = array<i32: 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824>, shifts = array<i32: -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, 0>, output_min = 0 : i32, output_max = 255 : i32} : tensor<6x8x!in> -> tensor<6x16x!out>
+  return %r : tensor<6x16x!out>
+}
+
+// -----
+
+// The x86 packs interleave four strips' outputs within 128-bit lanes, so
+// each pair of strips computes its columns in that order: column c of the
+// weights, the multipliers and the offsets moves to where its byte lands
+// (TiledGemm::columnAt), and the bytes come out in column order. An s8
+// output narrower than its storage (relu-like [-10, 100]) saturates with
+// vpacksswb and is clamped on the bytes.
+
+!in = !quant.uniform<u8<0:127>:f32, 0.05:3>
+!out = !quant.uniform<i8:f32, 0.1:-10>
+// AVX2-LABEL: func.func @paired_columns
+// AVX2: arith.constant dense<[1073741824, 1073741825, 1073741826, 1073741827, 1073741832, 1073741833, 1073741834, 1073741835, 1073741828, 1073741829, 1073741830, 1073741831, 1073741836, 1073741837, 1073741838, 1073741839,
+// AVX2: arith.constant dense<"0x0000000001010101020202020303030308080808090909090A0A0A0A0B0B0B0B040404040505050506060606070707070C0C0C0C0D0D0D0D0E0E0E0E0F0F0F0F
+// AVX2: quanta.intrinsic "llvm.x86.avx2.packsswb"({{.*}}) : (vector<16xi16>, vector<16xi16>) -> vector<32xi8>
+// AVX2: %[[LOW:.*]] = arith.maxsi %{{.*}}, %{{.*}} : vector<32xi8>
+// AVX2: arith.minsi %[[LOW]], %{{.*}} : vector<32xi8>
+// VNNI-LABEL: func.func @paired_columns
+// VNNI: arith.constant dense<"0x0000000001010101020202020303030308080808090909090A0A0A0A0B0B0B0B0000000000000000000000000000000000000000000000000000000000000000040404040505050506060606070707070C0C0C0C0D0D0D0D0E0E0E0E0F0F0F0F0000000000000000000000000000000000000000000000000000000000000000
+// VNNI: quanta.intrinsic "llvm.x86.avx512.packsswb.512"({{.*}}) : (vector<32xi16>, vector<32xi16>) -> vector<64xi8>
+// VNNI: arith.maxsi {{.*}} : vector<64xi8>
+// VNNI: arith.minsi {{.*}} : vector<64xi8>
+// GENERIC-LABEL: func.func @paired_columns
+// GENERIC: arith.constant dense<[1073741824, 1073741825, 1073741826, 1073741827, 1073741828, 1073741829, 1073741830, 1073741831, 1073741832, 1073741833, 1073741834, 1073741835, 1073741836, 1073741837, 1073741838, 1073741839,
+func.func @paired_columns(%a: tensor<6x4x!in>) -> tensor<6x16x!out> {
+  %r = quanta.qmatmul %a {weights = dense<[[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15], [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15], [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15], [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]]> : tensor<4x16xi8>, weight_zero_points = array<i32: 0>, column_offsets = array<i32: 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>, multipliers = array<i32: 1073741824, 1073741825, 1073741826, 1073741827, 1073741828, 1073741829, 1073741830, 1073741831, 1073741832, 1073741833, 1073741834, 1073741835, 1073741836, 1073741837, 1073741838, 1073741839>, shifts = array<i32: -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8>, output_min = -10 : i32, output_max = 100 : i32} : tensor<6x4x!in> -> tensor<6x16x!out>
   return %r : tensor<6x16x!out>
 }
 
