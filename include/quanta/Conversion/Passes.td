@@ -41,7 +41,13 @@ def LowerX86 : Pass<"quanta-lower-x86", "ModuleOp"> {
     products of the even and odd lanes (vpmuldq) and shifts them by t - 32
     in i32 lanes (vpsravd), adding the rounding (and, where it fits, the
     output zero point) to the high words when t >= 33; otherwise it shifts
-    in 64-bit lanes, which AVX2 has to emulate. The
+    in 64-bit lanes, which AVX2 has to emulate. The x86 steps narrow
+    four accumulators at once with saturating packs (two vpackssdw, a
+    vpackuswb or vpacksswb, and a vpermq to undo their 128-bit-lane
+    interleave), which clamp to the output's storage range; a narrower
+    output range is clamped on the bytes. The weight columns of each
+    pair of strips are packed in the order the packs interleave them, so
+    the bytes come out in column order. The
     step chosen is recorded as a `quanta.dot_step` attribute on the tile
     loop, and the intrinsics appear by name in `quanta.intrinsic` ops.
 
