@@ -38,10 +38,17 @@ CASES = [  # name, M, K, N, input storage
     # Fewer rows than the exact AVX2 path's tile (4): it reads s8 weights
     # and widens them in registers.
     ("rows_exact_u8", 3, 37, 24, "u8"),
+    # An s8 output with a range narrower than its storage: the x86 packs
+    # saturate to s8 and the bytes are clamped; N = 37 ends in a partial
+    # pair of strips.
+    ("s8_out_u8", 11, 29, 37, "u8", None, 128, -5, "i8"),
+    # Per-column weight zero points: the epilogue subtracts zw * rowsum.
+    ("weight_zp_s8", 9, 21, 40, "i8", None, 128, 7, "u8", True),
 ]
 
 
-def case(rng, name, m, k, n, storage, shifts=None, weight_max=128, zo=7):
+def case(rng, name, m, k, n, storage, shifts=None, weight_max=128, zo=7,
+         out_storage="u8", weight_zps=False):
     lo, hi = (-128, 127) if storage == "i8" else (0, 255)
     a = rng.integers(lo, hi + 1, size=(m, k))
     a[0, :] = hi
@@ -53,8 +60,9 @@ def case(rng, name, m, k, n, storage, shifts=None, weight_max=128, zo=7):
     shift = (rng.integers(-16, -6, size=n) if shifts is None
              else rng.choice(shifts, size=n))
     off = rng.integers(-50000, 50000, size=n) * weight_max // 128
-    out_min, out_max = 3, 250
-    acc = a @ w + off
+    out_min, out_max = (3, 250) if out_storage == "u8" else (-100, 120)
+    wz = rng.integers(-20, 21, size=n) if weight_zps else np.zeros(1, int)
+    acc = a @ w + off - a.sum(axis=1, keepdims=True) * wz
     t = 31 - shift
     out = np.clip(((acc * mult + (1 << (t - 1))) >> t) + zo, out_min, out_max)
     weights = "[" + ", ".join(
@@ -66,14 +74,15 @@ def case(rng, name, m, k, n, storage, shifts=None, weight_max=128, zo=7):
     func = f"""
 func.func @{name}(%a: tensor<{m}x{k}xi8>) -> tensor<{m}x{n}xi8> {{
   %q = quant.scast %a : tensor<{m}x{k}xi8> to tensor<{m}x{k}x!quant.uniform<{storage}:f32, 0.05:3>>
-  %r = quanta.qmatmul %q {{weights = dense<{weights}> : tensor<{k}x{n}xi8>, weight_zero_points = array<i32: 0>, column_offsets = {array(off)}, multipliers = {array(mult)}, shifts = {array(shift)}, output_min = {out_min} : i32, output_max = {out_max} : i32}} : tensor<{m}x{k}x!quant.uniform<{storage}:f32, 0.05:3>> -> tensor<{m}x{n}x!quant.uniform<u8:f32, 0.1:{zo}>>
-  %s = quant.scast %r : tensor<{m}x{n}x!quant.uniform<u8:f32, 0.1:{zo}>> to tensor<{m}x{n}xi8>
+  %r = quanta.qmatmul %q {{weights = dense<{weights}> : tensor<{k}x{n}xi8>, weight_zero_points = {array(wz)}, column_offsets = {array(off)}, multipliers = {array(mult)}, shifts = {array(shift)}, output_min = {out_min} : i32, output_max = {out_max} : i32}} : tensor<{m}x{k}x!quant.uniform<{storage}:f32, 0.05:3>> -> tensor<{m}x{n}x!quant.uniform<{out_storage}:f32, 0.1:{zo}>>
+  %s = quant.scast %r : tensor<{m}x{n}x!quant.uniform<{out_storage}:f32, 0.1:{zo}>> to tensor<{m}x{n}xi8>
   return %s : tensor<{m}x{n}xi8>
 }}
 """
     dtype = np.int8 if storage == "i8" else np.uint8
-    # quant-run writes the i8 storage of the u8 result as int8.
-    return func, a.astype(dtype), out.astype(np.uint8).view(np.int8)
+    # quant-run writes the i8 storage of the result as int8.
+    out_dtype = np.int8 if out_storage == "i8" else np.uint8
+    return func, a.astype(dtype), out.astype(out_dtype).view(np.int8)
 
 
 def main():

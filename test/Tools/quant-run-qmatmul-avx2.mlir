@@ -21,6 +21,10 @@
 // RUN: quant-run %S/Inputs/qmatmul_exec.mlir --entry=high_rounding_zo_u8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=generic})' --input=%S/Inputs/qmatmul_high_rounding_zo_u8_input.npy --output=%t.generic.high_rounding_zo_u8.npy && cmp %t.generic.high_rounding_zo_u8.npy %S/Inputs/qmatmul_high_rounding_zo_u8_expected.npy
 // RUN: quant-run %S/Inputs/qmatmul_exec.mlir --entry=rows_exact_u8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=avx2})' --input=%S/Inputs/qmatmul_rows_exact_u8_input.npy --output=%t.rows_exact_u8.npy && cmp %t.rows_exact_u8.npy %S/Inputs/qmatmul_rows_exact_u8_expected.npy
 // RUN: quant-run %S/Inputs/qmatmul_exec.mlir --entry=rows_exact_u8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=generic})' --input=%S/Inputs/qmatmul_rows_exact_u8_input.npy --output=%t.generic.rows_exact_u8.npy && cmp %t.generic.rows_exact_u8.npy %S/Inputs/qmatmul_rows_exact_u8_expected.npy
+// RUN: quant-run %S/Inputs/qmatmul_exec.mlir --entry=s8_out_u8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=avx2})' --input=%S/Inputs/qmatmul_s8_out_u8_input.npy --output=%t.s8_out_u8.npy && cmp %t.s8_out_u8.npy %S/Inputs/qmatmul_s8_out_u8_expected.npy
+// RUN: quant-run %S/Inputs/qmatmul_exec.mlir --entry=weight_zp_s8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=avx2})' --input=%S/Inputs/qmatmul_weight_zp_s8_input.npy --output=%t.weight_zp_s8.npy && cmp %t.weight_zp_s8.npy %S/Inputs/qmatmul_weight_zp_s8_expected.npy
+// RUN: quant-run %S/Inputs/qmatmul_exec.mlir --entry=s8_out_u8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=generic})' --input=%S/Inputs/qmatmul_s8_out_u8_input.npy --output=%t.s8_out_u8.npy && cmp %t.s8_out_u8.npy %S/Inputs/qmatmul_s8_out_u8_expected.npy
+// RUN: quant-run %S/Inputs/qmatmul_exec.mlir --entry=weight_zp_s8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=generic})' --input=%S/Inputs/qmatmul_weight_zp_s8_input.npy --output=%t.weight_zp_s8.npy && cmp %t.weight_zp_s8.npy %S/Inputs/qmatmul_weight_zp_s8_expected.npy
 // RUN: quant-opt %S/Inputs/qmatmul_exec.mlir --quanta-lower-x86=isa=avx2 | FileCheck %s
 
 // Execution of quanta.qmatmul lowered for AVX2 (both vpmaddubsw and exact vpmaddwd cases) and the generic path through quant-run's JIT:
@@ -30,7 +34,8 @@
 // the range ends, weights of -128, saturating requantization, and shifts at both ends of the
 // high-word epilogue (t = 32, 62) and below it (t = 1..31, the 64-bit one),
 // and t >= 33 everywhere (the rounding on the high words, the zero point
-// folded into it or not); fewer rows than one exact-path tile, whose
+// folded into it or not), an s8 output narrower than its storage, weight
+// zero points; fewer rows than one exact-path tile, whose
 // weights are read as s8 and widened in registers:
 // CHECK-LABEL: func.func @rows_exact_u8
 // CHECK: vector.transfer_read {{.*}} : tensor<{{[0-9]+}}xi8>, vector<16xi8>

@@ -19,6 +19,10 @@
 // RUN: quant-run %S/Inputs/qmatmul_exec.mlir --entry=high_rounding_u8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=avxvnni})' --input=%S/Inputs/qmatmul_high_rounding_u8_input.npy --output=%t.ymm.high_rounding_u8.npy && cmp %t.ymm.high_rounding_u8.npy %S/Inputs/qmatmul_high_rounding_u8_expected.npy
 // RUN: quant-run %S/Inputs/qmatmul_exec.mlir --entry=high_rounding_zo_u8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=avx512vnni})' --input=%S/Inputs/qmatmul_high_rounding_zo_u8_input.npy --output=%t.high_rounding_zo_u8.npy && cmp %t.high_rounding_zo_u8.npy %S/Inputs/qmatmul_high_rounding_zo_u8_expected.npy
 // RUN: quant-run %S/Inputs/qmatmul_exec.mlir --entry=high_rounding_zo_u8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=avxvnni})' --input=%S/Inputs/qmatmul_high_rounding_zo_u8_input.npy --output=%t.ymm.high_rounding_zo_u8.npy && cmp %t.ymm.high_rounding_zo_u8.npy %S/Inputs/qmatmul_high_rounding_zo_u8_expected.npy
+// RUN: quant-run %S/Inputs/qmatmul_exec.mlir --entry=s8_out_u8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=avx512vnni})' --input=%S/Inputs/qmatmul_s8_out_u8_input.npy --output=%t.s8_out_u8.npy && cmp %t.s8_out_u8.npy %S/Inputs/qmatmul_s8_out_u8_expected.npy
+// RUN: quant-run %S/Inputs/qmatmul_exec.mlir --entry=weight_zp_s8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=avx512vnni})' --input=%S/Inputs/qmatmul_weight_zp_s8_input.npy --output=%t.weight_zp_s8.npy && cmp %t.weight_zp_s8.npy %S/Inputs/qmatmul_weight_zp_s8_expected.npy
+// RUN: quant-run %S/Inputs/qmatmul_exec.mlir --entry=s8_out_u8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=avxvnni})' --input=%S/Inputs/qmatmul_s8_out_u8_input.npy --output=%t.s8_out_u8.npy && cmp %t.s8_out_u8.npy %S/Inputs/qmatmul_s8_out_u8_expected.npy
+// RUN: quant-run %S/Inputs/qmatmul_exec.mlir --entry=weight_zp_s8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=avxvnni})' --input=%S/Inputs/qmatmul_weight_zp_s8_input.npy --output=%t.weight_zp_s8.npy && cmp %t.weight_zp_s8.npy %S/Inputs/qmatmul_weight_zp_s8_expected.npy
 
 // Execution of quanta.qmatmul lowered for AVX-512 VNNI (zmm) and ymm vpdpbusd through quant-run's JIT:
 // outputs byte-identical to NumPy's int64 evaluation of the op's semantics
@@ -27,4 +31,5 @@
 // the range ends, weights of -128, saturating requantization, and shifts at both ends of the
 // high-word epilogue (t = 32, 62) and below it (t = 1..31, the 64-bit one),
 // and t >= 33 everywhere (the rounding on the high words, the zero point
-// folded into it or not).
+// folded into it or not), an s8 output narrower than its storage, weight
+// zero points.
