@@ -489,6 +489,9 @@ Value QMatmulLowering::finish(Value acc, Value row, Value column) {
 /// four vectors of finish to the output's storage type, as a clamp would;
 /// a narrower output range is clamped on the bytes, four vectors at once.
 /// A vpermq gathers each pair's 8-byte pieces (see TiledGemm::columnAt).
+/// LLVM 22's InstCombine folds the extraction of each half into its own
+/// permute: two vpermq where one and a vextracti64x4 store would do (one
+/// uop per four accumulators; not worked around).
 Value QMatmulLowering::narrowPairs(ArrayRef<Value> outputs) {
   const int64_t lanes = tiling.lanes;
   const bool zmm = lanes == 16;
