@@ -310,9 +310,12 @@ Value TiledGemm::tile(Value output, Value position0, Value strip0, int64_t rows,
 
   SmallVector<Value> accs =
       groupLoops(bases, strip0, init, rows, strips, split, classes);
+  // Finished where a strip (or its pair) has columns inside n.
   SmallVector<Value> results(accumulators);
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t s = 0; s < strips; ++s) {
+      if (columnsInside(pairedStrips ? s - s % 2 : s) == 0)
+        continue;
       Value acc = accs[r * strips + s];
       for (int64_t set = 1; set < split; ++set)
         acc = add(acc, accs[set * accumulators + r * strips + s]);
