@@ -47,8 +47,10 @@ def LowerX86 : Pass<"quanta-lower-x86", "ModuleOp"> {
     interleave), which clamp to the output's storage range; a narrower
     output range is clamped on the bytes. The weight columns of each
     pair of strips are packed in the order the packs interleave them, so
-    the bytes come out in column order. The
-    step chosen is recorded as a `quanta.dot_step` attribute on the tile
+    the bytes come out in column order. The `avx512vnni` kernel tiles
+    with 8 x 2 or 6 x 4 zmm accumulators, whichever leaves fewer rows to
+    half and one-row tiles (a 3x3 convolution's 12-row border classes,
+    M = 16). The step chosen is recorded as a `quanta.dot_step` attribute on the tile
     loop, and the intrinsics appear by name in `quanta.intrinsic` ops.
 
     With `float` (the default), every f32 `linalg.matmul` on static

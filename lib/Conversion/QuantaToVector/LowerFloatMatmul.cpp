@@ -101,8 +101,8 @@ private:
 /// accumulators than the FMA latency times its ports to stay busy.
 static GemmTiling getFloatTiling(StringRef isa) {
   if (isa == "avx512vnni")
-    return {16, 1, 8, 2, 4, 1};
-  return {8, 1, 6, 2, 8, 1};
+    return {16, 1, 8, 2, 2, 4, 1};
+  return {8, 1, 6, 2, 2, 8, 1};
 }
 
 /// The values of the f32 constant `value`, if it is one.

@@ -63,17 +63,19 @@ struct KernelShape {
 
 static KernelShape getKernelShape(DotStep step) {
   switch (step) {
-  // 32 zmm registers: an 8 x 2 tile of accumulators.
+  // 32 zmm registers: an 8 x 2 or a 6 x 4 tile of accumulators, a half
+  // tile of 4 strips (a 196 x 256 x 2304 GEMM, its last 4 rows in a half
+  // tile: 0.311 ms instead of 0.314 with 2).
   case DotStep::Vnni512:
-    return {step, {16, 4, 8, 2, 4, 2}, true, true, "vpdpbusd.512"};
+    return {step, {16, 4, 8, 2, 4, 4, 2, 6, 4}, true, true, "vpdpbusd.512"};
   case DotStep::Vnni:
-    return {step, {8, 4, 6, 2, 4, 2}, true, true, "vpdpbusd"};
+    return {step, {8, 4, 6, 2, 2, 4, 2}, true, true, "vpdpbusd"};
   case DotStep::MaddUbs:
-    return {step, {8, 4, 4, 2, 4, 2}, true, true, "vpmaddubsw+vpmaddwd"};
+    return {step, {8, 4, 4, 2, 2, 4, 2}, true, true, "vpmaddubsw+vpmaddwd"};
   case DotStep::MaddWd:
-    return {step, {8, 2, 4, 2, 4, 2}, false, true, "vpmaddwd"};
+    return {step, {8, 2, 4, 2, 2, 4, 2}, false, true, "vpmaddwd"};
   case DotStep::Generic:
-    return {step, {8, 4, 4, 2, 4, 2}, false, false, "generic"};
+    return {step, {8, 4, 4, 2, 2, 4, 2}, false, false, "generic"};
   }
   llvm_unreachable("unknown dot step");
 }

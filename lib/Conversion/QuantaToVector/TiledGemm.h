@@ -103,10 +103,15 @@ struct GemmTiling {
   int64_t group;
   /// Rows x strips of the main tile.
   int64_t rows, strips;
+  /// Strips of the tile of half the main tile's rows, for rows left over.
+  int64_t halfStrips;
   /// Strips of the one-row tile for the rows left over, and its k split
   /// (independent accumulator sets, summed in the epilogue; 1 keeps the
   /// order of the k sum).
   int64_t rowStrips, rowSplit;
+  /// A second main tile (0 rows: none), taken instead of the first where
+  /// it leaves less work to the smaller tiles (TiledGemm::chooseMainTile).
+  int64_t otherRows = 0, otherStrips = 0;
 };
 
 class TiledGemm {
@@ -223,6 +228,7 @@ private:
                  Value singleStart, Value end, Value lastPosition,
                  StringRef step, const ClassTables *classes);
   Value emitClassTiles(Value output, StringRef step);
+  void chooseMainTile();
 };
 
 /// Registers of `bits` for the function around `kernel` (see TiledGemm.cpp).
