@@ -735,11 +735,12 @@ int main(int argc, char **argv) {
                   int8.implementation.c_str());
   }
 
-  // ResNet-50's 3x3 convolutions of stages 2-4 and a 1x1 expansion, batch
+  // ResNet-50's 3x3 convolutions of stages 2-5 and a 1x1 expansion, batch
   // 1. Quanta's time includes the padding.
   const ConvShape convs[] = {{56, 64, 64, 3, 1},
                              {28, 128, 128, 3, 1},
                              {14, 256, 256, 3, 1},
+                             {7, 512, 512, 3, 1},
                              {56, 64, 256, 1, 0}};
   std::printf("conv HxWxC,F,KxK (NHWC, stride 1): GOPS of the equivalent "
               "GEMM, same columns\n");

@@ -10,16 +10,16 @@
 
 // Every chain became integer code: the comparison is not float against
 // float.
-// CHECK-COUNT-7: quanta.qmatmul
+// CHECK-COUNT-8: quanta.qmatmul
 // CHECK-NOT: linalg.conv_2d
 // CHECK-NOT: linalg.depthwise_conv_2d
 // CHECK-NOT: -> tensor<{{[0-9x]+}}xf32>
 
-// The six convolutions that are not 1x1 NHWC of stride 1 read their
+// The seven convolutions that are not 1x1 NHWC of stride 1 read their
 // input through a window.
-// WINDOWS: 6
+// WINDOWS: 7
 
 // The integer results equal the float reference between the dq/q pairs
 // within 1 LSB (bias and requantization round once each); the reference
 // outputs are not constant.
-// EXEC-COUNT-18: {{(avx2|generic)}}: {{[0-9]+}} of {{[0-9]+}} equal, max difference {{0|1}} LSB, {{[1-9][0-9]+}} distinct values
+// EXEC-COUNT-20: {{(avx2|generic)}}: {{[0-9]+}} of {{[0-9]+}} equal, max difference {{0|1}} LSB, {{[1-9][0-9]+}} distinct values

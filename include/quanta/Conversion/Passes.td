@@ -33,7 +33,10 @@ def LowerX86 : Pass<"quanta-lower-x86", "ModuleOp"> {
     the image (9 classes for a 3x3 window with padding 1), each class's
     tiles loop over its runs of k groups, and its accumulators start
     higher by what the skipped taps would have added (the padding value
-    times their weights). The accumulators start from
+    times their weights). Where the classes are too few rows for whole
+    tiles and the weights too large for L1 (a 7x7 image of 512 channels),
+    the tiles take one tap at a time over all the rows that read it,
+    keeping i32 partial sums in memory between taps. The accumulators start from
     the column offsets; the epilogue subtracts the weight-zero-point term,
     requantizes (the numeric library's requantize, exactly) and clamps, in
     registers. When every column shifts by t >= 32 (real multipliers

@@ -243,7 +243,8 @@ SmallVector<Value> TiledGemm::groupLoops(ValueRange bases, Value strip0,
 /// One tile: `rows` rows from position0 (of the class's rows, with
 /// `classes`; none past lastPosition, if given) times `strips` strips from
 /// strip0, the k loop split over `split` accumulator sets. Returns the
-/// updated output.
+/// updated output: the output tensor, or in the Start and Accumulate
+/// phases, the partial sums.
 Value TiledGemm::tile(Value output, Value position0, Value strip0, int64_t rows,
                       int64_t strips, int64_t split, Value lastPosition,
                       const ClassTables *classes) {
@@ -257,6 +258,7 @@ Value TiledGemm::tile(Value output, Value position0, Value strip0, int64_t rows,
                                      tiling.lanes)
                : tiling.lanes;
   };
+  const bool readsInput = phase == Phase::Whole || phase == Phase::Accumulate;
   SmallVector<Value> rowValues, bases;
   for (int64_t r = 0; r < rows; ++r) {
     Value position = arith::AddIOp::create(b, loc, position0, index(r));
@@ -266,13 +268,15 @@ Value TiledGemm::tile(Value output, Value position0, Value strip0, int64_t rows,
       position = arith::MinUIOp::create(b, loc, position, lastPosition);
     if (!classes) {
       rowValues.push_back(position);
-      bases.push_back(rowBase(position));
+      if (readsInput)
+        bases.push_back(rowBase(position));
       continue;
     }
     rowValues.push_back(
         tensor::ExtractOp::create(b, loc, classes->rows, position));
-    bases.push_back(
-        tensor::ExtractOp::create(b, loc, classes->rowBases, position));
+    if (readsInput)
+      bases.push_back(
+          tensor::ExtractOp::create(b, loc, classes->rowBases, position));
   }
   auto columnOf = [&](int64_t s) {
     return arith::MulIOp::create(
@@ -299,10 +303,21 @@ Value TiledGemm::tile(Value output, Value position0, Value strip0, int64_t rows,
     }
   }
   // Set 0 starts from the kernel's accumulators plus the class's start
-  // offsets, the others from zero.
+  // offsets (from the partial sums when blocked by tap), the others from
+  // zero.
+  Value partial = phase == Phase::Accumulate ? output : partialSums;
   SmallVector<Value> init;
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t s = 0; s < strips; ++s) {
+      if (phase == Phase::Accumulate || phase == Phase::Finish) {
+        init.push_back(vector::TransferReadOp::create(
+            b, loc, accumulatorType, partial,
+            ValueRange{rowValues[r], columnOf(s)},
+            createConstant(cast<TypedAttr>(
+                b.getZeroAttr(accumulatorType.getElementType()))),
+            ArrayRef<bool>{true}));
+        continue;
+      }
       Value acc = initialAccumulator(output, rowValues[r], columnOf(s),
                                      columnsInside(s) == tiling.lanes);
       init.push_back(classStarts.empty() ? acc : add(acc, classStarts[s]));
@@ -311,17 +326,32 @@ Value TiledGemm::tile(Value output, Value position0, Value strip0, int64_t rows,
               createConstant(cast<TypedAttr>(b.getZeroAttr(accumulatorType))));
 
   SmallVector<Value> accs =
-      groupLoops(bases, strip0, init, rows, strips, split, classes);
+      readsInput ? groupLoops(bases, strip0, init, rows, strips, split, classes)
+                 : init;
+  auto sumOfSets = [&](int64_t r, int64_t s) {
+    Value acc = accs[r * strips + s];
+    for (int64_t set = 1; set < split; ++set)
+      acc = add(acc, accs[set * accumulators + r * strips + s]);
+    return acc;
+  };
+  if (phase == Phase::Start || phase == Phase::Accumulate) {
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t s = 0; s < strips; ++s)
+        output =
+            vector::TransferWriteOp::create(
+                b, loc, sumOfSets(r, s), output,
+                ValueRange{rowValues[r], columnOf(s)}, ArrayRef<bool>{true})
+                .getResult();
+    return output;
+  }
   // Finished where a strip (or its pair) has columns inside n.
   SmallVector<Value> results(accumulators);
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t s = 0; s < strips; ++s) {
       if (columnsInside(pairedStrips ? s - s % 2 : s) == 0)
         continue;
-      Value acc = accs[r * strips + s];
-      for (int64_t set = 1; set < split; ++set)
-        acc = add(acc, accs[set * accumulators + r * strips + s]);
-      results[r * strips + s] = finish(acc, rowValues[r], columnOf(s));
+      results[r * strips + s] =
+          finish(sumOfSets(r, s), rowValues[r], columnOf(s));
     }
   // The `inside` first columns of `values` at (row r, column), written in
   // bounds: LLVM 22 compiles a masked store of a truncated vector with one
@@ -459,38 +489,37 @@ Value TiledGemm::rowTiles(Value output, Value begin, Value wholeEnd,
 
 /// A loop over the classes, each tiled as RowSplit says, reading its runs
 /// of k groups.
-Value TiledGemm::emitClassTiles(Value output, StringRef step) {
+Value TiledGemm::emitClassTiles(Value output, StringRef step,
+                                const RowClasses &classes) {
   auto table = [&](ArrayRef<int64_t> values) {
     auto type = RankedTensorType::get({static_cast<int64_t>(values.size())},
                                       b.getIndexType());
     return createConstant(DenseElementsAttr::get(type, values));
   };
   SmallVector<int64_t> wholeEnds, halfEnds, singleStarts, lastRows;
-  for (int64_t c = 0; c < rowClasses->size(); ++c) {
-    const int64_t begin = rowClasses->rowStarts[c],
-                  end = rowClasses->rowStarts[c + 1];
+  for (int64_t c = 0; c < classes.size(); ++c) {
+    const int64_t begin = classes.rowStarts[c], end = classes.rowStarts[c + 1];
     RowSplit split(begin, end - begin, tiling.rows);
     wholeEnds.push_back(split.wholeEnd);
     halfEnds.push_back(split.halfEnd);
     singleStarts.push_back(split.singleStart);
     lastRows.push_back(end - 1);
   }
-  Value rows = table(rowClasses->rows), rowBases = table(rowClasses->rowBases),
-        rowStarts = table(rowClasses->rowStarts),
-        wholeEndTable = table(wholeEnds), halfEndTable = table(halfEnds),
-        singleStartTable = table(singleStarts), lastRowTable = table(lastRows),
-        runBegins = table(rowClasses->runBegins),
-        runEnds = table(rowClasses->runEnds),
-        runStarts = table(rowClasses->runStarts), startOffsets;
-  if (!rowClasses->startOffsets.empty()) {
+  Value rows = table(classes.rows), rowBases = table(classes.rowBases),
+        rowStarts = table(classes.rowStarts), wholeEndTable = table(wholeEnds),
+        halfEndTable = table(halfEnds), singleStartTable = table(singleStarts),
+        lastRowTable = table(lastRows), runBegins = table(classes.runBegins),
+        runEnds = table(classes.runEnds), runStarts = table(classes.runStarts),
+        startOffsets;
+  if (!classes.startOffsets.empty()) {
     auto type = RankedTensorType::get(
-        {static_cast<int64_t>(rowClasses->startOffsets.size())},
+        {static_cast<int64_t>(classes.startOffsets.size())},
         accumulatorType.getElementType());
-    startOffsets = createConstant(DenseElementsAttr::get(
-        type, ArrayRef<int32_t>(rowClasses->startOffsets)));
+    startOffsets = createConstant(
+        DenseElementsAttr::get(type, ArrayRef<int32_t>(classes.startOffsets)));
   }
   auto classLoop = scf::ForOp::create(
-      b, loc, index(0), index(rowClasses->size()), index(1), ValueRange{output},
+      b, loc, index(0), index(classes.size()), index(1), ValueRange{output},
       [&](OpBuilder &nb, Location, Value c, ValueRange current) {
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPointToStart(nb.getInsertionBlock());
@@ -523,35 +552,108 @@ static double rowTilesCost(int64_t count, int64_t tileRows) {
          3.2 * (count - split.singleStart);
 }
 
-/// Takes the other main tile where it costs less over every class's rows
-/// (the whole GEMM's without classes). An 8 x 2 VNNI tile covers the 12
-/// rows of each border class of a 14x14 3x3 convolution with a whole and a
-/// half tile, a 6 x 4 one with two whole tiles: 0.296 ms instead of 0.288.
-/// Where M is a multiple of 8 (16, 64, 1024), the 8 x 2 tile stays: 6 x 4
-/// would leave a half and a one-row tile (M = 16: 0.90x oneDNN's speed
+/// The work of RowSplit's tiles of `tileRows` rows over every class's rows
+/// (the GEMM's without classes), in row k groups, and the work the rows
+/// need.
+std::pair<double, double> TiledGemm::tilesWork(int64_t tileRows) const {
+  if (!rowClasses)
+    return {rowTilesCost(m, tileRows), m};
+  double tiled = 0, needed = 0;
+  for (int64_t c = 0; c < rowClasses->size(); ++c) {
+    int64_t groups = 0;
+    for (int64_t j = rowClasses->runStarts[c]; j < rowClasses->runStarts[c + 1];
+         ++j)
+      groups += rowClasses->runEnds[j] - rowClasses->runBegins[j];
+    const int64_t rows =
+        rowClasses->rowStarts[c + 1] - rowClasses->rowStarts[c];
+    tiled += rowTilesCost(rows, tileRows) * groups;
+    needed += rows * groups;
+  }
+  return {tiled, needed};
+}
+
+/// Takes the other main tile where its tiles do less work. An 8 x 2 VNNI tile
+/// covers the 12 rows of each border class of a 14x14 3x3 convolution with a
+/// whole and a half tile, a 6 x 4 one with two whole tiles: 0.296 ms instead of
+/// 0.288. Where M is a multiple of 8 (16, 64, 1024), the 8 x 2 tile stays: 6 x
+/// 4 would leave a half and a one-row tile (M = 16: 0.90x oneDNN's speed
 /// instead of 0.99x).
 void TiledGemm::chooseMainTile() {
   if (tiling.otherRows == 0)
     return;
-  auto cost = [&](int64_t tileRows) {
-    if (!rowClasses)
-      return rowTilesCost(m, tileRows);
-    double total = 0;
-    for (int64_t c = 0; c < rowClasses->size(); ++c)
-      total += rowTilesCost(
-          rowClasses->rowStarts[c + 1] - rowClasses->rowStarts[c], tileRows);
-    return total;
-  };
-  if (cost(tiling.otherRows) < cost(tiling.rows)) {
+  if (tilesWork(tiling.otherRows).first < tilesWork(tiling.rows).first) {
     std::swap(tiling.rows, tiling.otherRows);
     std::swap(tiling.strips, tiling.otherStrips);
   }
 }
 
+/// The rows of each tap's k groups: a class per tap, of every row whose
+/// class reads it.
+RowClasses TiledGemm::tapClasses() const {
+  RowClasses taps;
+  taps.rowStarts.push_back(0);
+  taps.runStarts.push_back(0);
+  for (int64_t tap = 0; tap < segments; ++tap) {
+    const int64_t begin = tap * segmentGroups, end = begin + segmentGroups;
+    for (int64_t c = 0; c < rowClasses->size(); ++c) {
+      auto runs =
+          llvm::seq(rowClasses->runStarts[c], rowClasses->runStarts[c + 1]);
+      if (llvm::none_of(runs, [&](int64_t j) {
+            return rowClasses->runBegins[j] <= begin &&
+                   end <= rowClasses->runEnds[j];
+          }))
+        continue;
+      for (int64_t at = rowClasses->rowStarts[c];
+           at < rowClasses->rowStarts[c + 1]; ++at) {
+        taps.rows.push_back(rowClasses->rows[at]);
+        taps.rowBases.push_back(rowClasses->rowBases[at]);
+      }
+    }
+    taps.rowStarts.push_back(taps.rows.size());
+    taps.runBegins.push_back(begin);
+    taps.runEnds.push_back(end);
+    taps.runStarts.push_back(taps.runBegins.size());
+  }
+  return taps;
+}
+
+/// Whether the tiles loop over one tap at a time: where a column group's
+/// strips of B (K x L x NV bytes) exceed L1 and the classes' tiles would
+/// do more than 10% more work than their rows need (RowSplit's cost) --
+/// the classes of a small image, too few rows for whole tiles, which read
+/// B from L2. Blocked by tap, every tap's rows make whole tiles and read
+/// its strips of B from L1; the partial sums cost a load and a store per
+/// accumulator and tap. Measured on 3x3 VNNI convolutions of padding 1:
+/// 7x7x512 0.391 -> 0.296 ms (the classes' tiles 22% over their work);
+/// 14x14x256 0.288 -> 0.310 and 28x28x128 0.306 -> 0.353 (2% over, left
+/// to the classes: a tap's 64 or 32 k groups are too short a k loop).
+bool TiledGemm::blockByTap() const {
+  const int64_t stripBytes =
+      paddedK * tiling.lanes * packedVector.getElementTypeBitWidth() / 8;
+  if (!rowClasses || segments == 1 ||
+      stripBytes * tiling.strips <= kTapBlockingBytes)
+    return false;
+  auto [tiled, needed] = tilesWork(tiling.rows);
+  return tiled > 1.1 * needed;
+}
+
 Value TiledGemm::emitTiles(Value output, StringRef step) {
   chooseMainTile();
-  if (rowClasses)
-    return emitClassTiles(output, step);
+  if (blockByTap()) {
+    // The partial sums of every row start as its class's, then each tap's
+    // rows add its k groups, then every row finishes (main tile chosen by
+    // the classes).
+    Value partial =
+        tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{m, paddedN},
+                                accumulatorType.getElementType());
+    phase = Phase::Start;
+    partial = emitClassTiles(partial, step, *rowClasses);
+    phase = Phase::Accumulate;
+    partialSums = emitClassTiles(partial, step, tapClasses());
+    phase = Phase::Finish;
+  } else if (rowClasses) {
+    return emitClassTiles(output, step, *rowClasses);
+  }
   RowSplit split(0, m, tiling.rows);
   return rowTiles(output, index(0), index(split.wholeEnd), index(split.halfEnd),
                   index(split.singleStart), index(m),

@@ -23,7 +23,9 @@
 // short loop per tap (measured on AVX2: a 3x3 convolution at 202 GOPS with
 // a loop per tap, the GEMM of the same shape at 221). Rows that skip taps
 // (a padded convolution's border pixels) loop over the few runs of
-// consecutive groups they read.
+// consecutive groups they read. Where those classes are too small for
+// whole tiles and B too large for L1 (a 7x7 image), the tiles loop over
+// one tap at a time instead, keeping partial sums in memory (blockByTap).
 //
 //===----------------------------------------------------------------------===//
 
@@ -227,8 +229,21 @@ private:
   Value rowTiles(Value output, Value begin, Value wholeEnd, Value halfEnd,
                  Value singleStart, Value end, Value lastPosition,
                  StringRef step, const ClassTables *classes);
-  Value emitClassTiles(Value output, StringRef step);
+  Value emitClassTiles(Value output, StringRef step, const RowClasses &classes);
+  std::pair<double, double> tilesWork(int64_t tileRows) const;
   void chooseMainTile();
+  RowClasses tapClasses() const;
+  bool blockByTap() const;
+
+  /// What the tiles being emitted do: all of a GEMM's work, or one of the
+  /// three phases of blocking by tap (emitTiles), which keep every row's
+  /// accumulators in `partialSums` between them.
+  enum class Phase { Whole, Start, Accumulate, Finish };
+  Phase phase = Phase::Whole;
+  Value partialSums;
+  /// The bytes of B a column group's tiles keep in L1 (x86 cores have
+  /// 32 to 48 KB of L1 data cache).
+  static constexpr int64_t kTapBlockingBytes = 32 * 1024;
 };
 
 /// Registers of `bits` for the function around `kernel` (see TiledGemm.cpp).

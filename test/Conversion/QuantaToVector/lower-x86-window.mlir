@@ -117,3 +117,40 @@ func.func @window_padding(%a: tensor<1x4x4x4xi8>) -> tensor<16x16x!out> {
   %r = quanta.qmatmul %q {weights = dense<1> : tensor<36x16xi8>, weight_zero_points = array<i32: 0>, column_offsets = array<i32: 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>, multipliers = array<i32: 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824>, shifts = array<i32: -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8>, output_min = 10 : i32, output_max = 255 : i32, window = array<i64: 3, 3, 1, 1, 1, 1>} : tensor<1x6x6x4x!in> -> tensor<16x16x!out>
   return %r : tensor<16x16x!out>
 }
+
+// -----
+
+// A 3x3 image of 128 channels: every class is one row, and the weights'
+// strips (K = 1152) exceed L1, so the tiles loop over one tap at a time.
+// The partial sums start as each class's (the padding's sum), each tap's
+// rows add its 32 k groups (4, 6, ..., 4 rows: the taps inside their
+// windows), then every row finishes from them.
+!in = !quant.uniform<u8:f32, 0.05:3>
+!out = !quant.uniform<u8:f32, 0.1:10>
+// VNNI-LABEL: func.func @window_by_tap
+// VNNI: %[[OUT:.*]] = tensor.empty() : tensor<9x16xi8>
+// VNNI: %[[PARTIAL:.*]] = tensor.empty() : tensor<9x64xi32>
+// VNNI: %[[STARTED:.*]] = scf.for %{{.*}} = %c0 to %c9 step %c1 iter_args(%{{.*}} = %[[PARTIAL]]) -> (tensor<9x64xi32>)
+// VNNI-NOT: vpdpbusd
+// VNNI: vector.transfer_write {{.*}} : vector<16xi32>, tensor<9x64xi32>
+// VNNI-DAG: arith.constant dense<[0, 4, 10, 14, 20, 29, 35, 39, 45, 49]> : tensor<10xindex>
+// VNNI-DAG: arith.constant dense<[0, 32, 64, 96, 128, 160, 192, 224, 256]> : tensor<9xindex>
+// VNNI-DAG: arith.constant dense<[32, 64, 96, 128, 160, 192, 224, 256, 288]> : tensor<9xindex>
+// VNNI: %[[SUMS:.*]] = scf.for %{{.*}} iter_args(%{{.*}} = %[[STARTED]]) -> (tensor<9x64xi32>)
+// VNNI: vector.transfer_read {{.*}} : tensor<9x64xi32>, vector<16xi32>
+// VNNI: quanta.intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// VNNI: vector.transfer_write {{.*}} : vector<16xi32>, tensor<9x64xi32>
+// VNNI: scf.for {{.*}} iter_args(%{{.*}} = %[[OUT]]) -> (tensor<9x16xi8>)
+// VNNI-NOT: vpdpbusd
+// VNNI: vector.transfer_read %[[SUMS]]
+// VNNI: quanta.intrinsic "llvm.x86.avx512.packuswb.512"
+func.func @window_by_tap(%a: tensor<1x3x3x128xi8>) -> tensor<9x16x!out> {
+  %pad = arith.constant 3 : i8
+  %p = tensor.pad %a low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %pad : i8
+  } : tensor<1x3x3x128xi8> to tensor<1x5x5x128xi8>
+  %q = quant.scast %p : tensor<1x5x5x128xi8> to tensor<1x5x5x128x!in>
+  %r = quanta.qmatmul %q {weights = dense<1> : tensor<1152x16xi8>, weight_zero_points = array<i32: 0>, column_offsets = array<i32: 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>, multipliers = array<i32: 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824>, shifts = array<i32: -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8>, output_min = 10 : i32, output_max = 255 : i32, window = array<i64: 3, 3, 1, 1, 1, 1>} : tensor<1x5x5x128x!in> -> tensor<9x16x!out>
+  return %r : tensor<9x16x!out>
+}
