@@ -31,7 +31,7 @@ def fmt(values):
 
 
 def dense(values):
-    # Large constants as raw little-endian bytes: a tenth of the text.
+    # Large constants as raw little-endian bytes: 40% of the text.
     if np.size(values) > 4096:
         raw = np.asarray(values, dtype="<f4").tobytes().hex().upper()
         return f'dense<"0x{raw}">'

@@ -289,17 +289,17 @@ Value TiledGemm::tile(Value output, Value position0, Value strip0, int64_t rows,
     return integer ? arith::AddIOp::create(b, loc, lhs, rhs).getResult()
                    : arith::AddFOp::create(b, loc, lhs, rhs).getResult();
   };
+  Value elementZero = createConstant(
+      cast<TypedAttr>(b.getZeroAttr(accumulatorType.getElementType())));
   // The class's start offsets, the same for every row of a strip.
   SmallVector<Value> classStarts;
   if (classes && classes->startOffsets) {
     Value first = arith::MulIOp::create(b, loc, classes->index, index(paddedN));
-    Value pad = createConstant(
-        cast<TypedAttr>(b.getZeroAttr(accumulatorType.getElementType())));
     for (int64_t s = 0; s < strips; ++s) {
       Value at = arith::AddIOp::create(b, loc, first, columnOf(s));
       classStarts.push_back(vector::TransferReadOp::create(
-          b, loc, accumulatorType, classes->startOffsets, ValueRange{at}, pad,
-          ArrayRef<bool>{true}));
+          b, loc, accumulatorType, classes->startOffsets, ValueRange{at},
+          elementZero, ArrayRef<bool>{true}));
     }
   }
   // Set 0 starts from the kernel's accumulators plus the class's start
@@ -312,9 +312,7 @@ Value TiledGemm::tile(Value output, Value position0, Value strip0, int64_t rows,
       if (phase == Phase::Accumulate || phase == Phase::Finish) {
         init.push_back(vector::TransferReadOp::create(
             b, loc, accumulatorType, partial,
-            ValueRange{rowValues[r], columnOf(s)},
-            createConstant(cast<TypedAttr>(
-                b.getZeroAttr(accumulatorType.getElementType()))),
+            ValueRange{rowValues[r], columnOf(s)}, elementZero,
             ArrayRef<bool>{true}));
         continue;
       }
@@ -552,24 +550,19 @@ static double rowTilesCost(int64_t count, int64_t tileRows) {
          3.2 * (count - split.singleStart);
 }
 
-/// The work of RowSplit's tiles of `tileRows` rows over every class's rows
-/// (the GEMM's without classes), in row k groups, and the work the rows
-/// need.
-std::pair<double, double> TiledGemm::tilesWork(int64_t tileRows) const {
-  if (!rowClasses)
-    return {rowTilesCost(m, tileRows), m};
-  double tiled = 0, needed = 0;
-  for (int64_t c = 0; c < rowClasses->size(); ++c) {
+/// The work of RowSplit's tiles of `tileRows` rows over every class's
+/// rows, in row k groups.
+static double classTilesWork(const RowClasses &classes, int64_t tileRows) {
+  double work = 0;
+  for (int64_t c = 0; c < classes.size(); ++c) {
     int64_t groups = 0;
-    for (int64_t j = rowClasses->runStarts[c]; j < rowClasses->runStarts[c + 1];
-         ++j)
-      groups += rowClasses->runEnds[j] - rowClasses->runBegins[j];
-    const int64_t rows =
-        rowClasses->rowStarts[c + 1] - rowClasses->rowStarts[c];
-    tiled += rowTilesCost(rows, tileRows) * groups;
-    needed += rows * groups;
+    for (int64_t j = classes.runStarts[c]; j < classes.runStarts[c + 1]; ++j)
+      groups += classes.runEnds[j] - classes.runBegins[j];
+    work += rowTilesCost(classes.rowStarts[c + 1] - classes.rowStarts[c],
+                         tileRows) *
+            groups;
   }
-  return {tiled, needed};
+  return work;
 }
 
 /// Takes the other main tile where its tiles do less work. An 8 x 2 VNNI tile
@@ -581,7 +574,11 @@ std::pair<double, double> TiledGemm::tilesWork(int64_t tileRows) const {
 void TiledGemm::chooseMainTile() {
   if (tiling.otherRows == 0)
     return;
-  if (tilesWork(tiling.otherRows).first < tilesWork(tiling.rows).first) {
+  auto work = [&](int64_t tileRows) {
+    return rowClasses ? classTilesWork(*rowClasses, tileRows)
+                      : rowTilesCost(m, tileRows);
+  };
+  if (work(tiling.otherRows) < work(tiling.rows)) {
     std::swap(tiling.rows, tiling.otherRows);
     std::swap(tiling.strips, tiling.otherStrips);
   }
@@ -617,29 +614,33 @@ RowClasses TiledGemm::tapClasses() const {
   return taps;
 }
 
-/// Whether the tiles loop over one tap at a time: where a column group's
-/// strips of B (K x L x NV bytes) exceed L1 and the classes' tiles would
-/// do more than 10% more work than their rows need (RowSplit's cost) --
-/// the classes of a small image, too few rows for whole tiles, which read
-/// B from L2. Blocked by tap, every tap's rows make whole tiles and read
+/// The tap classes to tile instead of the classes, where that pays: where
+/// a column group's strips of B (K x L x NV bytes) exceed L1 and the
+/// classes' tiles would do more than 10% more work than the taps' (the
+/// classes of a small image, too few rows for whole tiles, which read B
+/// from L2). Blocked by tap, every tap's rows make whole tiles and read
 /// its strips of B from L1; the partial sums cost a load and a store per
 /// accumulator and tap. Measured on 3x3 VNNI convolutions of padding 1:
-/// 7x7x512 0.391 -> 0.296 ms (the classes' tiles 22% over their work);
-/// 14x14x256 0.288 -> 0.310 and 28x28x128 0.306 -> 0.353 (2% over, left
+/// 7x7x512 0.391 -> 0.296 ms (the classes' tiles 21% over the taps');
+/// 14x14x256 0.288 -> 0.310 and 28x28x128 0.306 -> 0.353 (1% over, left
 /// to the classes: a tap's 64 or 32 k groups are too short a k loop).
-bool TiledGemm::blockByTap() const {
+/// With one class (no padding), the taps' tiles are the class's.
+std::optional<RowClasses> TiledGemm::tapBlocking() const {
   const int64_t stripBytes =
       paddedK * tiling.lanes * packedVector.getElementTypeBitWidth() / 8;
   if (!rowClasses || segments == 1 ||
       stripBytes * tiling.strips <= kTapBlockingBytes)
-    return false;
-  auto [tiled, needed] = tilesWork(tiling.rows);
-  return tiled > 1.1 * needed;
+    return std::nullopt;
+  RowClasses taps = tapClasses();
+  if (classTilesWork(*rowClasses, tiling.rows) <=
+      1.1 * classTilesWork(taps, tiling.rows))
+    return std::nullopt;
+  return taps;
 }
 
 Value TiledGemm::emitTiles(Value output, StringRef step) {
   chooseMainTile();
-  if (blockByTap()) {
+  if (std::optional<RowClasses> taps = tapBlocking()) {
     // The partial sums of every row start as its class's, then each tap's
     // rows add its k groups, then every row finishes (main tile chosen by
     // the classes).
@@ -649,7 +650,7 @@ Value TiledGemm::emitTiles(Value output, StringRef step) {
     phase = Phase::Start;
     partial = emitClassTiles(partial, step, *rowClasses);
     phase = Phase::Accumulate;
-    partialSums = emitClassTiles(partial, step, tapClasses());
+    partialSums = emitClassTiles(partial, step, *taps);
     phase = Phase::Finish;
   } else if (rowClasses) {
     return emitClassTiles(output, step, *rowClasses);

@@ -25,7 +25,7 @@
 // (a padded convolution's border pixels) loop over the few runs of
 // consecutive groups they read. Where those classes are too small for
 // whole tiles and B too large for L1 (a 7x7 image), the tiles loop over
-// one tap at a time instead, keeping partial sums in memory (blockByTap).
+// one tap at a time instead, keeping partial sums in memory (tapBlocking).
 //
 //===----------------------------------------------------------------------===//
 
@@ -230,10 +230,9 @@ private:
                  Value singleStart, Value end, Value lastPosition,
                  StringRef step, const ClassTables *classes);
   Value emitClassTiles(Value output, StringRef step, const RowClasses &classes);
-  std::pair<double, double> tilesWork(int64_t tileRows) const;
   void chooseMainTile();
   RowClasses tapClasses() const;
-  bool blockByTap() const;
+  std::optional<RowClasses> tapBlocking() const;
 
   /// What the tiles being emitted do: all of a GEMM's work, or one of the
   /// three phases of blocking by tap (emitTiles), which keep every row's
