@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes test/Tools/Inputs/conv_exec.mlir: float functions whose
-dq -> convolution / batch matmul -> bias -> activation -> q chains
+dq -> convolution / matmul / batch matmul -> bias -> activation -> q chains
 quanta-quantize turns into quanta.qmatmul (reading an implicit im2col
 matrix for convolutions). The
 execution test runs each function twice, as written (the float reference
@@ -12,7 +12,8 @@ NHWC/HWCM (depth multiplier 2, collapsed to C*M channels as
 tosa-to-linalg does); strides, dilations, padding through a quantized
 tensor.pad, odd sizes, u8 and s8 inputs, per-channel and per-tensor
 weights (and affine per-tensor ones), bias by init broadcast and by an
-add, relu and relu6. Output
+add, relu and relu6; fully connected layers with [N, K] weights behind a
+transposed map, and on a batch with weights broadcast over it. Output
 scales come from the float results on the test input (like calibration).
 
     /usr/bin/python3 scripts/goldens/gen_conv_exec.py test/Tools/Inputs
@@ -96,7 +97,6 @@ def conv(name, layout, x_shape, w_shape, stride, dilation, pad, in_type,
     core_shape = [n, oh, ow] + w_shape[2:] if layout == "nhwc_hwcm" else out_shape
     padded = ([n, h, wd, x_shape[3]] if layout.startswith("nhwc")
               else [n, x_shape[1], h, wd])
-    rank = 4
     ch_dim = 3 if layout.startswith("nhwc") else 1
     ident = "affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>"
     bcast = f"affine_map<(d0, d1, d2, d3) -> (d{ch_dim})>"
@@ -132,10 +132,25 @@ def conv(name, layout, x_shape, w_shape, stride, dilation, pad, in_type,
     if core_shape != out_shape:
         lines.append(f"  %collapsed = tensor.collapse_shape %c [[0], [1], [2], [3, 4]] : {tensor(core_shape)} into {tensor(out_shape)}\n")
         last = "collapsed"
+    lines.append(epilogue(last, out_shape, ch_dim, out_type, bias_style,
+                          activation))
+    return "".join(lines)
+
+
+def epilogue(last, out_shape, ch_dim, out_type, bias_style, activation):
+    """The ops after the core %`last`: a bias add (bias_style "add"), relu
+    or relu6, the output's quant.qcast and the return."""
+    rank = len(out_shape)
+    dims = ", ".join(f"d{i}" for i in range(rank))
+    ident = f"affine_map<({dims}) -> ({dims})>"
+    bcast = f"affine_map<({dims}) -> (d{ch_dim})>"
+    parallel = ", ".join(['"parallel"'] * rank)
+    channels = [out_shape[ch_dim]]
+    text = ""
     if bias_style == "add":
-        lines.append(f"  %e2 = tensor.empty() : {tensor(out_shape)}\n"
-                     f"  %biased = linalg.generic {{indexing_maps = [{ident}, {bcast}, {ident}], iterator_types = [\"parallel\", \"parallel\", \"parallel\", \"parallel\"]}} ins(%{last}, %bias : {tensor(out_shape)}, {tensor([channels])}) outs(%e2 : {tensor(out_shape)}) {{\n"
-                     f"  ^bb0(%in: f32, %b: f32, %o: f32):\n    %s = arith.addf %in, %b : f32\n    linalg.yield %s : f32\n  }} -> {tensor(out_shape)}\n")
+        text += (f"  %e2 = tensor.empty() : {tensor(out_shape)}\n"
+                 f"  %biased = linalg.generic {{indexing_maps = [{ident}, {bcast}, {ident}], iterator_types = [{parallel}]}} ins(%{last}, %bias : {tensor(out_shape)}, {tensor(channels)}) outs(%e2 : {tensor(out_shape)}) {{\n"
+                 f"  ^bb0(%in: f32, %b: f32, %o: f32):\n    %s = arith.addf %in, %b : f32\n    linalg.yield %s : f32\n  }} -> {tensor(out_shape)}\n")
         last = "biased"
     if activation:
         ops = "    %r0 = arith.maximumf %in, %lo : f32\n"
@@ -143,13 +158,52 @@ def conv(name, layout, x_shape, w_shape, stride, dilation, pad, in_type,
         if activation == "relu6":
             ops += "    %r1 = arith.minimumf %r0, %hi : f32\n"
             result = "%r1"
-        lines.append(f"  %lo = arith.constant 0.0 : f32\n  %hi = arith.constant 6.0 : f32\n"
-                     f"  %e3 = tensor.empty() : {tensor(out_shape)}\n"
-                     f"  %act = linalg.generic {{indexing_maps = [{ident}, {ident}], iterator_types = [\"parallel\", \"parallel\", \"parallel\", \"parallel\"]}} ins(%{last} : {tensor(out_shape)}) outs(%e3 : {tensor(out_shape)}) {{\n"
-                     f"  ^bb0(%in: f32, %o: f32):\n{ops}    linalg.yield {result} : f32\n  }} -> {tensor(out_shape)}\n")
+        text += (f"  %lo = arith.constant 0.0 : f32\n  %hi = arith.constant 6.0 : f32\n"
+                 f"  %e3 = tensor.empty() : {tensor(out_shape)}\n"
+                 f"  %act = linalg.generic {{indexing_maps = [{ident}, {ident}], iterator_types = [{parallel}]}} ins(%{last} : {tensor(out_shape)}) outs(%e3 : {tensor(out_shape)}) {{\n"
+                 f"  ^bb0(%in: f32, %o: f32):\n{ops}    linalg.yield {result} : f32\n  }} -> {tensor(out_shape)}\n")
         last = "act"
-    lines.append(f"  %y = quant.qcast %{last} : {tensor(out_shape)} to {tensor(out_shape, out_type)}\n")
-    lines.append(f"  return %y : {tensor(out_shape, out_type)}\n}}\n")
+    text += f"  %y = quant.qcast %{last} : {tensor(out_shape)} to {tensor(out_shape, out_type)}\n"
+    text += f"  return %y : {tensor(out_shape, out_type)}\n}}\n"
+    return text
+
+
+def linear(name, x_shape, n, transposed, in_type, out_zp, activation,
+           bias_style, rng):
+    """A fully connected layer on an [M, K] or [B, M, K] input: linalg.matmul
+    or, on a batch, linalg.batch_matmul with its [K, N] weights broadcast
+    over the batch; per-channel weights stored [N, K] behind a transposed
+    map (PyTorch's Linear) or [K, N]; the bias by a linalg.broadcast init
+    ("broadcast") or an add."""
+    k = x_shape[-1]
+    w = rng.standard_normal((k, n)).astype(np.float32) * 0.3
+    bias = rng.standard_normal(n).astype(np.float32) * 0.5
+    stored = np.ascontiguousarray(w.T) if transposed else w
+    out_shape = x_shape[:-1] + [n]
+    out_type = f"!quant.uniform<u8:f32, {out_scale(w, (0,))}:{out_zp}>"
+    batched = len(x_shape) == 3
+    loops = "(b, m, n, k)" if batched else "(m, n, k)"
+    lead = "b, " if batched else ""
+    rhs = "(n, k)" if transposed else ("(k, n)" if batched else None)
+    maps = (f" indexing_maps = [affine_map<{loops} -> ({lead}m, k)>, "
+            f"affine_map<{loops} -> {rhs}>, "
+            f"affine_map<{loops} -> ({lead}m, n)>]" if rhs else "")
+    lines = [f"func.func @{name}(%x: {tensor(x_shape)}) -> {tensor(out_shape, out_type)} {{\n"]
+    lines.append(q("x", x_shape, in_type, "a"))
+    lines.append(f"  %w_f = arith.constant {dense(stored)} : {tensor(stored.shape)}\n")
+    lines.append(q("w_f", list(stored.shape), weight_type(stored, 0 if transposed else 1), "w"))
+    lines.append(f"  %bias = arith.constant {dense(bias)} : {tensor([n])}\n"
+                 f"  %e = tensor.empty() : {tensor(out_shape)}\n")
+    if bias_style == "broadcast":
+        dims = ", ".join(str(d) for d in range(len(out_shape) - 1))
+        lines.append(f"  %init = linalg.broadcast ins(%bias : {tensor([n])}) outs(%e : {tensor(out_shape)}) dimensions = [{dims}]\n")
+    else:
+        lines.append(f"  %zero = arith.constant 0.0 : f32\n"
+                     f"  %init = linalg.fill ins(%zero : f32) outs(%e : {tensor(out_shape)}) -> {tensor(out_shape)}\n")
+    op = "batch_matmul" if batched else "matmul"
+    lines.append(f"  %c = linalg.{op}{maps} ins(%a, %w : {tensor(x_shape)}, {tensor(stored.shape)}) outs(%init : {tensor(out_shape)}) -> {tensor(out_shape)}\n")
+    lines.append(epilogue("c", out_shape, len(out_shape) - 1, out_type,
+                          bias_style, activation))
     return "".join(lines)
 
 
@@ -183,6 +237,12 @@ def main():
         # larger than L1, so its tiles loop over one tap at a time.
         conv("nhwc_3x3_pad_by_tap", "nhwc_fhwc", [2, 3, 4, 128], [20, 3, 3, 128], 1, 1, 1,
              "!quant.uniform<u8:f32, 0.02:128>", 5, "relu", "init", rng, symmetric=False),
+        # Fully connected layers: PyTorch's Linear ([N, K] weights), and on
+        # a batch with weights broadcast over it (one GEMM of B * M rows).
+        linear("linear_transposed_relu", [9, 37], 21, True,
+               "!quant.uniform<u8:f32, 0.03:120>", 0, "relu", "broadcast", rng),
+        linear("batch_linear", [3, 5, 24], 19, False,
+               "!quant.uniform<i8:f32, 0.03:-4>", 100, None, "add", rng),
     ]
     header = ("// Generated by scripts/goldens/gen_conv_exec.py; do not edit.\n"
               "// Float chains that quanta-quantize turns into integer code.\n\n")

@@ -3,15 +3,16 @@
 // RUN: quant-opt %S/Inputs/conv_exec.mlir --quanta-quantize | grep -c "window = array" | FileCheck %s --check-prefix=WINDOWS
 
 // Each function as written (float between its dq/q pairs: the reference)
-// and through quanta-quantize (quanta.qmatmul over an implicit im2col
-// matrix; the depthwise convolutions in their own integer loops) for each
+// and through quanta-quantize (quanta.qmatmul, over an implicit im2col
+// matrix for the convolutions; the depthwise convolutions in their own integer loops) for each
 // ISA (quant-run-conv-vnni.mlir: the VNNI ones).
 // RUN: bash %S/Inputs/run_conv_exec.sh %t %python avx2 generic | FileCheck %s --check-prefix=EXEC
 
 // Every chain became integer code: the comparison is not float against
 // float.
-// CHECK-COUNT-8: quanta.qmatmul
+// CHECK-COUNT-10: quanta.qmatmul
 // CHECK-NOT: linalg.conv_2d
+// CHECK-NOT: linalg.{{(batch_)?}}matmul
 // CHECK-NOT: linalg.depthwise_conv_2d
 // CHECK-NOT: -> tensor<{{[0-9x]+}}xf32>
 
@@ -22,4 +23,4 @@
 // The integer results equal the float reference between the dq/q pairs
 // within 1 LSB (bias and requantization round once each); the reference
 // outputs are not constant.
-// EXEC-COUNT-20: {{(avx2|generic)}}: {{[0-9]+}} of {{[0-9]+}} equal, max difference {{0|1}} LSB, {{[1-9][0-9]+}} distinct values
+// EXEC-COUNT-24: {{(avx2|generic)}}: {{[0-9]+}} of {{[0-9]+}} equal, max difference {{0|1}} LSB, {{[1-9][0-9]+}} distinct values

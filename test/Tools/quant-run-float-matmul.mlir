@@ -5,21 +5,40 @@
 // RUN: quant-run %S/Inputs/float_matmul_exec.mlir --entry=wide --pass-pipeline='builtin.module(quanta-lower-x86{isa=avx2})' --input=%S/Inputs/float_matmul_wide_input.npy --output=%t.avx2.wide.npy && cmp %t.avx2.wide.npy %S/Inputs/float_matmul_wide_expected.npy
 // RUN: quant-run %S/Inputs/float_matmul_exec.mlir --entry=rows --pass-pipeline='builtin.module(quanta-lower-x86{isa=avx2})' --input=%S/Inputs/float_matmul_rows_input.npy --output=%t.avx2.rows.npy && cmp %t.avx2.rows.npy %S/Inputs/float_matmul_rows_expected.npy
 // RUN: quant-run %S/Inputs/float_matmul_exec.mlir --entry=whole --pass-pipeline='builtin.module(quanta-lower-x86{isa=avx2})' --input=%S/Inputs/float_matmul_whole_input.npy --output=%t.avx2.whole.npy && cmp %t.avx2.whole.npy %S/Inputs/float_matmul_whole_expected.npy
+// RUN: quant-run %S/Inputs/float_matmul_exec.mlir --entry=transposed --pass-pipeline='builtin.module(quanta-lower-x86{isa=avx2})' --input=%S/Inputs/float_matmul_transposed_input.npy --output=%t.avx2.transposed.npy && cmp %t.avx2.transposed.npy %S/Inputs/float_matmul_transposed_expected.npy
+// RUN: quant-run %S/Inputs/float_matmul_exec.mlir --entry=batch --pass-pipeline='builtin.module(quanta-lower-x86{isa=avx2})' --input=%S/Inputs/float_matmul_batch_input.npy --output=%t.avx2.batch.npy && cmp %t.avx2.batch.npy %S/Inputs/float_matmul_batch_expected.npy
 // RUN: quant-run %S/Inputs/float_matmul_exec.mlir --entry=odd --pass-pipeline='builtin.module(quanta-lower-x86{isa=generic})' --input=%S/Inputs/float_matmul_odd_input.npy --output=%t.generic.odd.npy && cmp %t.generic.odd.npy %S/Inputs/float_matmul_odd_expected.npy
 // RUN: quant-run %S/Inputs/float_matmul_exec.mlir --entry=tiles --pass-pipeline='builtin.module(quanta-lower-x86{isa=generic})' --input=%S/Inputs/float_matmul_tiles_input.npy --output=%t.generic.tiles.npy && cmp %t.generic.tiles.npy %S/Inputs/float_matmul_tiles_expected.npy
 // RUN: quant-run %S/Inputs/float_matmul_exec.mlir --entry=k1 --pass-pipeline='builtin.module(quanta-lower-x86{isa=generic})' --input=%S/Inputs/float_matmul_k1_input.npy --output=%t.generic.k1.npy && cmp %t.generic.k1.npy %S/Inputs/float_matmul_k1_expected.npy
 // RUN: quant-run %S/Inputs/float_matmul_exec.mlir --entry=wide --pass-pipeline='builtin.module(quanta-lower-x86{isa=generic})' --input=%S/Inputs/float_matmul_wide_input.npy --output=%t.generic.wide.npy && cmp %t.generic.wide.npy %S/Inputs/float_matmul_wide_expected.npy
 // RUN: quant-run %S/Inputs/float_matmul_exec.mlir --entry=rows --pass-pipeline='builtin.module(quanta-lower-x86{isa=generic})' --input=%S/Inputs/float_matmul_rows_input.npy --output=%t.generic.rows.npy && cmp %t.generic.rows.npy %S/Inputs/float_matmul_rows_expected.npy
 // RUN: quant-run %S/Inputs/float_matmul_exec.mlir --entry=whole --pass-pipeline='builtin.module(quanta-lower-x86{isa=generic})' --input=%S/Inputs/float_matmul_whole_input.npy --output=%t.generic.whole.npy && cmp %t.generic.whole.npy %S/Inputs/float_matmul_whole_expected.npy
+// RUN: quant-run %S/Inputs/float_matmul_exec.mlir --entry=transposed --pass-pipeline='builtin.module(quanta-lower-x86{isa=generic})' --input=%S/Inputs/float_matmul_transposed_input.npy --output=%t.generic.transposed.npy && cmp %t.generic.transposed.npy %S/Inputs/float_matmul_transposed_expected.npy
+// RUN: quant-run %S/Inputs/float_matmul_exec.mlir --entry=batch --pass-pipeline='builtin.module(quanta-lower-x86{isa=generic})' --input=%S/Inputs/float_matmul_batch_input.npy --output=%t.generic.batch.npy && cmp %t.generic.batch.npy %S/Inputs/float_matmul_batch_expected.npy
 // RUN: quant-run %S/Inputs/float_matmul_exec.mlir --entry=odd --input=%S/Inputs/float_matmul_odd_input.npy --output=%t.scalar.odd.npy && cmp %t.scalar.odd.npy %S/Inputs/float_matmul_odd_expected.npy
 // RUN: quant-run %S/Inputs/float_matmul_exec.mlir --entry=tiles --input=%S/Inputs/float_matmul_tiles_input.npy --output=%t.scalar.tiles.npy && cmp %t.scalar.tiles.npy %S/Inputs/float_matmul_tiles_expected.npy
 // RUN: quant-run %S/Inputs/float_matmul_exec.mlir --entry=k1 --input=%S/Inputs/float_matmul_k1_input.npy --output=%t.scalar.k1.npy && cmp %t.scalar.k1.npy %S/Inputs/float_matmul_k1_expected.npy
 // RUN: quant-run %S/Inputs/float_matmul_exec.mlir --entry=wide --input=%S/Inputs/float_matmul_wide_input.npy --output=%t.scalar.wide.npy && cmp %t.scalar.wide.npy %S/Inputs/float_matmul_wide_expected.npy
 // RUN: quant-run %S/Inputs/float_matmul_exec.mlir --entry=rows --input=%S/Inputs/float_matmul_rows_input.npy --output=%t.scalar.rows.npy && cmp %t.scalar.rows.npy %S/Inputs/float_matmul_rows_expected.npy
 // RUN: quant-run %S/Inputs/float_matmul_exec.mlir --entry=whole --input=%S/Inputs/float_matmul_whole_input.npy --output=%t.scalar.whole.npy && cmp %t.scalar.whole.npy %S/Inputs/float_matmul_whole_expected.npy
+// RUN: quant-run %S/Inputs/float_matmul_exec.mlir --entry=transposed --input=%S/Inputs/float_matmul_transposed_input.npy --output=%t.scalar.transposed.npy && cmp %t.scalar.transposed.npy %S/Inputs/float_matmul_transposed_expected.npy
+// RUN: quant-run %S/Inputs/float_matmul_exec.mlir --entry=batch --input=%S/Inputs/float_matmul_batch_input.npy --output=%t.scalar.batch.npy && cmp %t.scalar.batch.npy %S/Inputs/float_matmul_batch_expected.npy
 // Execution of f32 linalg.matmul lowered by quanta-lower-x86 to tiled FMA
 // code for ymm and the generic path, and the scalar loops without it, through quant-run's JIT: outputs bit-identical to NumPy's
 // int64 evaluation (scripts/goldens/gen_float_matmul_exec.py; small integer
 // values keep every sum exact): odd sizes that are not multiples of the
 // vector width or the tile, K = 1, one-row tiles only, a masked last strip,
-// and an init tensor (a broadcast bias) the accumulators start from.
+// an init tensor (a broadcast bias) the accumulators start from, weights
+// [N, K] through a transposed map, and a batch_matmul with weights broadcast
+// over the batch.
+// The transposed weights and the batch with broadcast weights take the
+// tiled kernel too (the batch as one GEMM of 15 rows), not the scalar loops.
+// RUN: quant-opt %S/Inputs/float_matmul_exec.mlir --quanta-lower-x86=isa=avx2 | FileCheck %s --check-prefix=LOWERED
+// LOWERED-LABEL: func.func @transposed
+// LOWERED-NOT: linalg.matmul
+// LOWERED: quanta.dot_step = "fma"
+// LOWERED-LABEL: func.func @batch
+// LOWERED: tensor.collapse_shape %arg0 {{\[\[}}0, 1], [2]] : tensor<3x5x12xf32> into tensor<15x12xf32>
+// LOWERED-NOT: linalg.batch_matmul
+// LOWERED: quanta.dot_step = "fma"
+// LOWERED: tensor.expand_shape %{{.*}} {{\[\[}}0, 1], [2]] output_shape [3, 5, 20] : tensor<15x20xf32> into tensor<3x5x20xf32>

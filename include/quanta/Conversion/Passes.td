@@ -57,8 +57,11 @@ def LowerX86 : Pass<"quanta-lower-x86", "ModuleOp"> {
     loop, and the intrinsics appear by name in `quanta.intrinsic` ops.
 
     With `float` (the default), every f32 `linalg.matmul` on static
-    tensors with constant weights and default indexing maps becomes the
-    same tiled design in float: weights packed into strips of 8 (16 for
+    tensors with constant weights becomes the same tiled design in float,
+    its weights [K, N] or, as a fully connected layer's, [N, K]
+    (`indexing_maps` of a transposed B), and so does a
+    `linalg.batch_matmul` whose weights are broadcast over the batch (or
+    whose batch is 1), its batch and rows one M: weights packed into strips of 8 (16 for
     `avx512vnni`) columns, 6 x 2 tiles of ymm accumulators (8 x 2 of zmm)
     starting from the init tensor, one `vector.fma` per k in k order
     (`quanta.dot_step = "fma"`). Each output is linalg.matmul's sequential
@@ -68,7 +71,8 @@ def LowerX86 : Pass<"quanta-lower-x86", "ModuleOp"> {
     read in place (k in the convolution's own (kh, kw, c) order), and
     `conv_2d_nchw_fchw`, its input and output transposed around the same
     kernel (k in (kh, kw, c) order where its loops use (c, kh, kw)). Other
-    matmuls and convolutions are left as they are.
+    matmuls (a transposed or broadcast input, weights that differ per
+    batch) and convolutions are left as they are.
 
     The NCHW <-> NHWC transposes around NCHW convolutions
     (`linalg.transpose` with permutation [0, 2, 3, 1] or [0, 3, 1, 2])
@@ -88,8 +92,8 @@ def LowerX86 : Pass<"quanta-lower-x86", "ModuleOp"> {
            "host (the best this machine has), avx512vnni, avxvnni, avx2 or "
            "generic">,
     Option<"lowerFloat", "float", "bool", /*default=*/"true",
-           "also lower f32 linalg.matmul and 2-D convolutions with "
-           "constant weights to tiled FMA code">,
+           "also lower f32 matmuls, batch matmuls and 2-D convolutions "
+           "with constant weights to tiled FMA code">,
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect",

@@ -21,6 +21,8 @@
 
 #include "TiledGemm.h"
 
+#include "quanta/Utils/MatmulLayout.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -130,19 +132,34 @@ static std::optional<SmallVector<float>> getWeights(linalg::LinalgOp op) {
   return getFloatConstant(op.getDpsInputs()[1]);
 }
 
-/// A linalg.matmul on static f32 tensors with constant weights and the
-/// default indexing maps as a FloatGemm.
-static std::optional<FloatGemm> matchMatmul(linalg::MatmulOp op) {
-  if (op.hasUserDefinedMaps())
+/// A linalg.matmul or linalg.batch_matmul on static f32 tensors with
+/// constant weights that is one GEMM (getMatmulWeightLayout) as a FloatGemm,
+/// a batch's input and init collapsed to matrices.
+static std::optional<FloatGemm> matchMatmul(OpBuilder &b, linalg::LinalgOp op) {
+  std::optional<MatmulWeightLayout> layout = getMatmulWeightLayout(op);
+  if (!layout)
     return std::nullopt;
   std::optional<SmallVector<float>> weights = getWeights(op);
   if (!weights)
     return std::nullopt;
-  auto lhs = cast<RankedTensorType>(op.getInputs()[0].getType());
-  auto rhs = cast<RankedTensorType>(op.getInputs()[1].getType());
-  return FloatGemm{op.getInputs()[0], op.getOutputs()[0], std::move(*weights),
-                   lhs.getDimSize(0), lhs.getDimSize(1),  rhs.getDimSize(1),
-                   std::nullopt};
+  Value input = op.getDpsInputs()[0], init = op.getDpsInits()[0];
+  ArrayRef<int64_t> lhs = cast<RankedTensorType>(input.getType()).getShape();
+  const int64_t k = lhs.back();
+  const int64_t n = cast<RankedTensorType>(init.getType()).getShape().back();
+  if (layout->transposed) {
+    SmallVector<float> rows(k * n);
+    for (int64_t row = 0; row < k; ++row)
+      for (int64_t column = 0; column < n; ++column)
+        rows[row * n + column] = (*weights)[column * k + row];
+    *weights = std::move(rows);
+  }
+  if (lhs.size() == 3) {
+    const ReassociationIndices batchRows[] = {{0, 1}, {2}};
+    input = tensor::CollapseShapeOp::create(b, op.getLoc(), input, batchRows);
+    init = tensor::CollapseShapeOp::create(b, op.getLoc(), init, batchRows);
+  }
+  const int64_t m = cast<RankedTensorType>(input.getType()).getDimSize(0);
+  return FloatGemm{input, init, std::move(*weights), m, k, n, std::nullopt};
 }
 
 /// `value` transposed by `permutation`.
@@ -251,8 +268,8 @@ LogicalResult mlir::quanta::lowerFloatGemm(Operation *operation,
     return failure();
   OpBuilder b(operation);
   std::optional<FloatGemm> gemm;
-  if (auto matmul = dyn_cast<linalg::MatmulOp>(operation))
-    gemm = matchMatmul(matmul);
+  if (llvm::isa<linalg::MatmulOp, linalg::BatchMatmulOp>(operation))
+    gemm = matchMatmul(b, op);
   else
     gemm = matchConvolution(b, op);
   if (!gemm)
@@ -260,17 +277,21 @@ LogicalResult mlir::quanta::lowerFloatGemm(Operation *operation,
   GemmTiling tiling = getFloatTiling(isa);
   Value result = FloatGemmLowering(operation, tiling, *gemm).build();
   requireVectorWidth(operation, tiling.lanes * 32);
-  if (gemm->image) {
-    auto type = cast<RankedTensorType>(operation->getResult(0).getType());
-    auto nhwc =
+  // The M x N result back in the op's shape: rows (batch, m) or
+  // (n, oh, ow), then NCHW's transpose.
+  auto type = cast<RankedTensorType>(operation->getResult(0).getType());
+  if (type.getRank() > 2) {
+    auto rowMajor =
         gemm->nchw
             ? RankedTensorType::get({type.getDimSize(0), type.getDimSize(2),
                                      type.getDimSize(3), type.getDimSize(1)},
                                     type.getElementType())
             : type;
+    auto rows = llvm::to_vector_of<int64_t, 2>(
+        llvm::seq<int64_t>(0, type.getRank() - 1));
     result = tensor::ExpandShapeOp::create(
-        b, operation->getLoc(), nhwc, result,
-        ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}});
+        b, operation->getLoc(), rowMajor, result,
+        ArrayRef<ReassociationIndices>{rows, {type.getRank() - 1}});
     if (gemm->nchw)
       result = transpose(b, operation->getLoc(), result, {0, 3, 1, 2});
   }

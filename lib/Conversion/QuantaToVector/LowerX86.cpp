@@ -1,7 +1,7 @@
 //===- LowerX86.cpp - The quanta-lower-x86 pass ---------------------------===//
 //
-// Picks the ISA and hands every quanta.qmatmul, and every f32 linalg.matmul
-// or 2-D convolution with constant weights, to its tiled kernel
+// Picks the ISA and hands every quanta.qmatmul, and every f32 matmul, batch
+// matmul or 2-D convolution with constant weights, to its tiled kernel
 // (TiledGemm.h); NCHW <-> NHWC transposes become vector tiles.
 //
 //===----------------------------------------------------------------------===//
@@ -54,9 +54,9 @@ struct LowerX86Pass : public quanta::impl::LowerX86Base<LowerX86Pass> {
     getOperation()->walk([&](Operation *op) {
       if (auto qmatmul = dyn_cast<QMatmulOp>(op))
         qmatmuls.push_back(qmatmul);
-      else if (llvm::isa<linalg::MatmulOp, linalg::Conv2DNhwcFhwcOp,
-                         linalg::Conv2DNhwcHwcfOp, linalg::Conv2DNchwFchwOp>(
-                   op))
+      else if (llvm::isa<linalg::MatmulOp, linalg::BatchMatmulOp,
+                         linalg::Conv2DNhwcFhwcOp, linalg::Conv2DNhwcHwcfOp,
+                         linalg::Conv2DNchwFchwOp>(op))
         floatGemms.push_back(op);
     });
     for (QMatmulOp op : qmatmuls)

@@ -264,7 +264,8 @@ namespace mlir::quanta {
 /// or generic).
 LogicalResult lowerQMatmul(QMatmulOp op, StringRef isa);
 
-/// Replaces an f32 linalg.matmul with constant weights, or an f32 2-D
+/// Replaces an f32 linalg.matmul or linalg.batch_matmul with constant
+/// weights that is one GEMM (getMatmulWeightLayout), or an f32 2-D
 /// convolution (NHWC, NCHW) with a constant filter, by its tiled FMA kernel
 /// for `isa`; returns failure without changing anything when `op` is
 /// neither.

@@ -5,8 +5,10 @@
 //   quant.dcast(input) x quant.dcast(quant.qcast(constant weights))
 //     -> core [+ bias] [-> relu / relu6 / clamp] -> quant.qcast
 //
-// where the core is linalg.matmul, a linalg.batch_matmul of batch 1 or a
-// 2-D convolution (NHWC/FHWC, NHWC/HWCF, NCHW/FCHW), into one
+// where the core is linalg.matmul or linalg.batch_matmul (weights [K, N]
+// or, as a fully connected layer's, [N, K]; a batch_matmul's broadcast
+// over the batch or of batch 1: getMatmulWeightLayout) or a 2-D
+// convolution (NHWC/FHWC, NHWC/HWCF, NCHW/FCHW), into one
 // quanta.qmatmul: convolutions become a GEMM over the im2col matrix of the
 // quantized input, which quanta.qmatmul reads in place through its window
 // (NCHW inputs transposed to NHWC first, before their constant padding; a
@@ -29,6 +31,7 @@
 #include "quanta/Dialect/Quanta/Transforms/OpRoles.h"
 #include "quanta/Dialect/Quanta/Transforms/Passes.h"
 #include "quanta/Numerics/IntegerKernels.h"
+#include "quanta/Utils/MatmulLayout.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -55,8 +58,8 @@ namespace nx = mlir::quanta::numerics;
 namespace {
 /// The float ops a GEMM over quantized values can replace.
 enum class CoreKind {
-  Matmul,       // [M,K] x [K,N]
-  BatchMatmul,  // [1,M,K] x [1,K,N]
+  Matmul,       // [M,K] x [K,N] or [N,K]
+  BatchMatmul,  // [B,M,K] x [K,N] or [N,K] (broadcast), or [1,...] of both
   ConvNhwcFhwc, // input [N,H,W,C], weights [F,KH,KW,C]
   ConvNhwcHwcf, // input [N,H,W,C], weights [KH,KW,C,F]
   ConvNchwFchw, // input [N,C,H,W], weights [F,C,KH,KW]
@@ -79,6 +82,8 @@ struct GemmChain {
   /// bias broadcasts, and the weights' dimension of the same channels.
   int64_t channelDim;
   int64_t weightChannelDim;
+  /// Matmuls only: the weights are [N, K] (MatmulWeightLayout).
+  bool transposedWeights = false;
   /// The ops between the core and the final quant.qcast, in order.
   SmallVector<Operation *> epilogue;
   Value quantizedInput;
@@ -130,15 +135,16 @@ Block *quanta::detail::getElementwiseBody(linalg::GenericOp generic) {
 /// The dimension a bias broadcasts along when it is one value for all.
 constexpr int64_t kScalarBias = -2;
 
-/// The constant read by `generic`'s input `index` if it varies along at
-/// most one output dimension, the broadcast of a bias, and that dimension
+/// The constant read by `op`'s input `index` if it varies along at most one
+/// output dimension, the broadcast of a bias, and that dimension
 /// (kScalarBias for a single value). TOSA broadcasts through the map
-/// ((d0, ..., dr) -> (dj)) or through size-1 dimensions of the constant.
+/// ((d0, ..., dr) -> (dj)) or through size-1 dimensions of the constant,
+/// linalg.broadcast through its dimensions.
 static std::optional<std::pair<DenseElementsAttr, int64_t>>
-getBroadcast(linalg::GenericOp generic, unsigned index) {
-  AffineMap map = generic.getIndexingMapsArray()[index];
+getBroadcast(linalg::LinalgOp op, unsigned index) {
+  AffineMap map = op.getIndexingMapsArray()[index];
   DenseElementsAttr constant =
-      getFloatConstant(generic.getDpsInputOperand(index)->get());
+      getFloatConstant(op.getDpsInputOperand(index)->get());
   if (!constant || map.getNumSymbols() != 0)
     return std::nullopt;
   auto shape = cast<ShapedType>(constant.getType()).getShape();
@@ -206,14 +212,19 @@ matchBiasAdd(linalg::GenericOp generic) {
 }
 
 /// The bias a core's init holds: none for a fill with 0, the constant of a
-/// broadcast (how TOSA lowers a biased matmul or convolution) and the
-/// dimension it broadcasts along.
+/// broadcast (a linalg.broadcast, or a linalg.generic as TOSA lowers a
+/// biased matmul or convolution) and the dimension it broadcasts along.
 static FailureOr<std::optional<std::pair<DenseElementsAttr, int64_t>>>
 matchCoreInit(Value init) {
   if (auto fill = init.getDefiningOp<linalg::FillOp>()) {
     std::optional<float> value = getScalarFloat(fill.getInputs()[0]);
     if (value && *value == 0.0f)
       return std::optional<std::pair<DenseElementsAttr, int64_t>>();
+    return failure();
+  }
+  if (auto broadcast = init.getDefiningOp<linalg::BroadcastOp>()) {
+    if (auto bias = getBroadcast(broadcast, 0))
+      return std::optional<std::pair<DenseElementsAttr, int64_t>>(*bias);
     return failure();
   }
   auto generic = init.getDefiningOp<linalg::GenericOp>();
@@ -250,25 +261,22 @@ static LogicalResult matchCore(Operation *op, GemmChain &chain,
     chain.kernelW = weights.getDimSize(kernelHDim + 1);
     return success();
   };
-  auto setMatmul = [&](auto matmul, CoreKind kind, int64_t channelDim,
-                       bool supported, StringRef why) {
-    if (!supported || matmul.hasUserDefinedMaps()) {
-      whyNot = why;
+  if (isa_and_present<linalg::MatmulOp, linalg::BatchMatmulOp>(op)) {
+    std::optional<MatmulWeightLayout> layout = getMatmulWeightLayout(op);
+    if (!layout) {
+      whyNot = "only matmuls of the input's rows are supported: not a "
+               "transposed or broadcast input, nor weights that differ per "
+               "batch";
       return failure();
     }
-    chain.core = matmul;
-    chain.kind = kind;
-    chain.channelDim = chain.weightChannelDim = channelDim;
+    const bool batched = isa<linalg::BatchMatmulOp>(op);
+    chain.core = cast<linalg::LinalgOp>(op);
+    chain.kind = batched ? CoreKind::BatchMatmul : CoreKind::Matmul;
+    chain.channelDim = batched ? 2 : 1;
+    chain.weightChannelDim = layout->channelDim;
+    chain.transposedWeights = layout->transposed;
     return success();
-  };
-  if (auto matmul = dyn_cast_if_present<linalg::MatmulOp>(op))
-    return setMatmul(matmul, CoreKind::Matmul, 1, true,
-                     "transposed or broadcast operands are not supported yet");
-  if (auto batch = dyn_cast_if_present<linalg::BatchMatmulOp>(op))
-    return setMatmul(
-        batch, CoreKind::BatchMatmul, 2,
-        cast<ShapedType>(batch.getInputs()[0].getType()).getDimSize(0) == 1,
-        "batch matmuls of batch 1 with default maps only");
+  }
   if (auto conv = dyn_cast_if_present<linalg::Conv2DNhwcFhwcOp>(op))
     return setConv(conv, CoreKind::ConvNhwcFhwc, 3, 0, 1);
   if (auto conv = dyn_cast_if_present<linalg::Conv2DNhwcHwcfOp>(op))
@@ -302,8 +310,9 @@ static int64_t getWeightIndex(const GemmChain &chain, ArrayRef<int64_t> shape,
                               int64_t row, int64_t column) {
   switch (chain.kind) {
   case CoreKind::Matmul:
-  case CoreKind::BatchMatmul:
-    return row * shape.back() + column;
+  case CoreKind::BatchMatmul: // [1,] K x N or N x K
+    return chain.transposedWeights ? column * shape.back() + row
+                                   : row * shape.back() + column;
   case CoreKind::ConvNhwcFhwc: // [F, KH, KW, C]
     return column * shape[1] * shape[2] * shape[3] + row;
   case CoreKind::ConvNhwcHwcf: // [KH, KW, C, F]

@@ -200,3 +200,20 @@ func.func @float_op_and_sigmoid(%x: tensor<8xf32>) -> tensor<8xf32> {
   } -> tensor<8xf32>
   return %s : tensor<8xf32>
 }
+
+// -----
+
+// PyTorch's Linear holds its weights as [out, in]: a matmul reading them
+// through a transposed B map observes them per channel along axis 0 (the
+// default, not printed).
+
+// CHECK-LABEL: func @linear_transposed_weights
+// CHECK: quanta.observe %{{.*}} {name = "fc_t.weight", observer = #quanta.per_channel_min_max<dtype = qint8, qscheme = per_channel_symmetric>, stats = #quanta.min_max_stats<min = [-2.0, 0.0], max = [1.0, 3.0], num_batches = 1>}
+func.func @linear_transposed_weights(%x: tensor<2x3xf32>) -> tensor<2x2xf32> {
+  %w = arith.constant dense<[[1.0, -2.0, 0.5], [0.0, 3.0, 0.5]]> : tensor<2x3xf32>
+  %zero = arith.constant 0.0 : f32
+  %init = tensor.empty() : tensor<2x2xf32>
+  %fill = linalg.fill ins(%zero : f32) outs(%init : tensor<2x2xf32>) -> tensor<2x2xf32>
+  %mm = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>] ins(%x, %w : tensor<2x3xf32>, tensor<2x3xf32>) outs(%fill : tensor<2x2xf32>) -> tensor<2x2xf32> loc("fc_t")
+  return %mm : tensor<2x2xf32>
+}

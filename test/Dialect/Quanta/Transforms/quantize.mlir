@@ -41,6 +41,122 @@ func.func @fc(%x: tensor<2x4xf32>) -> tensor<2x3xf32> {
 
 // -----
 
+// The same layer as PyTorch's Linear holds it, weights [out, in] read
+// through a transposed B map, per channel along their dimension 0: the same
+// qmatmul as @fc, weights re-laid out as K x N.
+!in = !quant.uniform<u8<0:127>:f32, 0.05:3>
+!w = !quant.uniform<i8:f32:0, {0.01, 0.02, 0.03}>
+!out = !quant.uniform<u8:f32, 0.1:10>
+#lhs = affine_map<(m, n, k) -> (m, k)>
+#rhs_t = affine_map<(m, n, k) -> (n, k)>
+#res = affine_map<(m, n, k) -> (m, n)>
+// CHECK-LABEL: func.func @fc_transposed_weights
+// CHECK: quanta.qmatmul %{{.*}} {column_offsets = array<i32: 520, -166, 688>, multipliers = array<i32: 1374389504, 1374389504, 2061584256>, output_max = 70 : i32, output_min = 10 : i32, shifts = array<i32: -7, -6, -6>, weight_zero_points = array<i32: 0>, weights = dense<{{\[\[}}10, -10, 10], [50, 30, -23], [100, -50, 8], [0, 2, -2]]> : tensor<4x3xi8>}
+// CHECK-NOT: linalg
+func.func @fc_transposed_weights(%x: tensor<2x4xf32>) -> tensor<2x3xf32> {
+  %q = quant.qcast %x : tensor<2x4xf32> to tensor<2x4x!in>
+  %a = quant.dcast %q : tensor<2x4x!in> to tensor<2x4xf32>
+  %cst = arith.constant dense<[[0.1, 0.5, 1.0, 0.0], [-0.2, 0.6, -1.0, 0.05], [0.3, -0.7, 0.25, -0.06]]> : tensor<3x4xf32>
+  %wq = quant.qcast %cst : tensor<3x4xf32> to tensor<3x4x!w>
+  %w = quant.dcast %wq : tensor<3x4x!w> to tensor<3x4xf32>
+  %bias = arith.constant dense<[0.5, -0.25, 1.0]> : tensor<3xf32>
+  %e = tensor.empty() : tensor<2x3xf32>
+  %init = linalg.broadcast ins(%bias : tensor<3xf32>) outs(%e : tensor<2x3xf32>) dimensions = [0]
+  %mm = linalg.matmul indexing_maps = [#lhs, #rhs_t, #res] ins(%a, %w : tensor<2x4xf32>, tensor<3x4xf32>) outs(%init : tensor<2x3xf32>) -> tensor<2x3xf32>
+  %zero = arith.constant 0.0 : f32
+  %six = arith.constant 6.0 : f32
+  %e2 = tensor.empty() : tensor<2x3xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%mm : tensor<2x3xf32>) outs(%e2 : tensor<2x3xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %0 = arith.minimumf %in, %six : f32
+    %1 = arith.maximumf %0, %zero : f32
+    linalg.yield %1 : f32
+  } -> tensor<2x3xf32>
+  %qo = quant.qcast %r : tensor<2x3xf32> to tensor<2x3x!out>
+  %y = quant.dcast %qo : tensor<2x3x!out> to tensor<2x3xf32>
+  return %y : tensor<2x3xf32>
+}
+
+// -----
+
+// A matmul on a [B, M, K] input: a batch_matmul whose weights ([K, N]; the
+// op has no transposed broadcast) are broadcast over the batch is one GEMM
+// of B * M rows, the same qmatmul as @fc.
+!in = !quant.uniform<u8<0:127>:f32, 0.05:3>
+!w = !quant.uniform<i8:f32:1, {0.01, 0.02, 0.03}>
+!out = !quant.uniform<u8:f32, 0.1:10>
+#lhs = affine_map<(b, m, n, k) -> (b, m, k)>
+#rhs_b = affine_map<(b, m, n, k) -> (k, n)>
+#res = affine_map<(b, m, n, k) -> (b, m, n)>
+// CHECK-LABEL: func.func @batch_fc_broadcast_weights
+// CHECK: %[[ROWS:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2]] : tensor<2x5x4xi8> into tensor<10x4xi8>
+// CHECK: %[[R:.*]] = quanta.qmatmul %{{.*}} {column_offsets = array<i32: 520, -166, 688>, multipliers = array<i32: 1374389504, 1374389504, 2061584256>, output_max = 70 : i32, output_min = 10 : i32, shifts = array<i32: -7, -6, -6>, weight_zero_points = array<i32: 0>, weights = dense<{{\[\[}}10, -10, 10], [50, 30, -23], [100, -50, 8], [0, 2, -2]]> : tensor<4x3xi8>} : tensor<10x4x!quant.uniform<u8<0:127>:f32, 5.000000e-02:3>> -> tensor<10x3x!quant.uniform<u8:f32, 1.000000e-01:10>>
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1], [2]] output_shape [2, 5, 3] : tensor<10x3xi8> into tensor<2x5x3xi8>
+// CHECK-NOT: linalg
+func.func @batch_fc_broadcast_weights(%x: tensor<2x5x4xf32>) -> tensor<2x5x3xf32> {
+  %q = quant.qcast %x : tensor<2x5x4xf32> to tensor<2x5x4x!in>
+  %a = quant.dcast %q : tensor<2x5x4x!in> to tensor<2x5x4xf32>
+  %cst = arith.constant dense<[[0.1, -0.2, 0.3], [0.5, 0.6, -0.7], [1.0, -1.0, 0.25], [0.0, 0.05, -0.06]]> : tensor<4x3xf32>
+  %wq = quant.qcast %cst : tensor<4x3xf32> to tensor<4x3x!w>
+  %w = quant.dcast %wq : tensor<4x3x!w> to tensor<4x3xf32>
+  %bias = arith.constant dense<[0.5, -0.25, 1.0]> : tensor<3xf32>
+  %e = tensor.empty() : tensor<2x5x3xf32>
+  %init = linalg.broadcast ins(%bias : tensor<3xf32>) outs(%e : tensor<2x5x3xf32>) dimensions = [0, 1]
+  %mm = linalg.batch_matmul indexing_maps = [#lhs, #rhs_b, #res] ins(%a, %w : tensor<2x5x4xf32>, tensor<4x3xf32>) outs(%init : tensor<2x5x3xf32>) -> tensor<2x5x3xf32>
+  %zero = arith.constant 0.0 : f32
+  %six = arith.constant 6.0 : f32
+  %e2 = tensor.empty() : tensor<2x5x3xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%mm : tensor<2x5x3xf32>) outs(%e2 : tensor<2x5x3xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %0 = arith.minimumf %in, %six : f32
+    %1 = arith.maximumf %0, %zero : f32
+    linalg.yield %1 : f32
+  } -> tensor<2x5x3xf32>
+  %qo = quant.qcast %r : tensor<2x5x3xf32> to tensor<2x5x3x!out>
+  %y = quant.dcast %qo : tensor<2x5x3x!out> to tensor<2x5x3xf32>
+  return %y : tensor<2x5x3xf32>
+}
+
+// -----
+
+// Weights that differ per batch, and a transposed input, are no single
+// GEMM of the input's rows: both stay float, with a remark.
+!in = !quant.uniform<u8:f32, 0.05:3>
+!w = !quant.uniform<i8:f32, 0.01>
+!out = !quant.uniform<u8:f32, 0.1:10>
+// CHECK-LABEL: func.func @no_single_gemm
+// CHECK: linalg.batch_matmul
+// CHECK: linalg.matmul
+// CHECK-NOT: quanta.qmatmul
+func.func @no_single_gemm(%x: tensor<2x3x4xf32>, %t: tensor<4x3xf32>) -> (tensor<2x3x2xf32>, tensor<3x2xf32>) {
+  %q = quant.qcast %x : tensor<2x3x4xf32> to tensor<2x3x4x!in>
+  %a = quant.dcast %q : tensor<2x3x4x!in> to tensor<2x3x4xf32>
+  %cst = arith.constant dense<0.5> : tensor<2x4x2xf32>
+  %wq = quant.qcast %cst : tensor<2x4x2xf32> to tensor<2x4x2x!w>
+  %w = quant.dcast %wq : tensor<2x4x2x!w> to tensor<2x4x2xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x3x2xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<2x3x2xf32>) -> tensor<2x3x2xf32>
+  // expected-remark @below {{stays float between dequantize and quantize: only matmuls of the input's rows are supported: not a transposed or broadcast input, nor weights that differ per batch}}
+  %mm = linalg.batch_matmul ins(%a, %w : tensor<2x3x4xf32>, tensor<2x4x2xf32>) outs(%init : tensor<2x3x2xf32>) -> tensor<2x3x2xf32>
+  %qo = quant.qcast %mm : tensor<2x3x2xf32> to tensor<2x3x2x!out>
+  %y = quant.dcast %qo : tensor<2x3x2x!out> to tensor<2x3x2xf32>
+  %tq = quant.qcast %t : tensor<4x3xf32> to tensor<4x3x!in>
+  %td = quant.dcast %tq : tensor<4x3x!in> to tensor<4x3xf32>
+  %cst2 = arith.constant dense<0.5> : tensor<4x2xf32>
+  %wq2 = quant.qcast %cst2 : tensor<4x2xf32> to tensor<4x2x!w>
+  %w2 = quant.dcast %wq2 : tensor<4x2x!w> to tensor<4x2xf32>
+  %e2 = tensor.empty() : tensor<3x2xf32>
+  %init2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<3x2xf32>) -> tensor<3x2xf32>
+  // expected-remark @below {{stays float between dequantize and quantize: only matmuls of the input's rows are supported: not a transposed or broadcast input, nor weights that differ per batch}}
+  %mm2 = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>] ins(%td, %w2 : tensor<4x3xf32>, tensor<4x2xf32>) outs(%init2 : tensor<3x2xf32>) -> tensor<3x2xf32>
+  %qo2 = quant.qcast %mm2 : tensor<3x2xf32> to tensor<3x2x!out>
+  %y2 = quant.dcast %qo2 : tensor<3x2x!out> to tensor<3x2xf32>
+  return %y, %y2 : tensor<2x3x2xf32>, tensor<3x2xf32>
+}
+
+// -----
+
 // No bias, s8 input, per-tensor weights with a zero point, a zero fill.
 !in = !quant.uniform<i8:f32, 0.5:-4>
 !w = !quant.uniform<i8:f32, 0.25:2>

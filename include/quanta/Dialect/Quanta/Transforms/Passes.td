@@ -278,8 +278,11 @@ def Quantize : Pass<"quanta-quantize", "ModuleOp"> {
     Replaces `quant.dcast` -> core (weights a quantized float constant; an
     accumulator starting from zero or a broadcast bias) -> optional bias
     add -> optional relu / relu6 / clamp -> `quant.qcast` by one
-    `quanta.qmatmul`. The core is `linalg.matmul`, `linalg.batch_matmul`
-    of batch 1 (TOSA's fully connected layer) or a 2-D convolution
+    `quanta.qmatmul`. The core is `linalg.matmul` (weights [K, N], or
+    [N, K] through the `indexing_maps` of a transposed B: PyTorch's Linear,
+    ONNX's Gemm with transB), `linalg.batch_matmul` with weights broadcast
+    over the batch (a Linear on a [B, M, K] input) or of batch 1 (TOSA's
+    fully connected layer), its batch and rows one M, or a 2-D convolution
     (`conv_2d_nhwc_fhwc`, `conv_2d_nhwc_hwcf`, `conv_2d_nchw_fchw`; any
     strides and dilations). A convolution becomes a GEMM over the im2col
     matrix of the quantized input, which `quanta.qmatmul` reads where it
