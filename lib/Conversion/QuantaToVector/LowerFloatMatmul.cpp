@@ -203,13 +203,15 @@ static std::optional<FloatGemm> matchConvolution(OpBuilder &b,
   const bool nchw = layout == Layout::Nchw;
   Location loc = op.getLoc();
   Value input = op.getDpsInputs()[0], init = op.getDpsInits()[0];
-  if (nchw) {
-    input = transpose(b, loc, input, {0, 2, 3, 1});
-    init = transpose(b, loc, init, {0, 2, 3, 1});
-  }
-  // NHWC shapes from here on.
-  ArrayRef<int64_t> in = cast<RankedTensorType>(input.getType()).getShape();
-  ArrayRef<int64_t> out = cast<RankedTensorType>(init.getType()).getShape();
+  // NHWC shapes from here on (the transposes come once the op matches).
+  auto nhwcShape = [&](Value value) {
+    auto shape =
+        llvm::to_vector<4>(cast<RankedTensorType>(value.getType()).getShape());
+    if (nchw)
+      shape = {shape[0], shape[2], shape[3], shape[1]};
+    return shape;
+  };
+  SmallVector<int64_t, 4> in = nhwcShape(input), out = nhwcShape(init);
   ArrayRef<int64_t> w =
       cast<RankedTensorType>(op.getDpsInputs()[1].getType()).getShape();
   // FHWC: [F, KH, KW, C]; HWCF: [KH, KW, C, F]; FCHW: [F, C, KH, KW].
@@ -245,6 +247,10 @@ static std::optional<FloatGemm> matchConvolution(OpBuilder &b,
           }
           weights[row * filters + f] = (*filter)[at];
         }
+  if (nchw) {
+    input = transpose(b, loc, input, {0, 2, 3, 1});
+    init = transpose(b, loc, init, {0, 2, 3, 1});
+  }
   Value flat = tensor::CollapseShapeOp::create(
       b, loc, input, ArrayRef<ReassociationIndices>{{0, 1, 2, 3}});
   Value matrix = tensor::CollapseShapeOp::create(
