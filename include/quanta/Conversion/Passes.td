@@ -61,8 +61,8 @@ def LowerX86 : Pass<"quanta-lower-x86", "ModuleOp"> {
     its weights [K, N] or, as a fully connected layer's, [N, K]
     (`indexing_maps` of a transposed B), and so does a
     `linalg.batch_matmul` whose weights are broadcast over the batch (or
-    whose batch is 1), its batch and rows one M: weights packed into strips of 8 (16 for
-    `avx512vnni`) columns, 6 x 2 tiles of ymm accumulators (8 x 2 of zmm)
+    whose batch is 1), its batch and rows one M: weights packed into
+    strips of 8 (16 for `avx512vnni`) columns, 6 x 2 tiles of ymm accumulators (8 x 2 of zmm)
     starting from the init tensor, one `vector.fma` per k in k order
     (`quanta.dot_step = "fma"`). Each output is linalg.matmul's sequential
     sum with every step rounded once instead of twice, as production float
