@@ -695,10 +695,10 @@ Value QMatmulLowering::build() {
     rowSums = computeRowSums(storage);
   }
   input = prepareInput(pad ? pad.getSource() : storage);
-  if (image)
+  if (image) {
     groupOffsets = image->groupOffsets(b, loc, segmentGroups, tiling.group);
-  if (image)
     classifyImageRows(flip);
+  }
   if (wordPairs && !widenWeights) {
     SmallVector<int16_t> widened(weights.begin(), weights.end());
     packed = packWeights(ArrayRef<int16_t>(widened), packedElement);
