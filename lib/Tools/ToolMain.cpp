@@ -2,6 +2,7 @@
 
 #include "quanta/Tools/ToolMain.h"
 #include "quanta/Conversion/Passes.h"
+#include "quanta/Dialect/Quanta/IR/QuantaDialect.h"
 #include "quanta/Dialect/Quanta/Transforms/Jit.h"
 #include "quanta/Dialect/Quanta/Transforms/Passes.h"
 
@@ -23,6 +24,19 @@ static llvm::cl::opt<std::string> inputFile(llvm::cl::Positional,
                                             llvm::cl::Required);
 
 static llvm::cl::opt<std::string>
+    triple("target-triple",
+           llvm::cl::desc("the target (default: this machine), e.g. "
+                          "aarch64-linux-gnu"));
+static llvm::cl::opt<std::string>
+    cpu("mcpu", llvm::cl::desc("the target CPU (default: this machine's for "
+                               "its own triple, else the triple's generic "
+                               "CPU), e.g. neoverse-n1"));
+static llvm::cl::opt<std::string>
+    features("mattr",
+             llvm::cl::desc("target features on top of the CPU's, as llc's "
+                            "-mattr: +dotprod,-i8mm"));
+
+static llvm::cl::opt<std::string>
     pipeline("pass-pipeline",
              llvm::cl::desc("passes to run before lowering, as for quant-opt: "
                             "'builtin.module(...)' or the bare list"));
@@ -42,23 +56,36 @@ static LogicalResult runPassPipeline(ModuleOp module) {
   return pm.run(module);
 }
 
-int quanta::quantaToolMain(int argc, char **argv, StringRef description,
-                           llvm::function_ref<LogicalResult(ModuleOp)> body) {
+int quanta::quantaToolMain(
+    int argc, char **argv, StringRef description,
+    llvm::function_ref<LogicalResult(ModuleOp, const TargetDescription &)>
+        body) {
   llvm::InitLLVM init(argc, argv);
   registerAllPasses();
   registerQuantaPassesAndPipelines();
   registerQuantaConversionPasses();
   llvm::cl::ParseCommandLineOptions(argc, argv, description);
+  const StringRef tool = llvm::sys::path::filename(argv[0]);
+  llvm::Expected<TargetDescription> target =
+      TargetDescription::fromLLVM(triple, cpu, features);
+  if (!target) {
+    llvm::errs() << tool << ": error: " << llvm::toString(target.takeError())
+                 << "\n";
+    return 1;
+  }
 
   DialectRegistry registry;
   registerJitDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  // Errors point at the source line; the op as lowered would repeat its
+  // constants (weights) in full.
+  context.printOpOnDiagnostic(false);
 
   std::string error;
   auto file = openInputFile(inputFile, &error);
   if (!file) {
-    llvm::errs() << llvm::sys::path::filename(argv[0]) << ": " << error << "\n";
+    llvm::errs() << tool << ": " << error << "\n";
     return 1;
   }
   llvm::SourceMgr sourceMgr;
@@ -66,7 +93,10 @@ int quanta::quantaToolMain(int argc, char **argv, StringRef description,
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
   OwningOpRef<ModuleOp> module =
       parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
-  if (!module || (!pipeline.empty() && failed(runPassPipeline(*module))))
+  if (!module)
     return 1;
-  return failed(body(*module)) ? 1 : 0;
+  setModuleTarget(*module, *target);
+  if (!pipeline.empty() && failed(runPassPipeline(*module)))
+    return 1;
+  return failed(body(*module, *target)) ? 1 : 0;
 }

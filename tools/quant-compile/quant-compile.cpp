@@ -4,11 +4,13 @@
 //       [--pass-pipeline='builtin.module(...)'] [--target-triple=T]
 //       [--mcpu=CPU] [--mattr=+f1,-f2]
 //
-// Optionally runs a pass pipeline (e.g. quanta-quantize, quanta-lower-x86),
-// then lowers every public function with quanta-lower-to-llvm, the JIT's
-// lowering, and writes a position-independent object file for the target
-// (default: this machine, its CPU and features) and a C header declaring
-// how to call each function.
+// Optionally runs a pass pipeline (e.g. quanta-quantize, quanta-lower-x86 or
+// quanta-lower-neon, which lower for the target given here), checks that
+// the result only uses instructions the target has, then lowers every
+// public function with quanta-lower-to-llvm, the JIT's lowering, and
+// writes a position-independent object file for the target (default: this
+// machine, its CPU and features) and a C header declaring how to call each
+// function.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,17 +29,10 @@ static cl::opt<std::string> objectFile("o", cl::desc("the object file"),
 static cl::opt<std::string> headerFile("header",
                                        cl::desc("the C header (default: none)"),
                                        cl::value_desc("path"));
-static cl::opt<std::string>
-    triple("target-triple", cl::desc("the target (default: this machine)"));
-static cl::opt<std::string>
-    cpu("mcpu", cl::desc("the target CPU (default: this machine's for its "
-                         "own triple, else the triple's generic CPU)"));
-static cl::opt<std::string>
-    features("mattr", cl::desc("extra target features, e.g. +avx2,+fma"));
 
-static LogicalResult compile(ModuleOp module) {
+static LogicalResult compile(ModuleOp module,
+                             const quanta::TargetDescription &target) {
   Location loc = module.getLoc();
-  quanta::ObjectFileOptions options{triple, cpu, features};
   std::string error;
   // The header first: it describes the tensor signatures, which lowering
   // replaces by descriptors.
@@ -45,7 +40,7 @@ static LogicalResult compile(ModuleOp module) {
     auto header = openOutputFile(headerFile, &error);
     if (!header)
       return emitError(loc) << "cannot write the header: " << error;
-    if (failed(quanta::emitCHeader(module, quanta::getToolInputFile(), options,
+    if (failed(quanta::emitCHeader(module, quanta::getToolInputFile(), target,
                                    header->os())))
       return failure();
     header->keep();
@@ -53,7 +48,7 @@ static LogicalResult compile(ModuleOp module) {
   auto object = openOutputFile(objectFile, &error);
   if (!object)
     return emitError(loc) << "cannot write the object file: " << error;
-  if (failed(quanta::emitObjectFile(module, options, object->os())))
+  if (failed(quanta::emitObjectFile(module, target, object->os())))
     return failure();
   object->keep();
   return success();

@@ -11,10 +11,16 @@
 // --benchmark it then repeats the call N times and prints the time per
 // call (best and median) and, given --ops-per-call, the rate in GOPS.
 //
+// With --target-triple=aarch64-linux-gnu [--mcpu=... --mattr=...] the
+// pipeline lowers for that target (quanta-lower-neon), and the function is
+// compiled as quant-compile would, linked with a generated driver and run
+// under qemu-aarch64 -cpu <--qemu-cpu>, with the same .npy in and out.
+//
 //===----------------------------------------------------------------------===//
 
 #include "quanta/Dialect/Quanta/Transforms/Jit.h"
 #include "quanta/Runtime/NumpyFile.h"
+#include "quanta/Target/Emulator.h"
 #include "quanta/Tools/ToolMain.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -38,6 +44,12 @@ static cl::list<std::string>
     outputs("output", cl::desc("where to write a result (.npy), in order"));
 static cl::opt<unsigned> benchmark("benchmark", cl::desc("time N more calls"),
                                    cl::init(0));
+static cl::opt<std::string> emulatorCpu(
+    "qemu-cpu",
+    cl::desc("the CPU model qemu emulates when the target is another "
+             "architecture (AArch64): cortex-a72 (no dotprod), neoverse-n1 "
+             "(dotprod), max (dotprod and i8mm), ..."),
+    cl::init("max"));
 static cl::opt<double> opsPerCall("ops-per-call",
                                   cl::desc("operations per call, to print "
                                            "GOPS with --benchmark"),
@@ -98,7 +110,26 @@ checkSignatureTypes(Location loc, TypeRange types, StringRef what) {
   return kinds;
 }
 
-static LogicalResult run(ModuleOp module) {
+/// Writes each result to its --output file.
+static LogicalResult
+writeResults(Location loc,
+             ArrayRef<std::pair<RankedTensorType, ArrayKind>> resultKinds,
+             const std::vector<std::vector<char>> &results) {
+  for (auto [index, path] : llvm::enumerate(outputs)) {
+    auto &[tensor, kind] = resultKinds[index];
+    std::vector<int64_t> shape(tensor.getShape().begin(),
+                               tensor.getShape().end());
+    if (auto status =
+            quanta::runtime::writeNpy(path, kind.descrs.front().str(), shape,
+                                      results[index].data(), kind.elementSize);
+        !status)
+      return emitError(loc) << status.getMessage();
+  }
+  return success();
+}
+
+static LogicalResult run(ModuleOp module,
+                         const quanta::TargetDescription &target) {
   Location loc = module.getLoc();
   func::FuncOp entry;
   for (auto func : module.getOps<func::FuncOp>()) {
@@ -158,11 +189,27 @@ static LogicalResult run(ModuleOp module) {
     }
   }
   std::vector<std::vector<char>> results;
+  if (!target.isHostArch()) {
+    if (benchmark > 0)
+      return emitError(loc) << "--benchmark times code on this machine's "
+                            << "architecture only: under emulation the "
+                            << "times mean nothing";
+    SmallVector<ArrayRef<char>> inputBytes;
+    for (const quanta::runtime::NumpyArray &array : arrays)
+      inputBytes.push_back(array.bytes);
+    auto emulated = quanta::runUnderEmulator(module, entry, target,
+                                             emulatorCpu, inputBytes);
+    if (failed(emulated))
+      return failure();
+    results = std::move(*emulated);
+    return writeResults(loc, *resultKinds, results);
+  }
   for (auto &[tensor, kind] : *resultKinds)
     results.emplace_back(tensor.getNumElements() * kind.elementSize);
 
   quanta::exposeCInterface(entry);
-  auto engine = quanta::compileForJit(module, "quant-run");
+  auto engine =
+      quanta::compileForJit(module, "quant-run", /*extra=*/{}, &target);
   if (failed(engine))
     return failure();
   SmallVector<quanta::MemRefDescriptor> descriptors;
@@ -180,18 +227,8 @@ static LogicalResult run(ModuleOp module) {
                             << "' failed: " << llvm::toString(std::move(error));
     return success();
   };
-  if (failed(call()))
+  if (failed(call()) || failed(writeResults(loc, *resultKinds, results)))
     return failure();
-  for (auto [index, path] : llvm::enumerate(outputs)) {
-    auto &[tensor, kind] = (*resultKinds)[index];
-    std::vector<int64_t> shape(tensor.getShape().begin(),
-                               tensor.getShape().end());
-    if (auto status =
-            quanta::runtime::writeNpy(path, kind.descrs.front().str(), shape,
-                                      results[index].data(), kind.elementSize);
-        !status)
-      return emitError(loc) << status.getMessage();
-  }
 
   if (benchmark > 0) {
     std::vector<double> seconds;

@@ -9,6 +9,15 @@ def LowerX86 : Pass<"quanta-lower-x86", "ModuleOp"> {
   let summary = "Lower quanta.qmatmul (and f32 matmuls and convolutions "
                 "with constant weights) to tiled, vectorized code for x86";
   let description = [{
+    The target is a typed description (architecture and features, see
+    `include/quanta/Target/TargetDescription.h`) resolved once from the
+    `isa` option: a named level, this machine, or by default the module's
+    `quanta.target` attribute (`x86_64+avx2+fma`, ...), which
+    `quant-compile` and `quant-run` set from their `--target-triple`,
+    `--mcpu` and `--mattr` before running a pipeline. A target of another
+    architecture is an error (`quanta-lower-neon` lowers for AArch64).
+
+
     Packs each `quanta.qmatmul`'s weights at compile time into strips of 8
     (16 for zmm) output columns and emits a register-tiled kernel (scf loops over
     vector ops on tensors) whose inner step is chosen per ISA:
@@ -88,9 +97,11 @@ def LowerX86 : Pass<"quanta-lower-x86", "ModuleOp"> {
     elementwise integer ops) use zmm too instead of LLVM's default ymm.
   }];
   let options = [
-    Option<"isa", "isa", "std::string", /*default=*/"\"host\"",
-           "host (the best this machine has), avx512vnni, avxvnni, avx2 or "
-           "generic">,
+    Option<"isa", "isa", "std::string", /*default=*/"\"target\"",
+           "target (the module's `quanta.target`, which quant-compile and "
+           "quant-run set from --target-triple, --mcpu and --mattr; else "
+           "this machine), host (this machine), avx512vnni, avxvnni, avx2 "
+           "or generic">,
     Option<"lowerFloat", "float", "bool", /*default=*/"true",
            "also lower f32 matmuls, batch matmuls and 2-D convolutions "
            "with constant weights to tiled FMA code">,
@@ -98,6 +109,76 @@ def LowerX86 : Pass<"quanta-lower-x86", "ModuleOp"> {
   let dependentDialects = [
     "::mlir::affine::AffineDialect",
     "::mlir::arith::ArithDialect",
+    "::mlir::quanta::QuantaDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::quant::QuantDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
+def LowerNeon : Pass<"quanta-lower-neon", "ModuleOp"> {
+  let summary = "Lower quanta.qmatmul (and f32 matmuls and convolutions "
+                "with constant weights) to tiled NEON code for AArch64";
+  let description = [{
+    The AArch64 side of the kernel design of `quanta-lower-x86`, with the
+    same packing at compile time, register tiles, single k loop, fused
+    requantizing epilogue, image windows and skipped padding taps; each
+    feature level supplies its tile shape, packing layout and dot step:
+
+    - `i8mm` (Neoverse V1/N2, Graviton 3 and later): `usmmla` for u8
+      inputs, `smmla` for s8 (`arm_neon.intr.usmmla`/`smmla`), a 2 x 8 block
+      of two input rows times an 8 x 2 block of weights into 2 x 2 i32
+      accumulators per instruction. The input is first packed into row
+      pairs (a convolution's through its window, from the padded image),
+      so that each smmla operand is one 16-byte load; tiles of 4 row pairs
+      x 8 columns.
+    - `dotprod` (ARMv8.2: Cortex-A76, Neoverse N1 and later): `sdot`
+      (`arm_neon.intr.sdot`) in its by-element form: a 16-byte load of a
+      row gives the inputs of 4 k groups, each taken from one 32-bit lane,
+      so that the vector pipes do no broadcasts. u8 inputs are flipped to
+      s8 (xor 0x80) and 128 times each column's weight sum is added to the
+      column offsets, as XNNPACK does: exact for every range. Tiles of 8
+      rows x 8 columns.
+    - `baseline` (ARMv8.0: Cortex-A53/A72, Raspberry Pi 3/4): `smull`
+      (s8 x s8 into exact i16 products; u8 inputs flipped as for sdot) and
+      `sadalp` (pairs of products added into i32), each accumulator
+      holding 4 partial sums per column, added up (addp) after the k loop.
+      Tiles of 4 rows x 4 columns, 16 k per step.
+
+    Upstream MLIR has no vector.contract -> sdot lowering, and its
+    vector.contract -> smmla lowering needs an N x K right operand with
+    even M and N and K % 8 == 0 and leaves packing and the epilogue to the
+    caller, so the steps are emitted directly; the pairwise add (`saddlp`),
+    which `arm_neon` lacks, is a `quanta.intrinsic`.
+
+    The epilogue computes the numeric library's requantization exactly as
+    the x86 kernels do (64-bit products, rounding, shift, zero point,
+    clamp): the same bytes for every input. f32 matmuls and convolutions
+    with constant weights become the same tiles with `fmla` by element
+    (`quanta.dot_step = "fmla"`), NCHW <-> NHWC transposes 16x16 vector
+    tiles; what `quanta-quantize` leaves as integer loops (depthwise
+    convolutions, elementwise ops, pooling, tables) is vectorized by LLVM
+    for the target.
+
+    The target is resolved as for `quanta-lower-x86`: `features` names a
+    level, or by default the module's `quanta.target` (set by
+    `quant-compile --target-triple=aarch64-linux-gnu --mcpu=...`) or this
+    machine, which must then be an AArch64 one.
+  }];
+  let options = [
+    Option<"features", "features", "std::string", /*default=*/"\"target\"",
+           "target (the module's `quanta.target`, else this machine), host, "
+           "i8mm, dotprod or baseline">,
+    Option<"lowerFloat", "float", "bool", /*default=*/"true",
+           "also lower f32 matmuls, batch matmuls and 2-D convolutions "
+           "with constant weights to tiled fmla code">,
+  ];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::arm_neon::ArmNeonDialect",
     "::mlir::quanta::QuantaDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::quant::QuantDialect",

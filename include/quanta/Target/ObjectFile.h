@@ -11,23 +11,19 @@
 #ifndef QUANTA_TARGET_OBJECTFILE_H
 #define QUANTA_TARGET_OBJECTFILE_H
 
+#include "quanta/Target/TargetDescription.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <string>
 
-namespace mlir::quanta {
+namespace llvm {
+class Module;
+} // namespace llvm
 
-struct ObjectFileOptions {
-  /// The target triple; empty for the host's.
-  std::string triple;
-  /// The CPU; empty for the host's CPU when compiling for the host, and
-  /// the triple's generic CPU otherwise.
-  std::string cpu;
-  /// Extra target features, as for llc's -mattr (e.g. "+avx2,+fma").
-  std::string features;
-};
+namespace mlir::quanta {
 
 /// The public functions of `module` that get a C interface: defined,
 /// public, with static tensor signatures of f32/f64/integer/8-bit quantized
@@ -37,17 +33,28 @@ FailureOr<SmallVector<func::FuncOp>> getCInterfaceFunctions(ModuleOp module);
 /// Writes a C header declaring, for each function of
 /// getCInterfaceFunctions, the memref descriptor types and the
 /// `_mlir_ciface_<name>` entry point (arguments, then results as
-/// caller-owned out-parameters), plus a `<name>_run` inline wrapper over
-/// plain contiguous buffers. `origin` is named in the header's comment.
+/// caller-owned out-parameters), a `<name>_run` inline wrapper over plain
+/// contiguous buffers and `<name>_missing_cpu_feature` (addCpuCheck).
+/// `origin` is named in the header's comment.
 LogicalResult emitCHeader(ModuleOp module, StringRef origin,
-                          const ObjectFileOptions &options,
+                          const TargetDescription &target,
                           llvm::raw_ostream &os);
 
-/// Lowers `module` in place to LLVM (buildLowerToLLVMPipeline, C interfaces
-/// for the functions of getCInterfaceFunctions), optimizes it at -O3 and
-/// writes a position-independent object file for the target to `os`.
-LogicalResult emitObjectFile(ModuleOp module, const ObjectFileOptions &options,
+/// Checks that `module` only uses instructions `target` has
+/// (verifyRunsOn), lowers it in place to LLVM (buildLowerToLLVMPipeline, C
+/// interfaces for the functions of getCInterfaceFunctions), adds the CPU
+/// check (addCpuCheck), optimizes it at -O3 and writes a
+/// position-independent object file for `target` (resolved from a triple:
+/// TargetDescription::fromLLVM) to `os`.
+LogicalResult emitObjectFile(ModuleOp module, const TargetDescription &target,
                              llvm::raw_pwrite_stream &os);
+
+/// Makes each of `functions` (their `_mlir_ciface_` entry points) check at
+/// its first call that the CPU has every feature of `target`, and report
+/// the missing one and abort otherwise; adds `const char
+/// *<function>_missing_cpu_feature(void)` for each (CpuCheck.cpp).
+void addCpuCheck(llvm::Module &module, const TargetDescription &target,
+                 llvm::ArrayRef<std::string> functions);
 
 } // namespace mlir::quanta
 

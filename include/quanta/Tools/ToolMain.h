@@ -8,18 +8,25 @@
 #ifndef QUANTA_TOOLS_TOOLMAIN_H
 #define QUANTA_TOOLS_TOOLMAIN_H
 
+#include "quanta/Target/TargetDescription.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 
 namespace mlir::quanta {
 
 /// Registers MLIR's and Quanta's passes and dialects, parses the command
-/// line (the tool's own options, a positional `<module>` and
-/// `--pass-pipeline`), parses the module file, runs the pipeline on it and
-/// calls `body` on the result, diagnostics shown against the source.
+/// line (the tool's own options, a positional `<module>`,
+/// `--pass-pipeline` and the target: `--target-triple`, `--mcpu`,
+/// `--mattr`), resolves the target once (TargetDescription::fromLLVM; this
+/// machine's by default), parses the module file, records the target on it
+/// (`quanta.target`, which the kernel lowerings read), runs the pipeline on
+/// it and calls `body` on the result, diagnostics shown against the source.
 /// Returns the process exit code.
-int quantaToolMain(int argc, char **argv, StringRef description,
-                   llvm::function_ref<LogicalResult(ModuleOp)> body);
+int quantaToolMain(
+    int argc, char **argv, StringRef description,
+    llvm::function_ref<LogicalResult(ModuleOp, const TargetDescription &)>
+        body);
 
 /// The module file's path, once quantaToolMain has parsed the command line.
 StringRef getToolInputFile();

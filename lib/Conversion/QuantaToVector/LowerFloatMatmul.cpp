@@ -21,6 +21,7 @@
 
 #include "TiledGemm.h"
 
+#include "quanta/Target/TargetDescription.h"
 #include "quanta/Utils/MatmulLayout.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -49,10 +50,10 @@ struct FloatGemm {
 class FloatGemmLowering : public TiledGemm {
 public:
   FloatGemmLowering(Operation *op, const GemmTiling &tiling,
-                    const FloatGemm &gemm)
+                    const FloatGemm &gemm, StringRef stepName)
       : TiledGemm(op, tiling, gemm.m, gemm.k, gemm.n,
                   gemm.image ? gemm.image->kernelH * gemm.image->kernelW : 1),
-        gemm(gemm) {}
+        gemm(gemm), stepName(stepName) {}
 
   Value build() {
     Type f32 = b.getF32Type();
@@ -61,7 +62,7 @@ public:
     packed = packWeights(ArrayRef<float>(gemm.weights), f32);
     if (gemm.image)
       groupOffsets = gemm.image->groupOffsets(b, loc, segmentGroups, 1);
-    return emitTiles(gemm.init, "fma");
+    return emitTiles(gemm.init, stepName);
   }
 
 private:
@@ -76,17 +77,30 @@ private:
   Value rowBase(Value row) override {
     return gemm.image ? gemm.image->rowStart(b, loc, row) : row;
   }
+  /// Where input k of the row at `base` is.
+  SmallVector<Value> inputIndices(Value base, Value kk) {
+    if (!gemm.image)
+      return {base, kk};
+    return {arith::AddIOp::create(
+        b, loc, base, tensor::ExtractOp::create(b, loc, groupOffsets, kk))};
+  }
   Value broadcastInput(Value base, Value kk) override {
     Value value =
-        gemm.image
-            ? tensor::ExtractOp::create(
-                  b, loc, gemm.input,
-                  ValueRange{arith::AddIOp::create(
-                      b, loc, base,
-                      tensor::ExtractOp::create(b, loc, groupOffsets, kk))})
-            : tensor::ExtractOp::create(b, loc, gemm.input,
-                                        ValueRange{base, kk});
+        tensor::ExtractOp::create(b, loc, gemm.input, inputIndices(base, kk));
     return vector::BroadcastOp::create(b, loc, accumulatorType, value);
+  }
+  /// groupsPerLoad inputs in one load, each taken by a by-element fmla
+  /// (NEON: fmla v.4s, v.4s, v.s[index]).
+  Value loadInputs(Value base, Value kk) override {
+    Value pad = createConstant(b.getF32FloatAttr(0.0f));
+    return vector::TransferReadOp::create(
+        b, loc, VectorType::get({tiling.groupsPerLoad}, b.getF32Type()),
+        gemm.input, inputIndices(base, kk), pad, ArrayRef<bool>{true});
+  }
+  Value inputOfGroup(Value inputs, int64_t index) override {
+    return vector::BroadcastOp::create(
+        b, loc, accumulatorType,
+        vector::ExtractOp::create(b, loc, inputs, ArrayRef<int64_t>{index}));
   }
   Value dot(Value acc, Value lhs, Value rhs) override {
     return vector::FMAOp::create(b, loc, lhs, rhs, acc);
@@ -94,17 +108,30 @@ private:
   Value finish(Value acc, Value, Value) override { return acc; }
 
   const FloatGemm &gemm;
+  StringRef stepName;
   Value groupOffsets;
 };
 } // namespace
 
-/// Registers per ISA: 16 ymm hold a 6 x 2 tile (12 accumulators, 2 weight
-/// vectors, 1 broadcast); 32 zmm an 8 x 2 one. The one-row tile needs more
-/// accumulators than the FMA latency times its ports to stay busy.
-static GemmTiling getFloatTiling(StringRef isa) {
-  if (isa == "avx512vnni")
-    return {16, 1, 8, 2, 2, 4, 1};
-  return {8, 1, 6, 2, 2, 8, 1};
+/// Registers per target: 16 ymm hold a 6 x 2 tile (12 accumulators, 2
+/// weight vectors, 1 broadcast); 32 zmm an 8 x 2 one. The one-row tile
+/// needs more accumulators than the FMA latency times its ports to stay
+/// busy. 32 NEON q registers hold 8 x 2 accumulators of 4 lanes, 8 rows'
+/// inputs of 4 k each (loaded once for 4 by-element fmla) and 2 weight
+/// vectors.
+static GemmTiling getFloatTiling(const TargetDescription &target) {
+  switch (target.getArch()) {
+  case TargetArch::AArch64:
+    return {4, 1, 8, 2, 4, 4, 1, 0, 0, /*rowsPerDot=*/1, /*groupsPerLoad=*/4,
+            /*stripInterleave=*/2};
+  case TargetArch::X86_64:
+    if (target.has(TargetFeature::Avx512F))
+      return {16, 1, 8, 2, 2, 4, 1};
+    return {8, 1, 6, 2, 2, 8, 1};
+  case TargetArch::Other:
+    return {4, 1, 4, 2, 2, 4, 1};
+  }
+  llvm_unreachable("unknown architecture");
 }
 
 /// The values of the f32 constant `value`, if it is one.
@@ -268,7 +295,7 @@ static std::optional<FloatGemm> matchConvolution(OpBuilder &b,
 }
 
 LogicalResult mlir::quanta::lowerFloatGemm(Operation *operation,
-                                           StringRef isa) {
+                                           const TargetDescription &target) {
   auto op = dyn_cast<linalg::LinalgOp>(operation);
   if (!op)
     return failure();
@@ -280,9 +307,13 @@ LogicalResult mlir::quanta::lowerFloatGemm(Operation *operation,
     gemm = matchConvolution(b, op);
   if (!gemm)
     return failure();
-  GemmTiling tiling = getFloatTiling(isa);
-  Value result = FloatGemmLowering(operation, tiling, *gemm).build();
-  requireVectorWidth(operation, tiling.lanes * 32);
+  GemmTiling tiling = getFloatTiling(target);
+  const bool neon = target.getArch() == TargetArch::AArch64;
+  Value result =
+      FloatGemmLowering(operation, tiling, *gemm, neon ? "fmla" : "fma")
+          .build();
+  if (target.getArch() == TargetArch::X86_64)
+    requireVectorWidth(operation, tiling.lanes * 32);
   // The M x N result back in the op's shape: rows (batch, m) or
   // (n, oh, ow), then NCHW's transpose.
   auto type = cast<RankedTensorType>(operation->getResult(0).getType());

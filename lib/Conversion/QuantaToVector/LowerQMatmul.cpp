@@ -8,12 +8,18 @@
 // A target is a DotStep: how g products per lane are accumulated. x86 has
 // four (AVX-512 VNNI vpdpbusd on zmm; AVX-VNNI vpdpbusd on ymm; AVX2 vpmaddubsw
 // + vpmaddwd, used only where the operand ranges rule out its i16 saturation;
-// AVX2 sign-extended vpmaddwd, exact for every range) and a generic one in
-// plain vector arithmetic. The NEON lowering adds sdot/smlal steps to the same
-// builder. Upstream x86vector has no vpmaddubsw/vpmaddwd/vpdpbusd op (its
-// avx.dot.i8 is AVX-VNNI-INT8 vpdpbssd), so the steps are quanta.intrinsic
-// ops naming the LLVM intrinsic (llvm.call_intrinsic would block buffer
-// deallocation, which cannot know its memory effects).
+// AVX2 sign-extended vpmaddwd, exact for every range), AArch64 three (sdot
+// by element; smmla/usmmla on row pairs; smull + sadalp, ARMv8.0) and a
+// generic one in plain vector arithmetic for any target. Upstream x86vector
+// has no vpmaddubsw/vpmaddwd/vpdpbusd op (its avx.dot.i8 is AVX-VNNI-INT8
+// vpdpbssd), so the x86 steps are quanta.intrinsic ops naming the LLVM
+// intrinsic (llvm.call_intrinsic would block buffer deallocation, which
+// cannot know its memory effects); the AArch64 steps use upstream
+// arm_neon ops where they exist (sdot, smmla, usmmla, smull) and
+// quanta.intrinsic for saddlp, which arm_neon lacks. Upstream has no
+// vector.contract -> sdot lowering, and its contract -> smmla one needs
+// an N x K right operand with even M and N and K % 8 == 0, with no control
+// over packing or the epilogue: the steps are emitted directly.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,11 +27,14 @@
 
 #include "quanta/Dialect/Quanta/IR/QuantaOps.h"
 #include "quanta/Numerics/IntegerKernels.h"
+#include "quanta/Target/TargetDescription.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ArmNeon/ArmNeonDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Quant/IR/Quant.h"
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Matchers.h"
@@ -48,15 +57,35 @@ enum class DotStep {
   MaddWd,
   /// extend, multiply and reduce groups of 4 in vector arithmetic.
   Generic,
+  /// AArch64 dotprod: sdot (s8 x s8, 4 products per lane, exact), taking
+  /// its input's 4 bytes from one 32-bit lane of a 16-byte load (the
+  /// by-element form), so that the vector pipes do nothing else.
+  NeonDot,
+  /// AArch64 i8mm: usmmla (u8 x s8) or smmla (s8 x s8): a 2 x 8 block of
+  /// two input rows times an 8 x 2 block of weights into 2 x 2 i32
+  /// accumulators, exact. The input is packed into row pairs first.
+  NeonMmla,
+  /// ARMv8.0: smull (s8 x s8 into exact i16 products) and sadalp (pairs of
+  /// them added into i32), the accumulators holding 4 partial sums per
+  /// column, added up after the k loop.
+  NeonWiden,
 };
+
+/// The sign the dot step reads its input bytes with. An input of the other
+/// sign is flipped (xor 0x80: x + 128 as u8, x - 128 as s8), the column
+/// offsets absorbing the difference.
+enum class InputSign { Any, Unsigned, Signed };
 
 struct KernelShape {
   DotStep step;
   GemmTiling tiling;
-  /// The input converted to u8 by flipping the sign bit (u8 x s8 steps).
-  bool flipSignedInput;
+  InputSign inputSign;
   /// Outputs narrowed by x86's saturating packs (TiledGemm's pairedStrips).
   bool packs;
+  /// The epilogue multiplies even and odd i32 lanes and keeps the high
+  /// words where it can (x86, which shifts 64-bit lanes only with
+  /// AVX-512); else it works in 64-bit lanes throughout (shiftWide).
+  bool highHalves;
   StringRef name;
 };
 } // namespace
@@ -67,15 +96,55 @@ static KernelShape getKernelShape(DotStep step) {
   // tile of 4 strips (a 196 x 256 x 2304 GEMM, its last 4 rows in a half
   // tile: 0.311 ms instead of 0.314 with 2).
   case DotStep::Vnni512:
-    return {step, {16, 4, 8, 2, 4, 4, 2, 6, 4}, true, true, "vpdpbusd.512"};
+    return {step,           {16, 4, 8, 2, 4, 4, 2, 6, 4}, InputSign::Unsigned,
+            true,           true,
+            "vpdpbusd.512"};
   case DotStep::Vnni:
-    return {step, {8, 4, 6, 2, 2, 4, 2}, true, true, "vpdpbusd"};
+    return {step, {8, 4, 6, 2, 2, 4, 2}, InputSign::Unsigned, true, true,
+            "vpdpbusd"};
   case DotStep::MaddUbs:
-    return {step, {8, 4, 4, 2, 2, 4, 2}, true, true, "vpmaddubsw+vpmaddwd"};
+    return {step, {8, 4, 4, 2, 2, 4, 2}, InputSign::Unsigned,
+            true, true,                  "vpmaddubsw+vpmaddwd"};
   case DotStep::MaddWd:
-    return {step, {8, 2, 4, 2, 2, 4, 2}, false, true, "vpmaddwd"};
+    return {step, {8, 2, 4, 2, 2, 4, 2}, InputSign::Any, true, true,
+            "vpmaddwd"};
   case DotStep::Generic:
-    return {step, {8, 4, 4, 2, 2, 4, 2}, false, false, "generic"};
+    return {step, {8, 4, 4, 2, 2, 4, 2}, InputSign::Any, false, true,
+            "generic"};
+  // 32 q registers. sdot: 7 x 3 accumulators, 7 input loads (4 k groups
+  // each) and 3 weight vectors per group: 84 sdot to 19 loads a step,
+  // which keeps a Neoverse N1's dispatch (3 uops a cycle; 2 per 16-byte
+  // load, 3 per ldp) below its 2 sdot a cycle (llvm-mca: 8 x 2 tiles of
+  // the same design 91% of the sdot peak, 7 x 3 98%). The half tile has 3
+  // rows of 3 strips, the one-row tile 3 strips.
+  case DotStep::NeonDot:
+    return {step,
+            {4, 4, 7, 3, 3, 3, 1, 0, 0, /*rowsPerDot=*/1,
+             /*groupsPerLoad=*/4, /*stripInterleave=*/3},
+            InputSign::Signed,
+            false,
+            false,
+            "sdot"};
+  // 4 row pairs x 2 strips of 2 x 2 column pairs: 16 accumulators, 4
+  // packed input loads and 4 weight loads per 16 smmla.
+  case DotStep::NeonMmla:
+    return {step,
+            {4, 8, 8, 2, 4, 4, 1, 0, 0, /*rowsPerDot=*/2,
+             /*groupsPerLoad=*/1, /*stripInterleave=*/2},
+            InputSign::Any,
+            false,
+            false,
+            "smmla"};
+  // 4 rows x 1 strip, each accumulator 4 q registers (4 partial sums of
+  // 4 columns): 16 accumulator registers, 4 input and 4 weight loads per
+  // 32 smull and 32 sadalp.
+  case DotStep::NeonWiden:
+    return {step,
+            {4, 16, 4, 1, 2, 2, 1},
+            InputSign::Signed,
+            false,
+            false,
+            "smull+sadalp"};
   }
   llvm_unreachable("unknown dot step");
 }
@@ -112,22 +181,35 @@ public:
 private:
   Value initialAccumulator(Value output, Value row, Value column,
                            bool inBounds) override;
+  Value rowBase(Value row) override;
   Value broadcastInput(Value base, Value kGroup) override;
+  Value loadInputs(Value base, Value kGroup) override;
+  Value inputOfGroup(Value inputs, int64_t index) override;
   Value dot(Value acc, Value lhs, Value rhs) override;
+  Value toAccumulator(ArrayRef<Value> rows) override;
+  SmallVector<Value> fromAccumulator(Value acc) override;
   Value finish(Value acc, Value row, Value column) override;
   Value narrowPairs(ArrayRef<Value> outputs) override;
 
   Value constantTensor(ArrayRef<int32_t> values);
   Value constantTensor64(ArrayRef<int64_t> values);
   Value prepareInput(Value storage);
+  Value packRowPairs(Value prepared);
+  Value readInput(VectorType type, Value base, Value kGroup,
+                  Value from = {});
   Value computeRowSums(Value storage);
   Value shiftHighHalves(Value acc, Value column);
   Value shiftWide(Value acc, Value column);
-  void classifyImageRows(bool flip);
+  void classifyImageRows();
 
   QMatmulOp op;
   KernelShape shape;
   bool signedInput = false, hasWeightZeroPoints = false;
+  /// What the dot step reads for every stored input value: x + flipDelta
+  /// (0, or +-128 where the sign bit is flipped; see InputSign).
+  int64_t flipDelta = 0;
+  /// The input packed into row pairs (NeonMmla; packRowPairs).
+  bool rowPairs = false;
   /// Every column shifts by t >= 32 (see shiftHighHalves).
   bool highHalfShifts = false;
   /// Every column shifts by t >= 33: the rounding is added to the high
@@ -136,7 +218,8 @@ private:
   bool roundHighWords = false, zeroPointFolded = false;
   ArrayRef<int8_t> weights;
   /// An implicit im2col input: its window over the padded image, or over
-  /// the image inside `pad` when the kernel skips the padding's taps.
+  /// the image inside `pad` when the kernel skips the padding's taps (all
+  /// steps but NeonMmla, whose row pairs are packed from the padded image).
   std::optional<ImageWindow> image;
   tensor::PadOp pad;
   Value input, groupOffsets, offsets, multipliers, roundingEven, roundingOdd,
@@ -144,6 +227,9 @@ private:
   VectorType i32Vector, i64Vector;
   /// The dot step's input operand (i16 pairs for vpmaddwd, else bytes).
   VectorType lhsVector;
+  /// What readInput reads per k group: the g bytes of one row, or with
+  /// rowPairs a pair's 2g.
+  VectorType groupVector;
   /// vpmaddwd reading s8 weights (see build).
   bool widenWeights = false;
 };
@@ -182,7 +268,9 @@ QMatmulLowering::QMatmulLowering(QMatmulOp op, const KernelShape &shape,
                 op.getConvWindow()
                     ? op.getConvWindow()->kernelH * op.getConvWindow()->kernelW
                     : 1),
-      op(op), shape(shape), weights(weights), pad(getSkippablePad(op)) {
+      op(op), shape(shape), weights(weights),
+      pad(shape.step == DotStep::NeonMmla ? tensor::PadOp()
+                                          : getSkippablePad(op)) {
   if (std::optional<QMatmulOp::Window> window = op.getConvWindow()) {
     ArrayRef<int64_t> shape = op.getInput().getType().getShape();
     ArrayRef<int64_t> stored =
@@ -222,12 +310,13 @@ Value QMatmulLowering::constantTensor64(ArrayRef<int64_t> values) {
                                    DenseElementsAttr::get(type, values));
 }
 
-/// The input as the kernel reads it: u8 (sign bit flipped) for u8 x s8
-/// steps, i16 pairs for vpmaddwd, zero-padded to whole k groups (an image's
-/// channels, a matrix's rows), an image flattened.
+/// The input as the kernel reads it: the sign bit flipped where the step
+/// reads the other sign (InputSign), i16 pairs for vpmaddwd, zero-padded to
+/// whole k groups (an image's channels, a matrix's rows), an image
+/// flattened.
 Value QMatmulLowering::prepareInput(Value storage) {
   Type element = shape.step == DotStep::MaddWd ? b.getI16Type() : b.getI8Type();
-  bool flip = signedInput && shape.flipSignedInput;
+  const bool flip = flipDelta != 0;
   auto storageType = cast<RankedTensorType>(storage.getType());
   const int64_t rank = storageType.getRank();
   Value prepared = storage;
@@ -275,26 +364,182 @@ Value QMatmulLowering::prepareInput(Value storage) {
       b, loc, prepared, ArrayRef<ReassociationIndices>{{0, 1, 2, 3}});
 }
 
-/// The g input values of group `kGroup` from `base` (a matrix row, or a
-/// pixel of the flattened image) broadcast to every lane.
-Value QMatmulLowering::broadcastInput(Value base, Value kGroup) {
-  Type element = cast<ShapedType>(input.getType()).getElementType();
+/// The input rows in pairs for smmla, [ceil(M / 2)][K / 8][2][8] (flat):
+/// each k group of 8 bytes of row 2p next to the same of row 2p + 1 (the
+/// last row again for an odd M, which the tiles' repeated last row then
+/// writes twice with the same values), so that one 16-byte load is an
+/// smmla operand. A convolution's rows are read through its window, as
+/// the other steps read them in place: its implicit im2col matrix is
+/// written out. This costs one pass over the rows' inputs, which every
+/// column tile reads again; gathering the pair in the k loop instead
+/// takes a vector-pipe zip per pair and group, a fifth of the smmla
+/// throughput with 4 column pairs (measured with llvm-mca on a Neoverse
+/// V1: 80% of the smmla peak, 100% from packed pairs).
+Value QMatmulLowering::packRowPairs(Value prepared) {
+  const int64_t pairs = llvm::divideCeil(m, 2), groups = paddedK / tiling.group;
+  Value packedPairs = tensor::EmptyOp::create(
+      b, loc, ArrayRef<int64_t>{pairs * groups * 2 * tiling.group},
+      b.getI8Type());
+  auto pairLoop = scf::ForOp::create(
+      b, loc, index(0), index(pairs), index(1), ValueRange{packedPairs},
+      [&](OpBuilder &nb, Location, Value pair, ValueRange pairArgs) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(nb.getInsertionBlock());
+        Value first = arith::MulIOp::create(b, loc, pair, index(2));
+        Value second = arith::MinUIOp::create(
+            b, loc, arith::AddIOp::create(b, loc, first, index(1)),
+            index(m - 1));
+        Value base0 = image ? image->rowStart(b, loc, first) : first;
+        Value base1 = image ? image->rowStart(b, loc, second) : second;
+        Value pairStart =
+            arith::MulIOp::create(b, loc, pair, index(groups * 2 * tiling.group));
+        auto groupLoop = scf::ForOp::create(
+            b, loc, index(0), index(groups), index(1), pairArgs,
+            [&](OpBuilder &gb, Location, Value g, ValueRange groupArgs) {
+              OpBuilder::InsertionGuard guard(b);
+              b.setInsertionPointToStart(gb.getInsertionBlock());
+              SmallVector<int64_t> concat =
+                  llvm::to_vector(llvm::seq<int64_t>(0, 2 * tiling.group));
+              auto rowGroup =
+                  VectorType::get({tiling.group}, b.getI8Type());
+              Value both = vector::ShuffleOp::create(
+                  b, loc, readInput(rowGroup, base0, g, prepared),
+                  readInput(rowGroup, base1, g, prepared), concat);
+              Value at = arith::AddIOp::create(
+                  b, loc, pairStart,
+                  arith::MulIOp::create(b, loc, g, index(2 * tiling.group)));
+              scf::YieldOp::create(
+                  b, loc,
+                  vector::TransferWriteOp::create(b, loc, both, groupArgs[0],
+                                                  ValueRange{at},
+                                                  ArrayRef<bool>{true})
+                      .getResult());
+            });
+        scf::YieldOp::create(b, loc, groupLoop.getResults());
+      });
+  return pairLoop.getResult(0);
+}
+
+/// A `type` vector of the kernel's input, or of the prepared input `from`
+/// before packRowPairs, from k group `kGroup` on, of the row whose input
+/// starts at `base`: a matrix row, a pixel of the flattened image (through
+/// the group's offset), or a packed row pair.
+Value QMatmulLowering::readInput(VectorType type, Value base, Value kGroup,
+                                 Value from) {
+  const bool packedPair = rowPairs && !from;
+  if (!from)
+    from = input;
+  Type element = type.getElementType();
   Value pad = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
-  auto groupType = VectorType::get({tiling.group}, element);
-  SmallVector<Value> indices =
-      image
-          ? SmallVector<Value>{arith::AddIOp::create(
-                b, loc, base,
-                tensor::ExtractOp::create(b, loc, groupOffsets, kGroup))}
-          : SmallVector<Value>{base, arith::MulIOp::create(
-                                         b, loc, kGroup, index(tiling.group))};
-  Value group = vector::TransferReadOp::create(
-      b, loc, groupType, input, indices, pad, ArrayRef<bool>{true});
+  SmallVector<Value> indices;
+  if (packedPair)
+    indices = {arith::AddIOp::create(
+        b, loc, base,
+        arith::MulIOp::create(b, loc, kGroup, index(2 * tiling.group)))};
+  else if (image)
+    indices = {arith::AddIOp::create(
+        b, loc, base, tensor::ExtractOp::create(b, loc, groupOffsets, kGroup))};
+  else
+    indices = {base,
+               arith::MulIOp::create(b, loc, kGroup, index(tiling.group))};
+  return vector::TransferReadOp::create(b, loc, type, from, indices, pad,
+                                        ArrayRef<bool>{true});
+}
+
+/// The packed row pair of `row` (with rowPairs), else the row.
+Value QMatmulLowering::rowBase(Value row) {
+  if (!rowPairs)
+    return row;
+  Value pair = arith::DivUIOp::create(b, loc, row, index(2));
+  return arith::MulIOp::create(b, loc, pair,
+                               index(paddedK / tiling.group * 2 * tiling.group));
+}
+
+/// The dot step's lhs of group `kGroup`: its g input values broadcast to
+/// every lane, or for the AArch64 steps that read per-lane inputs, a row's
+/// 16 bytes (NeonWiden) or a row pair's (NeonMmla).
+Value QMatmulLowering::broadcastInput(Value base, Value kGroup) {
+  Value group = readInput(groupVector, base, kGroup);
+  if (shape.step == DotStep::NeonWiden || shape.step == DotStep::NeonMmla)
+    return group;
   Value word = vector::BitCastOp::create(
       b, loc, VectorType::get({1}, b.getI32Type()), group);
   Value scalar = vector::ExtractOp::create(b, loc, word, ArrayRef<int64_t>{0});
   Value splat = vector::BroadcastOp::create(b, loc, i32Vector, scalar);
   return vector::BitCastOp::create(b, loc, lhsVector, splat);
+}
+
+/// NeonDot: the 4 groups from `kGroup` in one 16-byte load...
+Value QMatmulLowering::loadInputs(Value base, Value kGroup) {
+  return readInput(VectorType::get({tiling.groupsPerLoad * tiling.group},
+                                   b.getI8Type()),
+                   base, kGroup);
+}
+
+/// ... and group `index` as sdot's by-element operand: its 32-bit lane
+/// broadcast, which LLVM folds into the instruction (sdot v.4s, v.16b,
+/// v.4b[index]).
+Value QMatmulLowering::inputOfGroup(Value inputs, int64_t index) {
+  auto words = VectorType::get({tiling.groupsPerLoad}, b.getI32Type());
+  Value word = vector::ExtractOp::create(
+      b, loc, vector::BitCastOp::create(b, loc, words, inputs),
+      ArrayRef<int64_t>{index});
+  return vector::BitCastOp::create(
+      b, loc, lhsVector, vector::BroadcastOp::create(b, loc, i32Vector, word));
+}
+
+/// NeonMmla keeps 2 rows x 2 columns per q register: the accumulator of a
+/// strip (4 columns) of rows r0, r1 is [r0 c0 c1, r1 c0 c1 | r0 c2 c3,
+/// r1 c2 c3]. NeonWiden keeps 4 partial sums per column: [[c0 x 4], [c1 x
+/// 4], ...], the row's value in the first of them.
+Value QMatmulLowering::toAccumulator(ArrayRef<Value> rows) {
+  switch (shape.step) {
+  case DotStep::NeonMmla:
+    return vector::ShuffleOp::create(b, loc, rows[0], rows[1],
+                                     ArrayRef<int64_t>{0, 1, 4, 5, 2, 3, 6, 7});
+  case DotStep::NeonWiden: {
+    Value zero = createConstant(cast<TypedAttr>(b.getZeroAttr(i32Vector)));
+    Value acc =
+        createConstant(cast<TypedAttr>(b.getZeroAttr(accumulatorType)));
+    for (int64_t c = 0; c < tiling.lanes; ++c)
+      acc = vector::InsertOp::create(
+          b, loc,
+          vector::ShuffleOp::create(b, loc, rows[0], zero,
+                                    ArrayRef<int64_t>{c, 4, 4, 4}),
+          acc, ArrayRef<int64_t>{c});
+    return acc;
+  }
+  default:
+    return TiledGemm::toAccumulator(rows);
+  }
+}
+
+SmallVector<Value> QMatmulLowering::fromAccumulator(Value acc) {
+  auto lanes = [&](Value v, ArrayRef<int64_t> positions) -> Value {
+    return vector::ShuffleOp::create(b, loc, v, v, positions);
+  };
+  switch (shape.step) {
+  case DotStep::NeonMmla:
+    return {lanes(acc, {0, 1, 4, 5}), lanes(acc, {2, 3, 6, 7})};
+  case DotStep::NeonWiden: {
+    // Two rounds of pairwise sums (addp).
+    auto column = [&](int64_t c) -> Value {
+      return vector::ExtractOp::create(b, loc, acc, ArrayRef<int64_t>{c});
+    };
+    auto addPairs = [&](Value lhs, Value rhs) -> Value {
+      return arith::AddIOp::create(
+          b, loc,
+          vector::ShuffleOp::create(b, loc, lhs, rhs,
+                                    ArrayRef<int64_t>{0, 2, 4, 6}),
+          vector::ShuffleOp::create(b, loc, lhs, rhs,
+                                    ArrayRef<int64_t>{1, 3, 5, 7}));
+    };
+    return {addPairs(addPairs(column(0), column(1)),
+                     addPairs(column(2), column(3)))};
+  }
+  default:
+    return TiledGemm::fromAccumulator(acc);
+  }
 }
 
 Value QMatmulLowering::dot(Value acc, Value lhs, Value rhs) {
@@ -338,6 +583,59 @@ Value QMatmulLowering::dot(Value acc, Value lhs, Value rhs) {
       acc = arith::AddIOp::create(
           b, loc, acc,
           vector::ShuffleOp::create(b, loc, products, products, lanes));
+    }
+    return acc;
+  }
+  case DotStep::NeonDot:
+    return arm_neon::SdotOp::create(b, loc, i32Vector, acc, rhs, lhs);
+  case DotStep::NeonMmla: {
+    // Two smmla (usmmla for a u8 input), one per column pair of the strip.
+    auto quarter = VectorType::get({4}, b.getI32Type());
+    SmallVector<Value> halves;
+    for (int64_t half = 0; half < 2; ++half) {
+      Value part = vector::ExtractStridedSliceOp::create(
+          b, loc, acc, ArrayRef<int64_t>{4 * half}, ArrayRef<int64_t>{4},
+          ArrayRef<int64_t>{1});
+      Value weightsPart = vector::ExtractStridedSliceOp::create(
+          b, loc, rhs, ArrayRef<int64_t>{16 * half}, ArrayRef<int64_t>{16},
+          ArrayRef<int64_t>{1});
+      halves.push_back(
+          signedInput
+              ? arm_neon::SmmlaOp::create(b, loc, quarter, part, lhs,
+                                          weightsPart)
+                    .getResult()
+              : arm_neon::UsmmlaOp::create(b, loc, quarter, part, lhs,
+                                           weightsPart)
+                    .getResult());
+    }
+    return vector::ShuffleOp::create(
+        b, loc, halves[0], halves[1],
+        llvm::to_vector(llvm::seq<int64_t>(0, 8)));
+  }
+  case DotStep::NeonWiden: {
+    // Per column c: the row's 16 bytes times the column's 16 weights as two
+    // smull (i16 products of s8 values, at most 2^14: exact), each added
+    // pairwise into the column's 4 partial sums (sadalp).
+    auto products = VectorType::get({8}, b.getI16Type());
+    auto slice = [&](Value v, int64_t offset, int64_t size) -> Value {
+      return vector::ExtractStridedSliceOp::create(
+          b, loc, v, ArrayRef<int64_t>{offset}, ArrayRef<int64_t>{size},
+          ArrayRef<int64_t>{1});
+    };
+    for (int64_t c = 0; c < tiling.lanes; ++c) {
+      Value sums =
+          vector::ExtractOp::create(b, loc, acc, ArrayRef<int64_t>{c});
+      for (int64_t half = 0; half < 2; ++half) {
+        Value product = arm_neon::SMullOp::create(
+            b, loc, products, slice(lhs, 8 * half, 8),
+            slice(rhs, tiling.group * c + 8 * half, 8));
+        sums = arith::AddIOp::create(
+            b, loc, sums,
+            IntrinsicOp::create(b, loc, i32Vector,
+                                b.getStringAttr("llvm.aarch64.neon.saddlp"),
+                                product));
+      }
+      acc = vector::InsertOp::create(b, loc, sums, acc, ArrayRef<int64_t>{c});
     }
     return acc;
   }
@@ -621,12 +919,36 @@ Value QMatmulLowering::build() {
   Type inputElement = wordPairs ? b.getI16Type() : b.getI8Type();
   Type packedElement =
       wordPairs && !widenWeights ? inputElement : b.getI8Type();
-  lhsVector = VectorType::get({tiling.lanes * tiling.group}, inputElement);
   packedVector = VectorType::get({tiling.lanes * tiling.group}, packedElement);
   i32Vector = VectorType::get({tiling.lanes}, b.getI32Type());
   i64Vector = VectorType::get({tiling.lanes}, b.getI64Type());
-  accumulatorType = i32Vector;
   pairedStrips = shape.packs;
+  rowPairs = shape.step == DotStep::NeonMmla;
+  // The dot step's input: g bytes broadcast to the L lanes, a row pair's 2
+  // x 8 bytes (smmla), or a row's 16 bytes (smull).
+  groupVector = VectorType::get({tiling.group * (rowPairs ? 2 : 1)},
+                                inputElement);
+  switch (shape.step) {
+  case DotStep::NeonMmla:
+    lhsVector = VectorType::get({16}, inputElement);
+    accumulatorType = VectorType::get({2 * tiling.lanes}, b.getI32Type());
+    break;
+  case DotStep::NeonWiden:
+    // One q register per column: a 2-D vector, which LLVM keeps as an
+    // array of registers (a 16-lane one is split and rejoined by
+    // shuffles at every step, and spills).
+    lhsVector = VectorType::get({16}, inputElement);
+    accumulatorType =
+        VectorType::get({tiling.lanes, tiling.lanes}, b.getI32Type());
+    break;
+  default:
+    lhsVector = VectorType::get({tiling.lanes * tiling.group}, inputElement);
+    accumulatorType = i32Vector;
+    break;
+  }
+  if ((shape.inputSign == InputSign::Unsigned && signedInput) ||
+      (shape.inputSign == InputSign::Signed && !signedInput))
+    flipDelta = signedInput ? 128 : -128;
 
   // Epilogue constants, padded to whole tiles.
   auto perChannel = [&](ArrayRef<int32_t> values, int64_t col) {
@@ -636,20 +958,18 @@ Value QMatmulLowering::build() {
   SmallVector<int32_t> offsetValues(paddedN, 0), multiplierValues(paddedN, 0),
       zeroValues(paddedN, 0), totalShifts(paddedN, 33);
   SmallVector<int64_t> evenValues(paddedN / 2, 0), oddValues(paddedN / 2, 0);
-  // Flipping the sign bit adds 128 to every input: take 128 * colsum back
-  // out of the offsets.
-  const bool flip = signedInput && shape.flipSignedInput;
+  // Flipping the sign bit adds flipDelta to every input: take flipDelta *
+  // colsum back out of the offsets.
   const std::vector<int32_t> columnSums =
-      flip ? numerics::computeColumnSums(weights.data(), k, n)
-           : std::vector<int32_t>();
+      flipDelta ? numerics::computeColumnSums(weights.data(), k, n)
+                : std::vector<int32_t>();
   // Indexed by packed column (the kernel reads them as it reads B).
   for (int64_t at = 0; at < paddedN; ++at) {
     const int64_t col = columnAt(at);
     if (col >= n)
       continue;
     int64_t offset = op.getColumnOffsets()[col];
-    if (flip)
-      offset -= 128 * int64_t(columnSums[col]);
+    offset -= flipDelta * (flipDelta ? int64_t(columnSums[col]) : 0);
     offsetValues[at] = static_cast<int32_t>(offset); // wraps like the i32 acc
     multiplierValues[at] = op.getMultipliers()[col];
     totalShifts[at] = 31 - op.getShifts()[col];
@@ -658,8 +978,10 @@ Value QMatmulLowering::build() {
     zeroValues[at] = perChannel(op.getWeightZeroPoints(), col);
     hasWeightZeroPoints |= zeroValues[at] != 0;
   }
-  highHalfShifts = llvm::all_of(totalShifts, [](int32_t t) { return t >= 32; });
-  roundHighWords = llvm::all_of(totalShifts, [](int32_t t) { return t >= 33; });
+  highHalfShifts = shape.highHalves &&
+                   llvm::all_of(totalShifts, [](int32_t t) { return t >= 32; });
+  roundHighWords = highHalfShifts &&
+                   llvm::all_of(totalShifts, [](int32_t t) { return t >= 33; });
   if (roundHighWords) {
     auto outputType = cast<quant::UniformQuantizedType>(
         op.getOutput().getType().getElementType());
@@ -695,10 +1017,12 @@ Value QMatmulLowering::build() {
     rowSums = computeRowSums(storage);
   }
   input = prepareInput(pad ? pad.getSource() : storage);
-  if (image) {
+  if (image)
     groupOffsets = image->groupOffsets(b, loc, segmentGroups, tiling.group);
-    classifyImageRows(flip);
-  }
+  if (rowPairs)
+    input = packRowPairs(input);
+  else if (image)
+    classifyImageRows();
   if (wordPairs && !widenWeights) {
     SmallVector<int16_t> widened(weights.begin(), weights.end());
     packed = packWeights(ArrayRef<int16_t>(widened), packedElement);
@@ -707,7 +1031,10 @@ Value QMatmulLowering::build() {
   }
   Value output =
       tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{m, n}, b.getI8Type());
-  output = emitTiles(output, shape.name);
+  StringRef stepName = shape.name;
+  if (rowPairs && !signedInput)
+    stepName = "usmmla";
+  output = emitTiles(output, stepName);
   return quant::StorageCastOp::create(b, loc, op.getOutput().getType(), output);
 }
 
@@ -717,7 +1044,7 @@ Value QMatmulLowering::build() {
 /// 2.5% faster than computing it per row and tile). A skipped tap would
 /// have added the padding value, as the dot step reads it, times its
 /// weights: each class's accumulators start from that sum.
-void QMatmulLowering::classifyImageRows(bool flip) {
+void QMatmulLowering::classifyImageRows() {
   SmallVector<SmallVector<int64_t>> skippedTaps;
   rowClasses =
       image->classifyRows(b.getContext(), op.getInput().getType().getDimSize(0),
@@ -726,9 +1053,9 @@ void QMatmulLowering::classifyImageRows(bool flip) {
     return;
   APInt padding;
   matchPattern(pad.getConstantPaddingValue(), m_ConstantInt(&padding));
-  int64_t value = signedInput ? padding.getSExtValue() : padding.getZExtValue();
-  if (flip)
-    value += 128;
+  const int64_t value =
+      (signedInput ? padding.getSExtValue() : padding.getZExtValue()) +
+      flipDelta;
   if (value == 0)
     return;
   const int64_t channels = k / segments;
@@ -750,26 +1077,43 @@ void QMatmulLowering::classifyImageRows(bool flip) {
 }
 
 /// The weights of `op`, K x N row-major.
-static FailureOr<SmallVector<int8_t>> getWeightValues(QMatmulOp op) {
+static FailureOr<SmallVector<int8_t>> getWeightValues(QMatmulOp op,
+                                                     StringRef pass) {
   auto values = op.getWeights().tryGetValues<APInt>();
   if (!values)
-    return op.emitOpError("quanta-lower-x86 needs weights whose values can "
-                          "be read, got ")
-           << op.getWeights();
+    return op.emitOpError() << pass
+                            << " needs weights whose values can be read, got "
+                            << op.getWeights();
   SmallVector<int8_t> weights;
   for (APInt value : *values)
     weights.push_back(static_cast<int8_t>(value.getSExtValue()));
   return weights;
 }
 
-static DotStep chooseDotStep(StringRef isa, QMatmulOp op,
+/// The best step `target` has. On AArch64, i8mm's smmla does twice the
+/// products of dotprod's sdot per instruction, sdot four times those of
+/// ARMv8.0's widening multiplies.
+static DotStep chooseDotStep(const TargetDescription &target, QMatmulOp op,
                              ArrayRef<int8_t> weights) {
-  if (isa == "generic")
+  using F = TargetFeature;
+  switch (target.getArch()) {
+  case TargetArch::AArch64:
+    if (target.has(F::I8mm))
+      return DotStep::NeonMmla;
+    if (target.has(F::DotProd))
+      return DotStep::NeonDot;
+    return target.has(F::Neon) ? DotStep::NeonWiden : DotStep::Generic;
+  case TargetArch::Other:
     return DotStep::Generic;
-  if (isa == "avx512vnni")
+  case TargetArch::X86_64:
+    break;
+  }
+  if (target.hasAll({F::Avx512Vnni, F::Avx512VL, F::Avx512BW}))
     return DotStep::Vnni512;
-  if (isa == "avxvnni")
+  if (target.has(F::AvxVnni) || target.hasAll({F::Avx512Vnni, F::Avx512VL}))
     return DotStep::Vnni;
+  if (!target.has(F::Avx2))
+    return DotStep::Generic;
   // vpmaddubsw only where saturation is impossible for the input's storage
   // range (flipped to u8 for s8 inputs) and these weights.
   auto input = cast<quant::UniformQuantizedType>(
@@ -788,13 +1132,16 @@ static DotStep chooseDotStep(StringRef isa, QMatmulOp op,
              : DotStep::MaddWd;
 }
 
-LogicalResult mlir::quanta::lowerQMatmul(QMatmulOp op, StringRef isa) {
-  FailureOr<SmallVector<int8_t>> weights = getWeightValues(op);
+LogicalResult mlir::quanta::lowerQMatmul(QMatmulOp op,
+                                         const TargetDescription &target,
+                                         StringRef pass) {
+  FailureOr<SmallVector<int8_t>> weights = getWeightValues(op, pass);
   if (failed(weights))
     return failure();
-  KernelShape shape = getKernelShape(chooseDotStep(isa, op, *weights));
+  KernelShape shape = getKernelShape(chooseDotStep(target, op, *weights));
   Value result = QMatmulLowering(op, shape, *weights).build();
-  requireVectorWidth(op, shape.tiling.lanes * 32);
+  if (target.getArch() == TargetArch::X86_64)
+    requireVectorWidth(op, shape.tiling.lanes * 32);
   op.getResult().replaceAllUsesWith(result);
   op.erase();
   return success();

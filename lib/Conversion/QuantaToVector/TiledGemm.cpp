@@ -150,74 +150,103 @@ Value TiledGemm::createConstant(TypedAttr value) {
 }
 
 /// The k loops over every k group (the class's runs with `classes`), from
-/// `init`, each row's input at `bases`. Returns every accumulator set.
+/// `init`, the input of each dot row (tiling.rowsPerDot rows) at `bases`.
+/// Returns every accumulator set.
 SmallVector<Value> TiledGemm::groupLoops(ValueRange bases, Value strip0,
-                                         ValueRange init, int64_t rows,
+                                         ValueRange init, int64_t dotRows,
                                          int64_t strips, int64_t split,
                                          const ClassTables *classes) {
-  const int64_t accumulators = rows * strips;
+  const int64_t accumulators = dotRows * strips;
+  // packedOffset(strip0 + s, g), strip0 being a multiple of strips and
+  // hence of the interleave.
+  const int64_t interleave = tiling.stripInterleave;
+  assert(strips % interleave == 0 && "a tile of whole interleaved strips");
   Value stripSize = index(paddedK * tiling.lanes);
-  Value stepSize = index(tiling.lanes * tiling.group);
+  Value stepSize = index(interleave * tiling.lanes * tiling.group);
   Value packedPad = createConstant(cast<TypedAttr>(
       b.getZeroAttr(cast<ShapedType>(packed.getType()).getElementType())));
+  // A load of a row's inputs serves groupsPerLoad k groups where they are
+  // consecutive in memory: within a segment (a tap's channels), which the
+  // chunks of a run, starting at segment boundaries, never leave.
+  const int64_t groupsPerLoad =
+      segments == 1 || segmentGroups % tiling.groupsPerLoad == 0
+          ? tiling.groupsPerLoad
+          : 1;
 
-  // acc[set][r][s] = dot(acc[set][r][s], input[row0 + r][g],
-  //                      packed[strip0 + s][g]).
-  auto body = [&](Value g, ValueRange accs, int64_t set) {
+  // acc[set][q][s] = dot(acc[set][q][s], input[dot row q][g + u],
+  //                      packed[strip0 + s][g + u]) for u < `groups` (1 or
+  // groupsPerLoad).
+  auto body = [&](Value g, ValueRange accs, int64_t set, int64_t groups) {
     SmallVector<Value> next(accs.begin(), accs.end());
-    SmallVector<Value> rhs;
-    for (int64_t s = 0; s < strips; ++s) {
-      Value strip = arith::AddIOp::create(b, loc, strip0, index(s));
-      Value offset = arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, strip, stripSize),
-          arith::MulIOp::create(b, loc, g, stepSize));
-      rhs.push_back(vector::TransferReadOp::create(
-          b, loc, packedVector, packed, ValueRange{offset}, packedPad,
-          ArrayRef<bool>{true}));
-    }
-    for (int64_t r = 0; r < rows; ++r) {
-      Value lhs = broadcastInput(bases[r], g);
+    SmallVector<Value> chunks;
+    if (groups > 1)
+      for (int64_t q = 0; q < dotRows; ++q)
+        chunks.push_back(loadInputs(bases[q], g));
+    for (int64_t u = 0; u < groups; ++u) {
+      Value group = u == 0 ? g : arith::AddIOp::create(b, loc, g, index(u));
+      SmallVector<Value> rhs;
       for (int64_t s = 0; s < strips; ++s) {
-        int64_t slot = set * accumulators + r * strips + s;
-        next[slot] = dot(next[slot], lhs, rhs[s]);
+        Value strip =
+            arith::AddIOp::create(b, loc, strip0, index(s - s % interleave));
+        Value offset = arith::AddIOp::create(
+            b, loc,
+            arith::AddIOp::create(
+                b, loc, arith::MulIOp::create(b, loc, strip, stripSize),
+                arith::MulIOp::create(b, loc, group, stepSize)),
+            index(s % interleave * tiling.lanes * tiling.group));
+        rhs.push_back(vector::TransferReadOp::create(
+            b, loc, packedVector, packed, ValueRange{offset}, packedPad,
+            ArrayRef<bool>{true}));
+      }
+      for (int64_t q = 0; q < dotRows; ++q) {
+        Value lhs = groups > 1 ? inputOfGroup(chunks[q], u)
+                               : broadcastInput(bases[q], group);
+        for (int64_t s = 0; s < strips; ++s) {
+          int64_t slot = set * accumulators + q * strips + s;
+          next[slot] = dot(next[slot], lhs, rhs[s]);
+        }
       }
     }
     return next;
   };
-  // The groups [begin, end): the steps that fill whole accumulator sets,
-  // then the rest (constants folded: a GEMM's loops keep constant bounds).
+  // The groups [begin, end): the steps that fill whole accumulator sets
+  // with whole loads, then the rest one group at a time (constants folded:
+  // a GEMM's loops keep constant bounds).
+  const int64_t step = split * groupsPerLoad;
   auto groupRange = [&](Value begin, Value end, ValueRange accsIn) {
-    Value splitEnd = b.createOrFold<arith::AddIOp>(
+    Value mainEnd = b.createOrFold<arith::AddIOp>(
         loc, begin,
         b.createOrFold<arith::MulIOp>(
             loc,
             b.createOrFold<arith::DivUIOp>(
                 loc, b.createOrFold<arith::SubIOp>(loc, end, begin),
-                index(split)),
-            index(split)));
+                index(step)),
+            index(step)));
     auto mainLoop = scf::ForOp::create(
-        b, loc, begin, splitEnd, index(split), accsIn,
+        b, loc, begin, mainEnd, index(step), accsIn,
         [&](OpBuilder &nb, Location, Value g, ValueRange accs) {
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPointToStart(nb.getInsertionBlock());
           SmallVector<Value> current(accs.begin(), accs.end());
           for (int64_t set = 0; set < split; ++set) {
-            Value gs = arith::AddIOp::create(b, loc, g, index(set));
-            current = body(gs, current, set);
+            Value gs = set == 0 ? g
+                                : arith::AddIOp::create(
+                                      b, loc, g, index(set * groupsPerLoad));
+            current = body(gs, current, set, groupsPerLoad);
           }
           scf::YieldOp::create(b, loc, current);
         });
     SmallVector<Value> accs(mainLoop.getResults());
-    std::optional<int64_t> splitEndValue = getConstantIntValue(splitEnd),
+    std::optional<int64_t> mainEndValue = getConstantIntValue(mainEnd),
                            endValue = getConstantIntValue(end);
-    if (split > 1 && (!splitEndValue || splitEndValue != endValue)) {
+    if (step > 1 && (!mainEndValue || mainEndValue != endValue)) {
       auto tail = scf::ForOp::create(
-          b, loc, splitEnd, end, index(1),
+          b, loc, mainEnd, end, index(1),
           ValueRange(accs).take_front(accumulators),
           [&](OpBuilder &nb, Location, Value g, ValueRange current) {
             OpBuilder::InsertionGuard guard(b);
             b.setInsertionPointToStart(nb.getInsertionBlock());
-            scf::YieldOp::create(b, loc, body(g, current, 0));
+            scf::YieldOp::create(b, loc, body(g, current, 0, 1));
           });
       llvm::copy(tail.getResults(), accs.begin());
     }
@@ -240,6 +269,22 @@ SmallVector<Value> TiledGemm::groupLoops(ValueRange bases, Value strip0,
   return runs.getResults();
 }
 
+Value TiledGemm::loadInputs(Value, Value) {
+  llvm_unreachable("a kernel with groupsPerLoad > 1 loads its inputs");
+}
+
+Value TiledGemm::inputOfGroup(Value, int64_t) {
+  llvm_unreachable("a kernel with groupsPerLoad > 1 selects its inputs");
+}
+
+Value TiledGemm::toAccumulator(ArrayRef<Value> rows) {
+  assert(rows.size() == 1 && "a kernel of several rows per dot step "
+                             "combines their vectors");
+  return rows.front();
+}
+
+SmallVector<Value> TiledGemm::fromAccumulator(Value acc) { return {acc}; }
+
 /// One tile: `rows` rows from position0 (of the class's rows, with
 /// `classes`; none past lastPosition, if given) times `strips` strips from
 /// strip0, the k loop split over `split` accumulator sets. Returns the
@@ -248,7 +293,9 @@ SmallVector<Value> TiledGemm::groupLoops(ValueRange bases, Value strip0,
 Value TiledGemm::tile(Value output, Value position0, Value strip0, int64_t rows,
                       int64_t strips, int64_t split, Value lastPosition,
                       const ClassTables *classes) {
-  const int64_t accumulators = rows * strips;
+  const int64_t perDot = tiling.rowsPerDot;
+  assert(rows % perDot == 0 && "a tile of whole dot rows");
+  const int64_t dotRows = rows / perDot, accumulators = dotRows * strips;
   // Strips past n exist only in the last strip group, which rowLoops emits
   // with a constant strip0: each strip's columns inside n are known here.
   std::optional<int64_t> firstStrip = getConstantIntValue(strip0);
@@ -259,6 +306,7 @@ Value TiledGemm::tile(Value output, Value position0, Value strip0, int64_t rows,
                : tiling.lanes;
   };
   const bool readsInput = phase == Phase::Whole || phase == Phase::Accumulate;
+  // A dot row's input is its first row's.
   SmallVector<Value> rowValues, bases;
   for (int64_t r = 0; r < rows; ++r) {
     Value position = arith::AddIOp::create(b, loc, position0, index(r));
@@ -266,15 +314,16 @@ Value TiledGemm::tile(Value output, Value position0, Value strip0, int64_t rows,
     // one, computing and writing it again.
     if (lastPosition)
       position = arith::MinUIOp::create(b, loc, position, lastPosition);
+    const bool first = r % perDot == 0;
     if (!classes) {
       rowValues.push_back(position);
-      if (readsInput)
+      if (readsInput && first)
         bases.push_back(rowBase(position));
       continue;
     }
     rowValues.push_back(
         tensor::ExtractOp::create(b, loc, classes->rows, position));
-    if (readsInput)
+    if (readsInput && first)
       bases.push_back(
           tensor::ExtractOp::create(b, loc, classes->rowBases, position));
   }
@@ -289,6 +338,8 @@ Value TiledGemm::tile(Value output, Value position0, Value strip0, int64_t rows,
     return integer ? arith::AddIOp::create(b, loc, lhs, rhs).getResult()
                    : arith::AddFOp::create(b, loc, lhs, rhs).getResult();
   };
+  auto rowType =
+      VectorType::get({tiling.lanes}, accumulatorType.getElementType());
   Value elementZero = createConstant(
       cast<TypedAttr>(b.getZeroAttr(accumulatorType.getElementType())));
   // The class's start offsets, the same for every row of a strip.
@@ -298,40 +349,49 @@ Value TiledGemm::tile(Value output, Value position0, Value strip0, int64_t rows,
     for (int64_t s = 0; s < strips; ++s) {
       Value at = arith::AddIOp::create(b, loc, first, columnOf(s));
       classStarts.push_back(vector::TransferReadOp::create(
-          b, loc, accumulatorType, classes->startOffsets, ValueRange{at},
-          elementZero, ArrayRef<bool>{true}));
+          b, loc, rowType, classes->startOffsets, ValueRange{at}, elementZero,
+          ArrayRef<bool>{true}));
     }
   }
-  // Set 0 starts from the kernel's accumulators plus the class's start
-  // offsets (from the partial sums when blocked by tap), the others from
-  // zero.
+  // Each row of set 0 starts from the kernel's initial values plus the
+  // class's start offsets (from the partial sums when blocked by tap), the
+  // other sets from zero; the rows of a dot row make one accumulator.
   Value partial = phase == Phase::Accumulate ? output : partialSums;
+  auto rowStart = [&](int64_t r, int64_t s) -> Value {
+    if (phase == Phase::Accumulate || phase == Phase::Finish)
+      return vector::TransferReadOp::create(
+          b, loc, rowType, partial, ValueRange{rowValues[r], columnOf(s)},
+          elementZero, ArrayRef<bool>{true});
+    Value acc = initialAccumulator(output, rowValues[r], columnOf(s),
+                                   columnsInside(s) == tiling.lanes);
+    return classStarts.empty() ? acc : add(acc, classStarts[s]);
+  };
   SmallVector<Value> init;
-  for (int64_t r = 0; r < rows; ++r)
+  for (int64_t q = 0; q < dotRows; ++q)
     for (int64_t s = 0; s < strips; ++s) {
-      if (phase == Phase::Accumulate || phase == Phase::Finish) {
-        init.push_back(vector::TransferReadOp::create(
-            b, loc, accumulatorType, partial,
-            ValueRange{rowValues[r], columnOf(s)}, elementZero,
-            ArrayRef<bool>{true}));
-        continue;
-      }
-      Value acc = initialAccumulator(output, rowValues[r], columnOf(s),
-                                     columnsInside(s) == tiling.lanes);
-      init.push_back(classStarts.empty() ? acc : add(acc, classStarts[s]));
+      SmallVector<Value> starts;
+      for (int64_t r = q * perDot; r < (q + 1) * perDot; ++r)
+        starts.push_back(rowStart(r, s));
+      init.push_back(toAccumulator(starts));
     }
   init.append(accumulators * (split - 1),
               createConstant(cast<TypedAttr>(b.getZeroAttr(accumulatorType))));
 
   SmallVector<Value> accs =
-      readsInput ? groupLoops(bases, strip0, init, rows, strips, split, classes)
-                 : init;
-  auto sumOfSets = [&](int64_t r, int64_t s) {
-    Value acc = accs[r * strips + s];
-    for (int64_t set = 1; set < split; ++set)
-      acc = add(acc, accs[set * accumulators + r * strips + s]);
-    return acc;
-  };
+      readsInput
+          ? groupLoops(bases, strip0, init, dotRows, strips, split, classes)
+          : init;
+  // Every row's L values of each strip: the sets summed, then split.
+  SmallVector<Value> rowSums(rows * strips);
+  for (int64_t q = 0; q < dotRows; ++q)
+    for (int64_t s = 0; s < strips; ++s) {
+      Value acc = accs[q * strips + s];
+      for (int64_t set = 1; set < split; ++set)
+        acc = add(acc, accs[set * accumulators + q * strips + s]);
+      for (auto [i, row] : llvm::enumerate(fromAccumulator(acc)))
+        rowSums[(q * perDot + i) * strips + s] = row;
+    }
+  auto sumOfSets = [&](int64_t r, int64_t s) { return rowSums[r * strips + s]; };
   if (phase == Phase::Start || phase == Phase::Accumulate) {
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t s = 0; s < strips; ++s)
@@ -343,7 +403,7 @@ Value TiledGemm::tile(Value output, Value position0, Value strip0, int64_t rows,
     return output;
   }
   // Finished where a strip (or its pair) has columns inside n.
-  SmallVector<Value> results(accumulators);
+  SmallVector<Value> results(rows * strips);
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t s = 0; s < strips; ++s) {
       if (columnsInside(pairedStrips ? s - s % 2 : s) == 0)
@@ -470,7 +530,8 @@ struct RowSplit {
 };
 } // namespace
 
-/// Whole tiles, a half tile and one-row tiles over the rows [begin, end)
+/// Whole tiles, a half tile and one-row tiles (of one dot row, repeating
+/// the last row where it has fewer) over the rows [begin, end)
 /// (positions of the class's rows, with `classes`), as RowSplit says.
 Value TiledGemm::rowTiles(Value output, Value begin, Value wholeEnd,
                           Value halfEnd, Value singleStart, Value end,
@@ -481,8 +542,9 @@ Value TiledGemm::rowTiles(Value output, Value begin, Value wholeEnd,
   if (tiling.rows / 2 >= 2)
     output = rowLoops(output, wholeEnd, halfEnd, tiling.rows / 2,
                       tiling.halfStrips, 1, step, lastPosition, classes);
-  return rowLoops(output, singleStart, end, 1, tiling.rowStrips,
-                  tiling.rowSplit, step, lastPosition, classes);
+  return rowLoops(output, singleStart, end, tiling.rowsPerDot,
+                  tiling.rowStrips, tiling.rowSplit, step, lastPosition,
+                  classes);
 }
 
 /// A loop over the classes, each tiled as RowSplit says, reading its runs
@@ -639,6 +701,8 @@ std::optional<RowClasses> TiledGemm::tapBlocking() const {
 }
 
 Value TiledGemm::emitTiles(Value output, StringRef step) {
+  assert((!rowClasses || tiling.rowsPerDot == 1) &&
+         "the rows of a class are not consecutive: one row per dot step");
   chooseMainTile();
   if (std::optional<RowClasses> taps = tapBlocking()) {
     // The partial sums of every row start as its class's, then each tap's
@@ -656,9 +720,11 @@ Value TiledGemm::emitTiles(Value output, StringRef step) {
     return emitClassTiles(output, step, *rowClasses);
   }
   RowSplit split(0, m, tiling.rows);
+  const bool pastEnd =
+      split.pastEnd(m) || (m - split.singleStart) % tiling.rowsPerDot != 0;
   return rowTiles(output, index(0), index(split.wholeEnd), index(split.halfEnd),
                   index(split.singleStart), index(m),
-                  split.pastEnd(m) ? index(m - 1) : Value(), step, nullptr);
+                  pastEnd ? index(m - 1) : Value(), step, nullptr);
 }
 
 /// Sets the LLVM function attribute `name` (llvm.func's passthrough) of

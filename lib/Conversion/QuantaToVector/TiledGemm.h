@@ -114,6 +114,20 @@ struct GemmTiling {
   /// A second main tile (0 rows: none), taken instead of the first where
   /// it leaves less work to the smaller tiles (TiledGemm::chooseMainTile).
   int64_t otherRows = 0, otherStrips = 0;
+  /// Rows of the input one dot step reads: 2 for AArch64's smmla, whose
+  /// accumulators hold 2 rows x 2 columns. Every tile has a multiple of it
+  /// (the one-row tile becomes one of rowsPerDot rows).
+  int64_t rowsPerDot = 1;
+  /// k groups whose inputs one load of a row gives (loadInputs): 4 for
+  /// NEON's by-element sdot and fmla, which take one 32-bit lane of a
+  /// 16-byte load each, so that the vector pipes do no broadcasts.
+  int64_t groupsPerLoad = 1;
+  /// Strips whose weights are packed k group by k group together, so that
+  /// a tile reads those of one group from consecutive addresses: 2 on
+  /// AArch64, whose ldp loads two q registers in 3 uops where two ldr take
+  /// 4 (a Neoverse N1 sdot loop dispatches 3 uops a cycle). Every tile's
+  /// strips are a multiple of it.
+  int64_t stripInterleave = 1;
 };
 
 class TiledGemm {
@@ -135,8 +149,19 @@ protected:
   /// The g input values of k group `kGroup` of the row at `base` (rowBase),
   /// as the dot step's lhs.
   virtual Value broadcastInput(Value base, Value kGroup) = 0;
+  /// With groupsPerLoad > 1: the inputs of the groupsPerLoad consecutive k
+  /// groups from `kGroup` of the row at `base`, in one load...
+  virtual Value loadInputs(Value base, Value kGroup);
+  /// ... and the dot step's lhs for the `index`-th of them.
+  virtual Value inputOfGroup(Value inputs, int64_t index);
   /// acc plus the g products per lane of lhs and rhs.
   virtual Value dot(Value acc, Value lhs, Value rhs) = 0;
+  /// The accumulator of a dot row from its rows' L values (each the
+  /// accumulatorType's element type), and back: the identity for one row
+  /// per dot step, else the dot step's own layout (2 x 2 blocks for
+  /// smmla). The sum of two accumulators is their rows' sums.
+  virtual Value toAccumulator(ArrayRef<Value> rows);
+  virtual SmallVector<Value> fromAccumulator(Value acc);
   /// The L outputs at (row, column) from the final accumulator, in the
   /// output's type; with pairedStrips, in the type narrowPairs reads.
   virtual Value finish(Value acc, Value row, Value column) = 0;
@@ -166,9 +191,7 @@ protected:
                           inSegment = paddedRow % paddedSegmentK,
                           col = columnAt(strip * tiling.lanes + lane);
             if (inSegment < segmentK && col < n)
-              packedValues[((strip * groups + g) * tiling.lanes + lane) *
-                               tiling.group +
-                           j] =
+              packedValues[packedOffset(strip, g) + lane * tiling.group + j] =
                   values[(paddedRow / paddedSegmentK * segmentK + inSegment) *
                              n +
                          col];
@@ -182,6 +205,16 @@ protected:
   /// The output column that packed column `position` (strip * L + lane)
   /// computes: itself, or with pairedStrips, the order of the x86 packs.
   int64_t columnAt(int64_t position) const;
+  /// Where the L x g weights of `strip`, k group `kGroup` start in the
+  /// packed weights: strip after strip, or with stripInterleave I, the k
+  /// groups of I strips interleaved.
+  int64_t packedOffset(int64_t strip, int64_t kGroup) const {
+    const int64_t interleave = tiling.stripInterleave,
+                  groups = paddedK / tiling.group;
+    return ((strip / interleave * groups + kGroup) * interleave +
+            strip % interleave) *
+           tiling.lanes * tiling.group;
+  }
 
   Value index(int64_t value);
   Value createConstant(TypedAttr value);
@@ -196,7 +229,7 @@ protected:
   /// The packed weights and the vector type a dot step reads from them.
   Value packed;
   VectorType packedVector;
-  /// The accumulators' type.
+  /// The accumulators' type (what toAccumulator makes).
   VectorType accumulatorType;
   /// Set by a kernel whose rows read different k groups.
   std::optional<RowClasses> rowClasses;
@@ -221,7 +254,7 @@ private:
              int64_t strips, int64_t split, Value lastPosition,
              const ClassTables *classes);
   SmallVector<Value> groupLoops(ValueRange bases, Value strip0, ValueRange init,
-                                int64_t rows, int64_t strips, int64_t split,
+                                int64_t dotRows, int64_t strips, int64_t split,
                                 const ClassTables *classes);
   Value rowLoops(Value output, Value rowBegin, Value rowEnd, int64_t rows,
                  int64_t strips, int64_t split, StringRef step,
@@ -252,6 +285,7 @@ void requireVectorWidth(Operation *kernel, int64_t bits);
 void preferVectorWidth(FunctionOpInterface func, int64_t bits);
 
 class QMatmulOp;
+class TargetDescription;
 } // namespace mlir::quanta
 
 namespace mlir::linalg {
@@ -260,16 +294,18 @@ class TransposeOp;
 
 namespace mlir::quanta {
 
-/// Replaces `op` by its tiled kernel for `isa` (avx512vnni, avxvnni, avx2
-/// or generic).
-LogicalResult lowerQMatmul(QMatmulOp op, StringRef isa);
+/// Replaces `op` by its tiled kernel for `target` (the best dot step it
+/// has; plain vector arithmetic on other architectures). `pass` names the
+/// pass in diagnostics.
+LogicalResult lowerQMatmul(QMatmulOp op, const TargetDescription &target,
+                           StringRef pass);
 
 /// Replaces an f32 linalg.matmul or linalg.batch_matmul with constant
 /// weights that is one GEMM (getMatmulWeightLayout), or an f32 2-D
 /// convolution (NHWC, NCHW) with a constant filter, by its tiled FMA kernel
-/// for `isa`; returns failure without changing anything when `op` is
+/// for `target`; returns failure without changing anything when `op` is
 /// neither.
-LogicalResult lowerFloatGemm(Operation *op, StringRef isa);
+LogicalResult lowerFloatGemm(Operation *op, const TargetDescription &target);
 
 /// Replaces a linalg.transpose between NCHW and NHWC (permutation
 /// [0, 2, 3, 1] or [0, 3, 1, 2]) of a static tensor by 16x16 vector tiles

@@ -22,8 +22,7 @@
 // VNNI: %[[BEGIN:.*]] = tensor.extract %{{.*}}[%[[J]]]
 // VNNI: %[[END:.*]] = tensor.extract %{{.*}}[%[[J]]]
 // VNNI: scf.for %[[GROUP:.*]] = %[[BEGIN]] to %[[END]] step %c1
-// VNNI: %[[G:.*]] = arith.addi %[[GROUP]], %c0
-// VNNI: %[[OFFSET:.*]] = tensor.extract %[[TABLE]][%[[G]]] : tensor<6xindex>
+// VNNI: %[[OFFSET:.*]] = tensor.extract %[[TABLE]][%[[GROUP]]] : tensor<6xindex>
 // VNNI: %[[AT:.*]] = arith.addi %[[BASE]], %[[OFFSET]]
 // VNNI: vector.transfer_read %[[FLAT]][%[[AT]]], %{{.*}} : tensor<240xi8>, vector<4xi8>
 // VNNI: quanta.intrinsic "llvm.x86.avx512.vpdpbusd.512"

@@ -191,4 +191,4 @@ func.func @twenty_rows(%a: tensor<20x8x!in>) -> tensor<20x64x!out> {
   return %r : tensor<20x64x!out>
 }
 
-// BAD: error: quanta-lower-x86: unknown isa 'sse2' (expected host, avx512vnni, avxvnni, avx2 or generic)
+// BAD: error: quanta-lower-x86: unknown isa 'sse2' (expected target, host, avx512vnni, avxvnni, avx2, generic)

@@ -3,7 +3,9 @@
 #include "quanta/Dialect/Quanta/IR/QuantaDialect.h"
 #include "quanta/Dialect/Quanta/IR/QuantaOps.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/Format.h"
 
@@ -29,6 +31,80 @@ void QuantaDialect::initialize() {
 #define GET_OP_LIST
 #include "quanta/Dialect/Quanta/IR/QuantaOps.cpp.inc"
       >();
+}
+
+/// The target a `quanta.target` attribute describes, or why it does not.
+static llvm::Expected<TargetDescription> parseTargetAttr(Attribute value) {
+  auto text = dyn_cast<StringAttr>(value);
+  if (!text)
+    return llvm::createStringError(
+        "must be a string such as \"aarch64+neon+dotprod\"");
+  return TargetDescription::parse(text.getValue());
+}
+
+LogicalResult QuantaDialect::verifyOperationAttribute(Operation *op,
+                                                      NamedAttribute attr) {
+  if (attr.getName() != kTargetAttrName)
+    return success();
+  if (!isa<ModuleOp>(op))
+    return op->emitError() << "'" << kTargetAttrName
+                           << "' belongs on a builtin.module";
+  llvm::Expected<TargetDescription> target = parseTargetAttr(attr.getValue());
+  if (!target)
+    return op->emitError() << "'" << kTargetAttrName << "' "
+                           << llvm::toString(target.takeError());
+  return success();
+}
+
+FailureOr<std::optional<TargetDescription>>
+quanta::getModuleTarget(ModuleOp module) {
+  Attribute value = module->getAttr(kTargetAttrName);
+  if (!value)
+    return std::optional<TargetDescription>();
+  llvm::Expected<TargetDescription> target = parseTargetAttr(value);
+  if (!target)
+    return module.emitError() << "'" << kTargetAttrName << "' "
+                              << llvm::toString(target.takeError());
+  return std::optional<TargetDescription>(*target);
+}
+
+void quanta::setModuleTarget(ModuleOp module, const TargetDescription &target) {
+  module->setAttr(kTargetAttrName,
+                  StringAttr::get(module.getContext(), target.str()));
+}
+
+LogicalResult quanta::verifyRunsOn(Operation *root,
+                                   const TargetDescription &target) {
+  // One error per requirement the target misses, at its first op.
+  llvm::StringSet<> reported;
+  root->walk([&](Operation *op) {
+    StringRef name = op->getName().getStringRef();
+    if (auto intrinsic = dyn_cast<IntrinsicOp>(op))
+      name = intrinsic.getName();
+    else if (auto call = dyn_cast<LLVM::CallIntrinsicOp>(op))
+      name = call.getIntrin();
+    std::string why = explainUnsupported(name, target);
+    if (why.empty())
+      return;
+    std::optional<InstructionRequirement> needs =
+        getInstructionRequirement(name);
+    std::string key = TargetDescription::getArchName(needs->arch).str();
+    for (ArrayRef<TargetFeature> features : needs->alternatives)
+      for (TargetFeature feature : features)
+        key += "+" + TargetDescription::getFeatureName(feature).str();
+    if (!reported.insert(key).second)
+      return;
+    InFlightDiagnostic diag = op->emitError(why);
+    if (needs->arch != target.getArch())
+      diag << "; lower the module for the target's architecture ("
+           << (target.getArch() == TargetArch::AArch64 ? "quanta-lower-neon"
+                                                       : "quanta-lower-x86")
+           << ")";
+    else
+      diag << "; lower it for a level the target has, or choose a target "
+              "that has it";
+  });
+  return success(reported.empty());
 }
 
 //===----------------------------------------------------------------------===//

@@ -1,6 +1,7 @@
 //===- Jit.cpp - Compiling and calling tensor functions in process --------===//
 
 #include "quanta/Dialect/Quanta/Transforms/Jit.h"
+#include "quanta/Dialect/Quanta/IR/QuantaDialect.h"
 #include "quanta/Dialect/Quanta/Transforms/Passes.h"
 
 #include "mlir/Bytecode/BytecodeWriter.h"
@@ -48,7 +49,23 @@ void quanta::registerJitDialects(DialectRegistry &registry) {
 }
 
 FailureOr<std::unique_ptr<ExecutionEngine>>
-quanta::compileForJit(ModuleOp module, StringRef tool, SymbolRegistrar extra) {
+quanta::compileForJit(ModuleOp module, StringRef tool, SymbolRegistrar extra,
+                      const TargetDescription *target) {
+  const TargetDescription host = TargetDescription::host();
+  const TargetDescription &jitTarget = target ? *target : host;
+  if (!jitTarget.isHostArch())
+    return emitError(module.getLoc())
+           << tool << ": the JIT runs code for this machine's architecture, "
+           << "not " << jitTarget.describe();
+  if (SmallVector<TargetFeature> lacking = jitTarget.missingFrom(host);
+      !lacking.empty())
+    return emitError(module.getLoc())
+           << tool << ": this machine lacks "
+           << TargetDescription::getFeatureName(lacking.front())
+           << ", which the target " << jitTarget.describe()
+           << " has: its code cannot run here";
+  if (failed(verifyRunsOn(module, jitTarget)))
+    return failure();
   // A private context: the lowering must not touch the caller's IR, and
   // the engine keeps nothing from the context once it has compiled.
   std::string bytecode;
@@ -80,13 +97,15 @@ quanta::compileForJit(ModuleOp module, StringRef tool, SymbolRegistrar extra) {
   // as quant-compile, for this host's CPU. The options hold the transformer
   // by reference (a function_ref) and create() runs it: it, and the target
   // machine it uses, must outlive that call.
-  auto hostMachine = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!hostMachine)
-    return emitError(module.getLoc())
-           << tool << ": cannot describe this host for the JIT: "
-           << llvm::toString(hostMachine.takeError());
-  hostMachine->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
-  auto targetMachine = hostMachine->createTargetMachine();
+  llvm::orc::JITTargetMachineBuilder machineBuilder{
+      llvm::Triple(jitTarget.getTriple())};
+  machineBuilder.setCPU(jitTarget.getCpu().str());
+  SmallVector<StringRef> features;
+  jitTarget.getLLVMFeatures().split(features, ',', -1, /*KeepEmpty=*/false);
+  machineBuilder.addFeatures(
+      std::vector<std::string>(features.begin(), features.end()));
+  machineBuilder.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  auto targetMachine = machineBuilder.createTargetMachine();
   if (!targetMachine)
     return emitError(module.getLoc())
            << tool << ": cannot create a target machine for this host: "
@@ -97,7 +116,14 @@ quanta::compileForJit(ModuleOp module, StringRef tool, SymbolRegistrar extra) {
   ExecutionEngineOptions engineOptions;
   engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
   engineOptions.transformer = optimize;
-  auto engine = ExecutionEngine::create(*jitModule, engineOptions);
+  // The engine generates code with a machine of the same description.
+  auto codegenMachine = machineBuilder.createTargetMachine();
+  if (!codegenMachine)
+    return emitError(module.getLoc())
+           << tool << ": cannot create a target machine for this host: "
+           << llvm::toString(codegenMachine.takeError());
+  auto engine = ExecutionEngine::create(*jitModule, engineOptions,
+                                        std::move(*codegenMachine));
   if (!engine)
     return emitError(module.getLoc()) << tool << ": JIT compilation failed: "
                                       << llvm::toString(engine.takeError());

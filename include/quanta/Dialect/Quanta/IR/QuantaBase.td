@@ -27,6 +27,7 @@ def Quanta_Dialect : Dialect {
     message).
   }];
   let useDefaultAttributePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
   let dependentDialects = ["::mlir::quant::QuantDialect"];
 }
 

@@ -9,10 +9,12 @@
 #define QUANTA_DIALECT_QUANTA_IR_QUANTADIALECT_H
 
 #include "quanta/Numerics/QParams.h"
+#include "quanta/Target/TargetDescription.h"
 
 #include "mlir/Dialect/Quant/IR/Quant.h"
 #include "mlir/IR/Attributes.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/APFloat.h"
@@ -59,6 +61,24 @@ namespace mlir::quanta {
 /// dtypes (float32, float16, bfloat16), which no uniform observer accepts.
 std::optional<numerics::DType> toNumericDType(DType dtype);
 numerics::QScheme toNumericQScheme(QScheme qscheme);
+
+/// The module attribute recording the target a module is compiled for, as
+/// TargetDescription's canonical text (`"aarch64+neon+dotprod"`): set by
+/// quant-compile and quant-run from --target-triple, --mcpu and --mattr
+/// before their pipeline runs, read by the kernel lowerings, verified by
+/// the dialect.
+inline constexpr llvm::StringLiteral kTargetAttrName = "quanta.target";
+/// `module`'s recorded target, if it has one; an error at the module when
+/// the attribute does not describe a target.
+FailureOr<std::optional<TargetDescription>> getModuleTarget(ModuleOp module);
+void setModuleTarget(ModuleOp module, const TargetDescription &target);
+
+/// Whether every instruction `root` uses by name (quanta.intrinsic,
+/// llvm.call_intrinsic, arm_neon and x86vector ops) exists on `target`;
+/// else an error at the first op of each such instruction naming the
+/// missing architecture or feature. Code generation must not see them:
+/// LLVM aborts the process on an instruction its target cannot select.
+LogicalResult verifyRunsOn(Operation *root, const TargetDescription &target);
 } // namespace mlir::quanta
 
 #endif // QUANTA_DIALECT_QUANTA_IR_QUANTADIALECT_H

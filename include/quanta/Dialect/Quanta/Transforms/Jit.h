@@ -11,6 +11,8 @@
 #ifndef QUANTA_DIALECT_QUANTA_TRANSFORMS_JIT_H
 #define QUANTA_DIALECT_QUANTA_TRANSFORMS_JIT_H
 
+#include "quanta/Target/TargetDescription.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -52,12 +54,15 @@ void exposeCInterface(func::FuncOp func);
 using SymbolRegistrar = llvm::function_ref<void(
     llvm::orc::SymbolMap &, llvm::orc::MangleAndInterner &)>;
 
-/// Lowers a copy of `module` to LLVM and JIT-compiles it for the host CPU
-/// (its features included, so x86 intrinsics compile). Functions given
-/// exposeCInterface are called through their `_mlir_ciface_` wrappers. Errors
-/// are reported at the module's location, prefixed by `tool`.
+/// Lowers a copy of `module` to LLVM and JIT-compiles it for `target`
+/// (default: this machine, its CPU and features), which this machine must
+/// be able to run. Functions given exposeCInterface are called through
+/// their `_mlir_ciface_` wrappers. Instructions the target lacks
+/// (verifyRunsOn) are errors, before LLVM sees them. Errors are reported
+/// at the module's location, prefixed by `tool`.
 FailureOr<std::unique_ptr<ExecutionEngine>>
-compileForJit(ModuleOp module, StringRef tool, SymbolRegistrar extra = {});
+compileForJit(ModuleOp module, StringRef tool, SymbolRegistrar extra = {},
+              const TargetDescription *target = nullptr);
 
 } // namespace mlir::quanta
 

@@ -1,0 +1,142 @@
+//===- LowerKernels.cpp - quanta-lower-x86 and quanta-lower-neon ----------===//
+//
+// Resolves the target once (TargetDescription) and hands every
+// quanta.qmatmul, and every f32 matmul, batch matmul or 2-D convolution
+// with constant weights, to its tiled kernel (TiledGemm.h); NCHW <-> NHWC
+// transposes become vector tiles. The two passes differ only in the
+// architecture they lower for.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TiledGemm.h"
+
+#include "quanta/Conversion/Passes.h"
+#include "quanta/Dialect/Quanta/IR/QuantaDialect.h"
+#include "quanta/Dialect/Quanta/IR/QuantaOps.h"
+#include "quanta/Target/TargetDescription.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/ArmNeon/ArmNeonDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+namespace mlir::quanta {
+#define GEN_PASS_DEF_LOWERX86
+#define GEN_PASS_DEF_LOWERNEON
+#include "quanta/Conversion/Passes.h.inc"
+} // namespace mlir::quanta
+
+using namespace mlir;
+using namespace mlir::quanta;
+
+/// The target a lowering for `arch` named `pass` uses: the level `option`
+/// names, this machine ("host"), or ("target") the module's `quanta.target`
+/// and else this machine.
+static FailureOr<TargetDescription> resolveTarget(ModuleOp module,
+                                                  TargetArch arch,
+                                                  StringRef pass,
+                                                  StringRef optionName,
+                                                  StringRef option) {
+  std::optional<TargetDescription> target;
+  std::string origin;
+  if (option == "host") {
+    target = TargetDescription::host();
+    origin = "this machine";
+  } else if (option == "target") {
+    FailureOr<std::optional<TargetDescription>> recorded =
+        getModuleTarget(module);
+    if (failed(recorded))
+      return failure();
+    if (*recorded) {
+      target = **recorded;
+      origin = "the module's " + kTargetAttrName.str();
+    } else {
+      target = TargetDescription::host();
+      origin = "this machine (the module has no " + kTargetAttrName.str() +
+               ")";
+    }
+  } else {
+    llvm::Expected<TargetDescription> level =
+        TargetDescription::fromLevel(arch, option);
+    if (!level) {
+      llvm::consumeError(level.takeError());
+      SmallVector<StringRef> names{"target", "host"};
+      llvm::append_range(names, TargetDescription::getLevelNames(arch));
+      return emitError(module.getLoc())
+             << pass << ": unknown " << optionName << " '" << option
+             << "' (expected " << llvm::join(names, ", ") << ")";
+    }
+    return *level;
+  }
+  if (target->getArch() != arch)
+    return emitError(module.getLoc())
+           << pass << ": the target, " << origin << ", is "
+           << target->describe() << ", not "
+           << TargetDescription::getArchName(arch) << "; lower it with "
+           << (target->getArch() == TargetArch::AArch64 ? "quanta-lower-neon"
+                                                        : "quanta-lower-x86")
+           << ", or give " << pass << " a " << optionName;
+  return *target;
+}
+
+/// Lowers every kernel of `module` for `target`.
+static LogicalResult lowerKernels(ModuleOp module,
+                                  const TargetDescription &target,
+                                  StringRef pass, bool lowerFloat) {
+  SmallVector<QMatmulOp> qmatmuls;
+  SmallVector<Operation *> floatGemms;
+  module->walk([&](Operation *op) {
+    if (auto qmatmul = dyn_cast<QMatmulOp>(op))
+      qmatmuls.push_back(qmatmul);
+    else if (llvm::isa<linalg::MatmulOp, linalg::BatchMatmulOp,
+                       linalg::Conv2DNhwcFhwcOp, linalg::Conv2DNhwcHwcfOp,
+                       linalg::Conv2DNchwFchwOp>(op))
+      floatGemms.push_back(op);
+  });
+  for (QMatmulOp op : qmatmuls)
+    if (failed(lowerQMatmul(op, target, pass)))
+      return failure();
+  if (target.getArch() == TargetArch::X86_64 &&
+      target.hasAll({TargetFeature::Avx512Vnni, TargetFeature::Avx512VL,
+                     TargetFeature::Avx512BW}))
+    module->walk(
+        [](FunctionOpInterface func) { preferVectorWidth(func, 512); });
+  // Those that are not f32 with constant weights stay as they are.
+  if (lowerFloat)
+    for (Operation *op : floatGemms)
+      (void)lowerFloatGemm(op, target);
+  // The layout transposes around NCHW convolutions, including those the
+  // float lowering just added.
+  SmallVector<linalg::TransposeOp> transposes;
+  module->walk([&](linalg::TransposeOp op) { transposes.push_back(op); });
+  for (linalg::TransposeOp op : transposes)
+    (void)lowerImageTranspose(op);
+  return success();
+}
+
+namespace {
+struct LowerX86Pass : public quanta::impl::LowerX86Base<LowerX86Pass> {
+  using LowerX86Base::LowerX86Base;
+  void runOnOperation() override {
+    FailureOr<TargetDescription> target =
+        resolveTarget(getOperation(), TargetArch::X86_64, getArgument(), "isa",
+                      isa);
+    if (failed(target) ||
+        failed(lowerKernels(getOperation(), *target, getArgument(),
+                            lowerFloat)))
+      signalPassFailure();
+  }
+};
+
+struct LowerNeonPass : public quanta::impl::LowerNeonBase<LowerNeonPass> {
+  using LowerNeonBase::LowerNeonBase;
+  void runOnOperation() override {
+    FailureOr<TargetDescription> target =
+        resolveTarget(getOperation(), TargetArch::AArch64, getArgument(),
+                      "features", features);
+    if (failed(target) ||
+        failed(lowerKernels(getOperation(), *target, getArgument(),
+                            lowerFloat)))
+      signalPassFailure();
+  }
+};
+} // namespace
