@@ -11,6 +11,8 @@
 #                  on the storage values; lowered for this CPU.
 #  5. run:         the float reference and the int8 model on one batch.
 #  6. compile:     an object file and a C header of the int8 model.
+#  7. AArch64:     the int8 model for three Arm CPUs (ARMv8.0, dotprod,
+#                  i8mm), run under qemu: the same bytes as on x86.
 # The weight qparams equal PyTorch 1.13's bit for bit
 # (test/Examples/tiny-cnn-qparams.mlir checks them against torch's values),
 # and with the qnnpack qconfig the int8 model's outputs equal those of
@@ -59,7 +61,7 @@ echo "   $(count "quanta.qmatmul") layers run as quanta.qmatmul;" \
   "$(count '= linalg\.[a-z_0-9]+ .*-> tensor<[0-9x]*xf32>') float linalg ops left"
 
 echo
-echo "== 5. quant-run: the q/dq model in float vs the int8 model (quanta-lower-x86, isa=host)"
+echo "== 5. quant-run: the q/dq model in float vs the int8 model (quanta-lower-x86 for this CPU)"
 batch=examples/calibration/batch0.npy
 quant_run="$build_dir/bin/quant-run"
 "$quant_run" "$out_dir/tiny_cnn.quantized.mlir" --input="$batch" \
@@ -85,7 +87,31 @@ echo "== 6. quant-compile: object file + C header of the int8 model"
 grep -E "^(void|static inline)" "$out_dir/tiny_cnn.h"
 
 echo
+echo "== 7. The int8 model for AArch64 (quanta-lower-neon), run under qemu-aarch64"
+echo "   on batch0: the same bytes as the x86 model of step 5"
+for config in "cortex-a72 cortex-a72 ARMv8.0: smull+sadalp" \
+              "neoverse-n1 neoverse-n1 dotprod: sdot" \
+              "neoverse-v1 max i8mm: smmla"; do
+  read -r cpu qemu kernel <<<"$config"
+  "$quant_run" "$out_dir/tiny_cnn.int8.mlir" --input="$batch" \
+    --target-triple=aarch64-linux-gnu --mcpu="$cpu" --qemu-cpu="$qemu" \
+    --pass-pipeline='builtin.module(quanta-lower-neon)' \
+    --output="$out_dir/int8.$cpu.npy"
+  if cmp -s "$out_dir/int8.$cpu.npy" "$out_dir/int8.npy"; then
+    echo "   --mcpu=$cpu ($kernel), qemu -cpu $qemu: identical to x86"
+  else
+    echo "   --mcpu=$cpu ($kernel), qemu -cpu $qemu: DIFFERENT from x86" >&2
+    exit 1
+  fi
+done
+"$build_dir/bin/quant-compile" "$out_dir/tiny_cnn.int8.mlir" \
+  --target-triple=aarch64-linux-gnu --mcpu=neoverse-n1 \
+  --pass-pipeline='builtin.module(quanta-lower-neon)' \
+  -o "$out_dir/tiny_cnn.aarch64.o" --header="$out_dir/tiny_cnn.aarch64.h"
+echo "   object for a Neoverse N1: $out_dir/tiny_cnn.aarch64.o"
+
+echo
 echo "The same in one pass pipeline:"
 echo "  quant-opt $model --quanta-ptq=\"qconfig=$qconfig data=<batches>\""
-echo "Outputs: $out_dir/tiny_cnn.{observed,calibrated,quantized,int8}.mlir, tiny_cnn.{o,h}"
+echo "Outputs: $out_dir/tiny_cnn.{observed,calibrated,quantized,int8}.mlir, tiny_cnn.{o,h}, tiny_cnn.aarch64.{o,h}"
 echo "(QCONFIG=qnnpack make demo uses per-tensor weights.)"

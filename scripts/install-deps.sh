@@ -6,9 +6,13 @@ set -euo pipefail
 
 packages=(
   cmake ninja-build make
-  clang-22 lld-22 llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
+  clang-22 lld-22 llvm-22 llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   libgtest-dev zlib1g-dev
   python3 python3-dev python3-numpy pybind11-dev
+  # AArch64 code is cross-linked and run under qemu (quant-run
+  # --target-triple=aarch64-linux-gnu); llvm-22 has llvm-objdump and
+  # llvm-mca.
+  qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 )
 # Extra packages only some targets need, e.g. QUANTA_EXTRA_PACKAGES=python3-torch
 # for regenerating golden files.

@@ -25,6 +25,8 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
 
@@ -145,6 +147,14 @@ static LogicalResult run(ModuleOp module,
     return emitError(loc) << (entryName.empty()
                                   ? std::string("the module has no function")
                                   : "no function named '" + entryName + "'");
+  // Only the entry and what it calls are compiled.
+  for (auto func : module.getOps<func::FuncOp>())
+    if (func != entry && func.isPublic())
+      func.setPrivate();
+  PassManager cleanup(module.getContext());
+  cleanup.addPass(createSymbolDCEPass());
+  if (failed(cleanup.run(module)))
+    return failure();
   FunctionType type = entry.getFunctionType();
 
   // The signature first, then the inputs against it, before compiling.
