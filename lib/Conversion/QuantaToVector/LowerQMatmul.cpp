@@ -76,16 +76,27 @@ enum class DotStep {
 /// offsets absorbing the difference.
 enum class InputSign { Any, Unsigned, Signed };
 
+/// How the epilogue computes the numeric library's requantization.
+enum class Epilogue {
+  /// In 64-bit lanes of plain vector arithmetic (shiftWide): any target.
+  Wide,
+  /// x86: the even and odd i32 lanes multiplied, the high words kept where
+  /// every shift allows it (shiftHighHalves), since x86 shifts 64-bit lanes
+  /// only with AVX-512; else Wide.
+  HighHalves,
+  /// AArch64: smull, a rounding shift (srshl) and saturating narrows and
+  /// adds (shiftNeon).
+  Neon,
+};
+
 struct KernelShape {
   DotStep step;
   GemmTiling tiling;
   InputSign inputSign;
-  /// Outputs narrowed by x86's saturating packs (TiledGemm's pairedStrips).
+  /// Outputs narrowed two pairs of strips at once with saturating packs
+  /// (x86) or narrows (AArch64): TiledGemm's pairedStrips.
   bool packs;
-  /// The epilogue multiplies even and odd i32 lanes and keeps the high
-  /// words where it can (x86, which shifts 64-bit lanes only with
-  /// AVX-512); else it works in 64-bit lanes throughout (shiftWide).
-  bool highHalves;
+  Epilogue epilogue;
   StringRef name;
 };
 } // namespace
@@ -96,21 +107,24 @@ static KernelShape getKernelShape(DotStep step) {
   // tile of 4 strips (a 196 x 256 x 2304 GEMM, its last 4 rows in a half
   // tile: 0.311 ms instead of 0.314 with 2).
   case DotStep::Vnni512:
-    return {step,           {16, 4, 8, 2, 4, 4, 2, 6, 4}, InputSign::Unsigned,
-            true,           true,
+    return {step,
+            {16, 4, 8, 2, 4, 4, 2, 6, 4},
+            InputSign::Unsigned,
+            true,
+            Epilogue::HighHalves,
             "vpdpbusd.512"};
   case DotStep::Vnni:
-    return {step, {8, 4, 6, 2, 2, 4, 2}, InputSign::Unsigned, true, true,
-            "vpdpbusd"};
+    return {step, {8, 4, 6, 2, 2, 4, 2}, InputSign::Unsigned, true,
+            Epilogue::HighHalves, "vpdpbusd"};
   case DotStep::MaddUbs:
-    return {step, {8, 4, 4, 2, 2, 4, 2}, InputSign::Unsigned,
-            true, true,                  "vpmaddubsw+vpmaddwd"};
+    return {step, {8, 4, 4, 2, 2, 4, 2}, InputSign::Unsigned, true,
+            Epilogue::HighHalves, "vpmaddubsw+vpmaddwd"};
   case DotStep::MaddWd:
-    return {step, {8, 2, 4, 2, 2, 4, 2}, InputSign::Any, true, true,
-            "vpmaddwd"};
+    return {step, {8, 2, 4, 2, 2, 4, 2}, InputSign::Any, true,
+            Epilogue::HighHalves, "vpmaddwd"};
   case DotStep::Generic:
-    return {step, {8, 4, 4, 2, 2, 4, 2}, InputSign::Any, false, true,
-            "generic"};
+    return {step, {8, 4, 4, 2, 2, 4, 2}, InputSign::Any, false,
+            Epilogue::Wide, "generic"};
   // 32 q registers. sdot: 7 x 3 accumulators, 7 input loads (4 k groups
   // each) and 3 weight vectors per group: 84 sdot to 19 loads a step,
   // which keeps a Neoverse N1's dispatch (3 uops a cycle; 2 per 16-byte
@@ -123,7 +137,7 @@ static KernelShape getKernelShape(DotStep step) {
              /*groupsPerLoad=*/4, /*stripInterleave=*/3},
             InputSign::Signed,
             false,
-            false,
+            Epilogue::Neon,
             "sdot"};
   // 4 row pairs x 2 strips of 2 x 2 column pairs: 16 accumulators, 4
   // packed input loads and 4 weight loads per 16 smmla.
@@ -132,8 +146,8 @@ static KernelShape getKernelShape(DotStep step) {
             {4, 8, 8, 2, 4, 4, 1, 0, 0, /*rowsPerDot=*/2,
              /*groupsPerLoad=*/1, /*stripInterleave=*/2},
             InputSign::Any,
-            false,
-            false,
+            true,
+            Epilogue::Neon,
             "smmla"};
   // 4 rows x 1 strip, each accumulator 4 q registers (4 partial sums of
   // 4 columns): 16 accumulator registers, 4 input and 4 weight loads per
@@ -143,7 +157,7 @@ static KernelShape getKernelShape(DotStep step) {
             {4, 16, 4, 1, 2, 2, 1},
             InputSign::Signed,
             false,
-            false,
+            Epilogue::Neon,
             "smull+sadalp"};
   }
   llvm_unreachable("unknown dot step");
@@ -200,6 +214,9 @@ private:
   Value computeRowSums(Value storage);
   Value shiftHighHalves(Value acc, Value column);
   Value shiftWide(Value acc, Value column);
+  Value requantizeNeon(Value acc, Value column);
+  Value narrowPairsNeon(ArrayRef<Value> outputs);
+  Value clampBytes(Value bytes);
   void classifyImageRows();
 
   QMatmulOp op;
@@ -224,6 +241,10 @@ private:
   tensor::PadOp pad;
   Value input, groupOffsets, offsets, multipliers, roundingEven, roundingOdd,
       roundingHigh, shifts, weightZero, rowSums;
+  /// Epilogue::Neon: srshl's shift amounts per column, -(t - 31) in i32 with
+  /// neonHighWords, else -t in i64.
+  Value negatedShifts;
+  bool neonHighWords = false;
   VectorType i32Vector, i64Vector;
   /// The dot step's input operand (i16 pairs for vpmaddwd, else bytes).
   VectorType lhsVector;
@@ -763,6 +784,8 @@ Value QMatmulLowering::finish(Value acc, Value row, Value column) {
         arith::MulIOp::create(
             b, loc, readColumns(b, loc, weightZero, column, i32Vector), sums));
   }
+  if (shape.epilogue == Epilogue::Neon)
+    return requantizeNeon(acc, column);
   Value shifted =
       highHalfShifts ? shiftHighHalves(acc, column) : shiftWide(acc, column);
   // |shifted| <= 2^30 (see shiftHighHalves, shiftWide): no wrap.
@@ -785,6 +808,130 @@ Value QMatmulLowering::finish(Value acc, Value row, Value column) {
           splat(b, loc, i32Vector, op.getOutputMax())));
 }
 
+/// The L outputs of `acc` (requantize() of the numeric library, r =
+/// sat32((P + 2^(t-1)) >> t) for P = acc * m, then clamp(r + zp)) in NEON's
+/// own instructions, exactly:
+///
+/// - every t >= 32 (real multipliers below 0.5, the usual case): sqdmulh
+///   gives Q = floor(P / 2^31) (2 * acc * m >> 32; it saturates only for
+///   two INT32_MIN operands, and m > 0), and r = (Q + 2^(s-1)) >> s with
+///   s = t - 31, which srshl by -s computes: with P = Q * 2^31 + R,
+///   0 <= R < 2^31, (P + 2^(t-1)) / 2^t = (Q + 2^(s-1) + R / 2^31) / 2^s,
+///   whose floor is that of (Q + 2^(s-1)) / 2^s, an integer over 2^s;
+/// - otherwise smull and smull2 form P in 64-bit lanes, srshl by -t
+///   computes (P + 2^(t-1)) >> t (ARM's pseudocode adds the rounding at
+///   unbounded width) and sqxtn saturates it to i32 as the library does.
+///
+/// sqadd then adds the zero point, and the clamp that follows gives the
+/// library's clamp(r + zp) for every r: the clamp range lies inside i32,
+/// so a sum that saturates is beyond it either way. 3 instructions per 4
+/// outputs (7 on the 64-bit path) before the narrowing, where the plain
+/// 64-bit arithmetic of shiftWide took about 30 (NEON has no 64-bit min,
+/// max or variable right shift). sqrdmulh (which rounds the doubled
+/// product) would round twice and is not used.
+Value QMatmulLowering::requantizeNeon(Value acc, Value column) {
+  auto pair = VectorType::get({2}, b.getI32Type());
+  auto wide = VectorType::get({2}, b.getI64Type());
+  auto half = [&](Value v, int64_t offset) -> Value {
+    return vector::ExtractStridedSliceOp::create(
+        b, loc, v, ArrayRef<int64_t>{offset}, ArrayRef<int64_t>{2},
+        ArrayRef<int64_t>{1});
+  };
+  auto intrinsic = [&](StringRef name, Type type, ValueRange args) -> Value {
+    return IntrinsicOp::create(b, loc, type, b.getStringAttr(name), args);
+  };
+  Value multiplier = readColumns(b, loc, multipliers, column, i32Vector);
+  Value shifted;
+  if (neonHighWords) {
+    Value high =
+        intrinsic("llvm.aarch64.neon.sqdmulh", i32Vector, {acc, multiplier});
+    shifted = intrinsic(
+        "llvm.aarch64.neon.srshl", i32Vector,
+        {high, readColumns(b, loc, negatedShifts, column, i32Vector)});
+  } else {
+    Value negated = readColumns(b, loc, negatedShifts, column, i64Vector);
+    SmallVector<Value> narrowed;
+    for (int64_t offset = 0; offset < tiling.lanes; offset += 2) {
+      Value product = arm_neon::SMullOp::create(
+          b, loc, wide, half(acc, offset), half(multiplier, offset));
+      Value rounded = intrinsic("llvm.aarch64.neon.srshl", wide,
+                                {product, half(negated, offset)});
+      narrowed.push_back(intrinsic("llvm.aarch64.neon.sqxtn", pair, rounded));
+    }
+    shifted = vector::ShuffleOp::create(b, loc, narrowed[0], narrowed[1],
+                                        ArrayRef<int64_t>{0, 1, 2, 3});
+  }
+  Value result = intrinsic(
+      "llvm.aarch64.neon.sqadd", i32Vector,
+      {shifted, splat(b, loc, i32Vector,
+                      cast<quant::UniformQuantizedType>(
+                          op.getOutput().getType().getElementType())
+                          .getZeroPoint())});
+  if (pairedStrips)
+    return result;
+  return arith::TruncIOp::create(
+      b, loc, VectorType::get({tiling.lanes}, b.getI8Type()),
+      arith::MinSIOp::create(
+          b, loc,
+          arith::MaxSIOp::create(b, loc, result,
+                                 splat(b, loc, i32Vector, op.getOutputMin())),
+          splat(b, loc, i32Vector, op.getOutputMax())));
+}
+
+/// `bytes`, saturated to the output's storage type, clamped to a narrower
+/// output range.
+Value QMatmulLowering::clampBytes(Value bytes) {
+  auto type = cast<VectorType>(bytes.getType());
+  const bool signedOutput = cast<quant::UniformQuantizedType>(
+                                op.getOutput().getType().getElementType())
+                                .isSigned();
+  const int64_t storageMin = signedOutput ? INT8_MIN : 0,
+                storageMax = signedOutput ? INT8_MAX : UINT8_MAX;
+  if (op.getOutputMin() > storageMin) {
+    Value lo = splat(b, loc, type, op.getOutputMin());
+    bytes = signedOutput
+                ? arith::MaxSIOp::create(b, loc, bytes, lo).getResult()
+                : arith::MaxUIOp::create(b, loc, bytes, lo).getResult();
+  }
+  if (op.getOutputMax() < storageMax) {
+    Value hi = splat(b, loc, type, op.getOutputMax());
+    bytes = signedOutput
+                ? arith::MinSIOp::create(b, loc, bytes, hi).getResult()
+                : arith::MinUIOp::create(b, loc, bytes, hi).getResult();
+  }
+  return bytes;
+}
+
+/// sqxtn and sqxtn2 saturate each pair's two i32 vectors into one of i16,
+/// sqxtun (sqxtn for an s8 output) both pairs' into 16 bytes, consecutive
+/// columns in order: 3 instructions per 4 vectors where a clamp and two
+/// narrows each took 16.
+Value QMatmulLowering::narrowPairsNeon(ArrayRef<Value> outputs) {
+  auto words = VectorType::get({4}, b.getI16Type());
+  auto halfBytes = VectorType::get({8}, b.getI8Type());
+  const bool signedOutput = cast<quant::UniformQuantizedType>(
+                                op.getOutput().getType().getElementType())
+                                .isSigned();
+  auto intrinsic = [&](StringRef name, Type type, ValueRange args) -> Value {
+    return IntrinsicOp::create(b, loc, type, b.getStringAttr(name), args);
+  };
+  auto concat = [&](Value lhs, Value rhs) -> Value {
+    const int64_t size = 2 * cast<VectorType>(lhs.getType()).getDimSize(0);
+    return vector::ShuffleOp::create(
+        b, loc, lhs, rhs, llvm::to_vector(llvm::seq<int64_t>(0, size)));
+  };
+  auto pairWords = [&](Value first, Value second) {
+    return concat(intrinsic("llvm.aarch64.neon.sqxtn", words, first),
+                  intrinsic("llvm.aarch64.neon.sqxtn", words, second));
+  };
+  StringRef toBytes =
+      signedOutput ? "llvm.aarch64.neon.sqxtn" : "llvm.aarch64.neon.sqxtun";
+  Value bytes = concat(
+      intrinsic(toBytes, halfBytes, pairWords(outputs[0], outputs[1])),
+      intrinsic(toBytes, halfBytes, pairWords(outputs[2], outputs[3])));
+  return clampBytes(bytes);
+}
+
 /// Two vpackssdw and a vpackuswb (vpacksswb for an s8 output) saturate the
 /// four vectors of finish to the output's storage type, as a clamp would;
 /// a narrower output range is clamped on the bytes, four vectors at once.
@@ -793,6 +940,8 @@ Value QMatmulLowering::finish(Value acc, Value row, Value column) {
 /// permute: two vpermq where one and a vextracti64x4 store would do (one
 /// uop per four accumulators; not worked around).
 Value QMatmulLowering::narrowPairs(ArrayRef<Value> outputs) {
+  if (shape.epilogue == Epilogue::Neon)
+    return narrowPairsNeon(outputs);
   const int64_t lanes = tiling.lanes;
   const bool zmm = lanes == 16;
   auto intrinsic = [&](StringRef name, Type type, ValueRange args) -> Value {
@@ -813,20 +962,7 @@ Value QMatmulLowering::narrowPairs(ArrayRef<Value> outputs) {
       intrinsic(packWords, bytes,
                 {intrinsic(packDwords, words, {outputs[0], outputs[1]}),
                  intrinsic(packDwords, words, {outputs[2], outputs[3]})});
-  const int64_t storageMin = signedOutput ? INT8_MIN : 0,
-                storageMax = signedOutput ? INT8_MAX : UINT8_MAX;
-  if (op.getOutputMin() > storageMin) {
-    Value lo = splat(b, loc, bytes, op.getOutputMin());
-    packed = signedOutput
-                 ? arith::MaxSIOp::create(b, loc, packed, lo).getResult()
-                 : arith::MaxUIOp::create(b, loc, packed, lo).getResult();
-  }
-  if (op.getOutputMax() < storageMax) {
-    Value hi = splat(b, loc, bytes, op.getOutputMax());
-    packed = signedOutput
-                 ? arith::MinSIOp::create(b, loc, packed, hi).getResult()
-                 : arith::MinUIOp::create(b, loc, packed, hi).getResult();
-  }
+  packed = clampBytes(packed);
   auto qwords = VectorType::get({lanes / 2}, b.getI64Type());
   SmallVector<int64_t> order;
   for (int64_t parity : {0, 1})
@@ -923,6 +1059,7 @@ Value QMatmulLowering::build() {
   i32Vector = VectorType::get({tiling.lanes}, b.getI32Type());
   i64Vector = VectorType::get({tiling.lanes}, b.getI64Type());
   pairedStrips = shape.packs;
+  laneInterleavedPairs = shape.packs && shape.epilogue != Epilogue::Neon;
   rowPairs = shape.step == DotStep::NeonMmla;
   // The dot step's input: g bytes broadcast to the L lanes, a row pair's 2
   // x 8 bytes (smmla), or a row's 16 bytes (smull).
@@ -978,7 +1115,20 @@ Value QMatmulLowering::build() {
     zeroValues[at] = perChannel(op.getWeightZeroPoints(), col);
     hasWeightZeroPoints |= zeroValues[at] != 0;
   }
-  highHalfShifts = shape.highHalves &&
+  if (shape.epilogue == Epilogue::Neon) {
+    // With every t >= 32, sqdmulh's high words shift by t - 31 in i32
+    // lanes; else the 64-bit products shift by t (requantizeNeon).
+    neonHighWords = llvm::all_of(totalShifts, [](int32_t t) { return t >= 32; });
+    SmallVector<int64_t> negated;
+    SmallVector<int32_t> negatedHigh;
+    for (int32_t t : totalShifts) {
+      negated.push_back(-t);
+      negatedHigh.push_back(31 - t);
+    }
+    negatedShifts = neonHighWords ? constantTensor(negatedHigh)
+                                  : constantTensor64(negated);
+  }
+  highHalfShifts = shape.epilogue == Epilogue::HighHalves &&
                    llvm::all_of(totalShifts, [](int32_t t) { return t >= 32; });
   roundHighWords = highHalfShifts &&
                    llvm::all_of(totalShifts, [](int32_t t) { return t >= 33; });
@@ -1003,11 +1153,13 @@ Value QMatmulLowering::build() {
       t -= 32;
   offsets = constantTensor(offsetValues);
   multipliers = constantTensor(multiplierValues);
-  if (!roundHighWords) {
-    roundingEven = constantTensor64(evenValues);
-    roundingOdd = constantTensor64(oddValues);
+  if (shape.epilogue != Epilogue::Neon) {
+    if (!roundHighWords) {
+      roundingEven = constantTensor64(evenValues);
+      roundingOdd = constantTensor64(oddValues);
+    }
+    shifts = constantTensor(totalShifts);
   }
-  shifts = constantTensor(totalShifts);
 
   auto storageType = op.getInput().getType().clone(b.getI8Type());
   Value storage =

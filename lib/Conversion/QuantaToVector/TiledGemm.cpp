@@ -129,7 +129,7 @@ RowClasses ImageWindow::classifyRows(
 /// computes column 8 * (i / 4) + 4 * q + i % 4 of the pair, so that each
 /// pair's 8 bytes of a 128-bit lane are its consecutive columns.
 int64_t TiledGemm::columnAt(int64_t position) const {
-  if (!pairedStrips)
+  if (!laneInterleavedPairs)
     return position;
   const int64_t pairColumns = 2 * tiling.lanes;
   const int64_t inPair = position % pairColumns, strip = inPair / tiling.lanes,

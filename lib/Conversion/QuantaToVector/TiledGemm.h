@@ -203,7 +203,8 @@ protected:
   }
 
   /// The output column that packed column `position` (strip * L + lane)
-  /// computes: itself, or with pairedStrips, the order of the x86 packs.
+  /// computes: itself, or with laneInterleavedPairs, the order of the x86
+  /// packs.
   int64_t columnAt(int64_t position) const;
   /// Where the L x g weights of `strip`, k group `kGroup` start in the
   /// packed weights: strip after strip, or with stripInterleave I, the k
@@ -238,10 +239,13 @@ protected:
   /// do: one vpackuswb of two vpackssdw per 4 accumulators instead of a
   /// clamp and a two-uop vpmovusdb each (measured: a 3136 x 256 x 64 VNNI
   /// GEMM, whose K leaves the epilogue a third of the work, from 483 to 511
-  /// GOPS). The packs work within 128-bit
-  /// lanes, so each pair's columns are packed in the order they interleave
-  /// in (columnAt).
+  /// GOPS). AArch64's saturating narrows (sqxtn, sqxtn2, sqxtun) do the
+  /// same for the smmla kernel, whose tiles pair their strips.
   bool pairedStrips = false;
+  /// With pairedStrips: the narrowing works within 128-bit lanes (x86's
+  /// packs), so each pair's columns are packed in the order they
+  /// interleave in (columnAt).
+  bool laneInterleavedPairs = false;
 
 private:
   /// The class being emitted: its index and its range of the run tables.
