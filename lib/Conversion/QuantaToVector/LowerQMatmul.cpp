@@ -78,11 +78,10 @@ enum class InputSign { Any, Unsigned, Signed };
 
 /// How the epilogue computes the numeric library's requantization.
 enum class Epilogue {
-  /// In 64-bit lanes of plain vector arithmetic (shiftWide): any target.
-  Wide,
-  /// x86: the even and odd i32 lanes multiplied, the high words kept where
-  /// every shift allows it (shiftHighHalves), since x86 shifts 64-bit lanes
-  /// only with AVX-512; else Wide.
+  /// In plain vector arithmetic (x86 and the generic kernel): the even and
+  /// odd i32 lanes multiplied, the high words kept where every shift
+  /// allows it (shiftHighHalves), since x86 shifts 64-bit lanes only with
+  /// AVX-512; else in 64-bit lanes (shiftWide).
   HighHalves,
   /// AArch64: smull, a rounding shift (srshl) and saturating narrows and
   /// adds (shiftNeon).
@@ -124,7 +123,7 @@ static KernelShape getKernelShape(DotStep step) {
             Epilogue::HighHalves, "vpmaddwd"};
   case DotStep::Generic:
     return {step, {8, 4, 4, 2, 2, 4, 2}, InputSign::Any, false,
-            Epilogue::Wide, "generic"};
+            Epilogue::HighHalves, "generic"};
   // 32 q registers. sdot: 7 x 3 accumulators, 7 input loads (4 k groups
   // each) and 3 weight vectors per group: 84 sdot to 19 loads a step,
   // which keeps a Neoverse N1's dispatch (3 uops a cycle; 2 per 16-byte
