@@ -8,6 +8,11 @@
 // RUN: quant-opt %S/Inputs/float_matmul_exec.mlir --quanta-lower-neon=features=baseline | FileCheck %s --check-prefix=IR
 // IR: vector.fma
 // IR: {quanta.dot_step = "fmla"}
+// In the object file, the inputs of 4 k come from one 16-byte load each
+// and feed fmla by element:
+// RUN: quant-compile %S/Inputs/float_matmul_exec.mlir --target-triple=aarch64-linux-gnu --mcpu=cortex-a72 --pass-pipeline='builtin.module(quanta-lower-neon)' -o %t.o
+// RUN: llvm-objdump -d %t.o | FileCheck %s --check-prefix=OBJ
+// OBJ: fmla v{{[0-9]+}}.4s, v{{[0-9]+}}.4s, v{{[0-9]+}}.s[{{[0-3]}}]
 //
 // RUN: for config in cortex-a72 neoverse-n1 neoverse-v1:max; do \
 // RUN:   cpu=${config%%%%:*} qemu=${config#*:}; \

@@ -213,7 +213,9 @@ private:
   Value computeRowSums(Value storage);
   Value shiftHighHalves(Value acc, Value column);
   Value shiftWide(Value acc, Value column);
+  /// Epilogue::Neon: the zero point added, before the clamp.
   Value requantizeNeon(Value acc, Value column);
+  int64_t outputZeroPoint();
   Value narrowPairsNeon(ArrayRef<Value> outputs);
   Value clampBytes(Value bytes);
   void classifyImageRows();
@@ -783,19 +785,19 @@ Value QMatmulLowering::finish(Value acc, Value row, Value column) {
         arith::MulIOp::create(
             b, loc, readColumns(b, loc, weightZero, column, i32Vector), sums));
   }
-  if (shape.epilogue == Epilogue::Neon)
-    return requantizeNeon(acc, column);
-  Value shifted =
-      highHalfShifts ? shiftHighHalves(acc, column) : shiftWide(acc, column);
-  // |shifted| <= 2^30 (see shiftHighHalves, shiftWide): no wrap.
-  Value result = zeroPointFolded
-                     ? shifted
-                     : arith::AddIOp::create(
-                           b, loc, shifted,
-                           splat(b, loc, i32Vector,
-                                 cast<quant::UniformQuantizedType>(
-                                     op.getOutput().getType().getElementType())
-                                     .getZeroPoint()));
+  Value result;
+  if (shape.epilogue == Epilogue::Neon) {
+    result = requantizeNeon(acc, column);
+  } else {
+    Value shifted =
+        highHalfShifts ? shiftHighHalves(acc, column) : shiftWide(acc, column);
+    // |shifted| <= 2^30 (see shiftHighHalves, shiftWide): no wrap.
+    result = zeroPointFolded
+                 ? shifted
+                 : arith::AddIOp::create(
+                       b, loc, shifted,
+                       splat(b, loc, i32Vector, outputZeroPoint()));
+  }
   if (pairedStrips)
     return result;
   return arith::TruncIOp::create(
@@ -805,6 +807,12 @@ Value QMatmulLowering::finish(Value acc, Value row, Value column) {
           arith::MaxSIOp::create(b, loc, result,
                                  splat(b, loc, i32Vector, op.getOutputMin())),
           splat(b, loc, i32Vector, op.getOutputMax())));
+}
+
+int64_t QMatmulLowering::outputZeroPoint() {
+  return cast<quant::UniformQuantizedType>(
+             op.getOutput().getType().getElementType())
+      .getZeroPoint();
 }
 
 /// The L outputs of `acc` (requantize() of the numeric library, r =
@@ -860,21 +868,8 @@ Value QMatmulLowering::requantizeNeon(Value acc, Value column) {
     shifted = vector::ShuffleOp::create(b, loc, narrowed[0], narrowed[1],
                                         ArrayRef<int64_t>{0, 1, 2, 3});
   }
-  Value result = intrinsic(
-      "llvm.aarch64.neon.sqadd", i32Vector,
-      {shifted, splat(b, loc, i32Vector,
-                      cast<quant::UniformQuantizedType>(
-                          op.getOutput().getType().getElementType())
-                          .getZeroPoint())});
-  if (pairedStrips)
-    return result;
-  return arith::TruncIOp::create(
-      b, loc, VectorType::get({tiling.lanes}, b.getI8Type()),
-      arith::MinSIOp::create(
-          b, loc,
-          arith::MaxSIOp::create(b, loc, result,
-                                 splat(b, loc, i32Vector, op.getOutputMin())),
-          splat(b, loc, i32Vector, op.getOutputMax())));
+  return intrinsic("llvm.aarch64.neon.sqadd", i32Vector,
+                   {shifted, splat(b, loc, i32Vector, outputZeroPoint())});
 }
 
 /// `bytes`, saturated to the output's storage type, clamped to a narrower
