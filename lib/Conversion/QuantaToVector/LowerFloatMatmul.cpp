@@ -84,7 +84,7 @@ private:
     return {arith::AddIOp::create(
         b, loc, base, tensor::ExtractOp::create(b, loc, groupOffsets, kk))};
   }
-  Value broadcastInput(Value base, Value kk) override {
+  Value groupInput(Value base, Value kk) override {
     Value value =
         tensor::ExtractOp::create(b, loc, gemm.input, inputIndices(base, kk));
     return vector::BroadcastOp::create(b, loc, accumulatorType, value);

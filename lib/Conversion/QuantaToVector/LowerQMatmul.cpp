@@ -195,7 +195,7 @@ private:
   Value initialAccumulator(Value output, Value row, Value column,
                            bool inBounds) override;
   Value rowBase(Value row) override;
-  Value broadcastInput(Value base, Value kGroup) override;
+  Value groupInput(Value base, Value kGroup) override;
   Value loadInputs(Value base, Value kGroup) override;
   Value inputOfGroup(Value inputs, int64_t index) override;
   Value dot(Value acc, Value lhs, Value rhs) override;
@@ -480,7 +480,7 @@ Value QMatmulLowering::rowBase(Value row) {
 /// The dot step's lhs of group `kGroup`: its g input values broadcast to
 /// every lane, or for the AArch64 steps that read per-lane inputs, a row's
 /// 16 bytes (NeonWiden) or a row pair's (NeonMmla).
-Value QMatmulLowering::broadcastInput(Value base, Value kGroup) {
+Value QMatmulLowering::groupInput(Value base, Value kGroup) {
   Value group = readInput(groupVector, base, kGroup);
   if (shape.step == DotStep::NeonWiden || shape.step == DotStep::NeonMmla)
     return group;

@@ -200,7 +200,7 @@ SmallVector<Value> TiledGemm::groupLoops(ValueRange bases, Value strip0,
       }
       for (int64_t q = 0; q < dotRows; ++q) {
         Value lhs = groups > 1 ? inputOfGroup(chunks[q], u)
-                               : broadcastInput(bases[q], group);
+                               : groupInput(bases[q], group);
         for (int64_t s = 0; s < strips; ++s) {
           int64_t slot = set * accumulators + q * strips + s;
           next[slot] = dot(next[slot], lhs, rhs[s]);

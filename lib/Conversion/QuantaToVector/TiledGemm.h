@@ -1,24 +1,28 @@
 //===- TiledGemm.h - Register-tiled GEMM loops shared by the kernels ------===//
 //
-// The one GEMM design of Quanta's kernels, integer and float: B (the
-// weights) is packed at compile time into strips of L output columns
-// (L = 32-bit lanes of a vector), [N / L][K / g][L][g] with g consecutive k
-// values per lane; a tile of MR rows x NV strips keeps its accumulators in
-// registers across the k loop, which broadcasts g input values per row and
-// issues one dot step per accumulator; an epilogue per accumulator vector
-// produces the L outputs it writes: no second pass over memory. Column
-// tiles are outside row tiles, so a K x L * NV panel of B stays in cache
-// while every row block streams past it.
+// The one GEMM design of Quanta's kernels, integer and float, x86 and
+// AArch64: B (the weights) is packed at compile time into strips of L
+// output columns (L = 32-bit lanes of a vector), [N / L][K / g][L][g] with
+// g consecutive k values per lane (the k groups of `stripInterleave`
+// strips interleaved); a tile of MR rows x NV strips keeps its accumulators
+// in registers across the k loop, which gives each row's g input values to
+// the dot step (broadcast to every lane, or a lane of a longer load taken
+// by a by-element instruction) and issues one dot step per accumulator; an
+// epilogue per accumulator vector produces the L outputs it writes: no
+// second pass over memory. Column tiles are outside row tiles, so a K x L
+// * NV panel of B stays in cache while every row block streams past it.
 //
 // A kernel (LowerQMatmul.cpp, LowerFloatMatmul.cpp) supplies the packed
-// weights and the four steps that differ: the accumulators' start, the
-// broadcast of the inputs, the dot step and the epilogue.
+// weights, the tile shapes (GemmTiling) and the steps that differ per
+// target: the accumulators' start, the inputs of a k group, the dot step,
+// the accumulators' layout (a dot step may cover two rows) and the
+// epilogue.
 //
 // K may be made of `segments` equal runs (the taps of a convolution's
 // implicit im2col matrix, each a run of C channels), each padded to whole
 // k groups. The kernel locates each row's input once per tile (rowBase,
 // or a table of RowClasses) and each k group relative to it
-// (broadcastInput; for a convolution, an offset table indexed by the
+// (groupInput; for a convolution, an offset table indexed by the
 // group): one k loop over all groups, as long as a GEMM's, instead of a
 // short loop per tap (measured on AVX2: a 3x3 convolution at 202 GOPS with
 // a loop per tap, the GEMM of the same shape at 221). Rows that skip taps
@@ -143,12 +147,13 @@ protected:
   /// written; `inBounds` is false when the strip may reach past N.
   virtual Value initialAccumulator(Value output, Value row, Value column,
                                    bool inBounds) = 0;
-  /// Where `row`'s input starts, for broadcastInput; the row itself by
+  /// Where `row`'s input starts, for groupInput; the row itself by
   /// default.
   virtual Value rowBase(Value row) { return row; }
-  /// The g input values of k group `kGroup` of the row at `base` (rowBase),
-  /// as the dot step's lhs.
-  virtual Value broadcastInput(Value base, Value kGroup) = 0;
+  /// The dot step's lhs for k group `kGroup` of the row at `base`
+  /// (rowBase): its g input values broadcast to every lane, or the row's
+  /// (or row pair's) values as the step reads them.
+  virtual Value groupInput(Value base, Value kGroup) = 0;
   /// With groupsPerLoad > 1: the inputs of the groupsPerLoad consecutive k
   /// groups from `kGroup` of the row at `base`, in one load...
   virtual Value loadInputs(Value base, Value kGroup);
