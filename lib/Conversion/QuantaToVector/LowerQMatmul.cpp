@@ -125,11 +125,12 @@ static KernelShape getKernelShape(DotStep step) {
     return {step, {8, 4, 4, 2, 2, 4, 2}, InputSign::Any, false,
             Epilogue::HighHalves, "generic"};
   // 32 q registers. sdot: 7 x 3 accumulators, 7 input loads (4 k groups
-  // each) and 3 weight vectors per group: 84 sdot to 19 loads a step,
-  // which keeps a Neoverse N1's dispatch (3 uops a cycle; 2 per 16-byte
-  // load, 3 per ldp) below its 2 sdot a cycle (llvm-mca: 8 x 2 tiles of
-  // the same design 91% of the sdot peak, 7 x 3 98%). The half tile has 3
-  // rows of 3 strips, the one-row tile 3 strips.
+  // each) and 3 weight vectors per group (interleaved: one ldp and one
+  // ldr): 84 sdot to 19 loads a step, which keeps a Neoverse N1's dispatch
+  // (3 uops a cycle; 2 per 16-byte ldr, 3 per ldp) below its 2 sdot a
+  // cycle (llvm-mca on the k loop compiled for a Neoverse N1: 8 x 2 tiles
+  // of the same design 91% of the sdot peak, 7 x 3 100%). The half tile
+  // has 3 rows of 3 strips, the one-row tile 3 strips.
   case DotStep::NeonDot:
     return {step,
             {4, 4, 7, 3, 3, 3, 1, 0, 0, /*rowsPerDot=*/1,
@@ -139,7 +140,8 @@ static KernelShape getKernelShape(DotStep step) {
             Epilogue::Neon,
             "sdot"};
   // 4 row pairs x 2 strips of 2 x 2 column pairs: 16 accumulators, 4
-  // packed input loads and 4 weight loads per 16 smmla.
+  // packed input loads and 4 weight loads per 16 smmla (llvm-mca on a
+  // Neoverse V1: 4 smmla a cycle, its peak).
   case DotStep::NeonMmla:
     return {step,
             {4, 8, 8, 2, 4, 4, 1, 0, 0, /*rowsPerDot=*/2,
@@ -150,7 +152,8 @@ static KernelShape getKernelShape(DotStep step) {
             "smmla"};
   // 4 rows x 1 strip, each accumulator 4 q registers (4 partial sums of
   // 4 columns): 16 accumulator registers, 4 input and 4 weight loads per
-  // 32 smull and 32 sadalp.
+  // 32 smull and 32 sadalp (llvm-mca on a Neoverse N1: one smull a cycle,
+  // the bound of its one multiply pipe). K is padded to 16 per segment.
   case DotStep::NeonWiden:
     return {step,
             {4, 16, 4, 1, 2, 2, 1},
