@@ -62,8 +62,7 @@ llvm::Value *FeatureProbe::cpuid(unsigned leaf, unsigned subleaf,
       type, "cpuid", "={ax},={bx},={cx},={dx},{ax},{cx},~{dirflag},~{fpsr}",
       /*hasSideEffects=*/false);
   llvm::Value *registers = builder.CreateCall(
-      type, asmCall,
-      {builder.getInt32(leaf), builder.getInt32(subleaf)});
+      type, asmCall, {builder.getInt32(leaf), builder.getInt32(subleaf)});
   return builder.CreateExtractValue(registers, reg);
 }
 
@@ -87,8 +86,8 @@ llvm::Value *FeatureProbe::xcr0() {
   auto *after = llvm::BasicBlock::Create(context, "xcr0", function);
   builder.CreateCondBr(osxsave, read, after);
   builder.SetInsertPoint(read);
-  auto *type = llvm::FunctionType::get(llvm::StructType::get(i32, i32), {i32},
-                                       false);
+  auto *type =
+      llvm::FunctionType::get(llvm::StructType::get(i32, i32), {i32}, false);
   auto *asmCall = llvm::InlineAsm::get(type, "xgetbv", "={ax},={dx},{cx}",
                                        /*hasSideEffects=*/false);
   llvm::Value *value = builder.CreateExtractValue(
@@ -165,9 +164,9 @@ void quanta::addCpuCheck(llvm::Module &module, const TargetDescription &target,
 
   // const char *__quanta_missing_cpu_feature(void): the first feature of
   // the target the CPU lacks, or null.
-  auto *missing = llvm::Function::Create(
-      llvm::FunctionType::get(ptr, false), internal,
-      "__quanta_missing_cpu_feature", module);
+  auto *missing =
+      llvm::Function::Create(llvm::FunctionType::get(ptr, false), internal,
+                             "__quanta_missing_cpu_feature", module);
   builder.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", missing));
   FeatureProbe probe(module, builder);
   for (unsigned index = 0; index < kNumTargetFeatures; ++index) {
@@ -188,9 +187,9 @@ void quanta::addCpuCheck(llvm::Module &module, const TargetDescription &target,
 
   // void __quanta_require_cpu(const char *function): once the check has
   // passed, nothing; else the report and abort().
-  auto *checked = new llvm::GlobalVariable(
-      module, i32, /*isConstant=*/false, internal, builder.getInt32(0),
-      "__quanta_cpu_checked");
+  auto *checked =
+      new llvm::GlobalVariable(module, i32, /*isConstant=*/false, internal,
+                               builder.getInt32(0), "__quanta_cpu_checked");
   auto *require = llvm::Function::Create(
       llvm::FunctionType::get(builder.getVoidTy(), {ptr}, false), internal,
       "__quanta_require_cpu", module);
@@ -213,7 +212,8 @@ void quanta::addCpuCheck(llvm::Module &module, const TargetDescription &target,
     llvm::FunctionCallee strlen = module.getOrInsertFunction(
         "strlen", llvm::FunctionType::get(sizeType, {ptr}, false));
     llvm::FunctionCallee write = module.getOrInsertFunction(
-        "write", llvm::FunctionType::get(sizeType, {i32, ptr, sizeType}, false));
+        "write",
+        llvm::FunctionType::get(sizeType, {i32, ptr, sizeType}, false));
     llvm::FunctionCallee abort = module.getOrInsertFunction(
         "abort", llvm::FunctionType::get(builder.getVoidTy(), false));
     auto print = [&](llvm::Value *text) {
@@ -243,14 +243,14 @@ void quanta::addCpuCheck(llvm::Module &module, const TargetDescription &target,
     if (llvm::Function *entryPoint =
             module.getFunction("_mlir_ciface_" + function);
         entryPoint && !entryPoint->isDeclaration()) {
-      builder.SetInsertPoint(&*entryPoint->getEntryBlock().getFirstInsertionPt());
+      builder.SetInsertPoint(
+          &*entryPoint->getEntryBlock().getFirstInsertionPt());
       builder.CreateCall(require,
                          {cString(builder, function, "__quanta_function")});
     }
     // const char *<function>_missing_cpu_feature(void).
     auto *query = llvm::Function::Create(
-        llvm::FunctionType::get(ptr, false),
-        llvm::GlobalValue::ExternalLinkage,
+        llvm::FunctionType::get(ptr, false), llvm::GlobalValue::ExternalLinkage,
         function + "_missing_cpu_feature", module);
     builder.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", query));
     builder.CreateRet(builder.CreateCall(missing));

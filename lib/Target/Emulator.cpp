@@ -156,14 +156,15 @@ quanta::runUnderEmulator(ModuleOp module, func::FuncOp entry,
 
   // The header describes the tensor signatures, which lowering replaces.
   std::string error;
-  auto writeFile = [&](const std::string &file,
-                       llvm::function_ref<LogicalResult(llvm::raw_fd_ostream &)>
-                           write) -> LogicalResult {
+  auto writeFile =
+      [&](const std::string &file,
+          llvm::function_ref<LogicalResult(llvm::raw_fd_ostream &)> write)
+      -> LogicalResult {
     std::error_code code;
     llvm::raw_fd_ostream os(file, code);
     if (code)
-      return emitError(loc) << "cannot write " << file << ": "
-                            << code.message();
+      return emitError(loc)
+             << "cannot write " << file << ": " << code.message();
     return write(os);
   };
   const std::string entryName = entry.getSymName().str();
@@ -207,8 +208,8 @@ quanta::runUnderEmulator(ModuleOp module, func::FuncOp entry,
   if (status == 3)
     return emitError(loc) << "qemu-aarch64 -cpu " << cpuModel << ": "
                           << readLog(log) << ", which '" << entryName
-                          << "' was compiled for (" << target.describe()
-                          << ": " << target.str() << ")";
+                          << "' was compiled for (" << target.describe() << ": "
+                          << target.str() << ")";
   if (status != 0)
     return emitError(loc) << "'" << entryName << "' under qemu-aarch64 -cpu "
                           << cpuModel << " failed"

@@ -262,7 +262,7 @@ LogicalResult quanta::emitObjectFile(ModuleOp module,
   // functions are those convert-math-to-libm calls); say so if a lowering
   // ever needs more.
   static const llvm::StringSet<> cLibrary = {
-      "malloc", "free",  "aligned_alloc", "memcpy", "memset",
+      "malloc",  "free",  "aligned_alloc", "memcpy", "memset",
       "memmove", "abort", "write",         "strlen", "getauxval"};
   static const llvm::StringSet<> libm = {
       "acos", "acosh", "asin",      "asinh", "atan", "atan2", "atanh", "cbrt",

@@ -3,8 +3,8 @@
 #include "quanta/Target/TargetDescription.h"
 
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/TargetSelect.h"
@@ -96,7 +96,8 @@ TargetDescription::fromLLVM(StringRef tripleText, StringRef cpuName,
                             ? hostTriple
                             : llvm::Triple(llvm::Triple::normalize(tripleText));
   std::string error;
-  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target)
     return makeError("unknown target triple '" + tripleText + "': " + error);
   // A subtarget without CPU or features, to validate the names: LLVM only
@@ -187,8 +188,8 @@ SmallVector<StringRef> TargetDescription::getLevelNames(TargetArch arch) {
   return names;
 }
 
-llvm::Expected<TargetDescription>
-TargetDescription::fromLevel(TargetArch arch, StringRef name) {
+llvm::Expected<TargetDescription> TargetDescription::fromLevel(TargetArch arch,
+                                                               StringRef name) {
   for (const Level &level : getLevels()) {
     if (level.arch != arch || level.name != name)
       continue;

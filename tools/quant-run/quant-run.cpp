@@ -207,8 +207,8 @@ static LogicalResult run(ModuleOp module,
     SmallVector<ArrayRef<char>> inputBytes;
     for (const quanta::runtime::NumpyArray &array : arrays)
       inputBytes.push_back(array.bytes);
-    auto emulated = quanta::runUnderEmulator(module, entry, target,
-                                             emulatorCpu, inputBytes);
+    auto emulated = quanta::runUnderEmulator(module, entry, target, emulatorCpu,
+                                             inputBytes);
     if (failed(emulated))
       return failure();
     results = std::move(*emulated);

@@ -94,8 +94,8 @@ TEST(TargetDescriptionTest, LevelsAndTheirText) {
       ASSERT_TRUE(bool(parsed)) << target->str();
       EXPECT_EQ(parsed->str(), target->str());
     }
-  EXPECT_EQ(llvm::cantFail(TargetDescription::fromLevel(TargetArch::AArch64,
-                                                        "dotprod"))
+  EXPECT_EQ(llvm::cantFail(
+                TargetDescription::fromLevel(TargetArch::AArch64, "dotprod"))
                 .str(),
             "aarch64+neon+dotprod");
   llvm::Expected<TargetDescription> unknown =

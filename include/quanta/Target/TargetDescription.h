@@ -54,9 +54,9 @@ public:
   /// generic CPU) and `features` (llc's -mattr, e.g. "+dotprod,-i8mm").
   /// Fails, with a message naming the culprit, on an unknown triple, a CPU
   /// or a feature the triple's target does not know.
-  static llvm::Expected<TargetDescription>
-  fromLLVM(llvm::StringRef triple, llvm::StringRef cpu,
-           llvm::StringRef features);
+  static llvm::Expected<TargetDescription> fromLLVM(llvm::StringRef triple,
+                                                    llvm::StringRef cpu,
+                                                    llvm::StringRef features);
 
   /// The architecture's kernels for a named feature level: x86
   /// "avx512vnni", "avxvnni", "avx2", "generic"; AArch64 "i8mm",
@@ -89,8 +89,8 @@ public:
   /// Whether it was resolved for this machine's architecture.
   bool isHostArch() const;
   /// The features of this description the other lacks, in order.
-  llvm::SmallVector<TargetFeature> missingFrom(const TargetDescription &other)
-      const;
+  llvm::SmallVector<TargetFeature>
+  missingFrom(const TargetDescription &other) const;
 
   /// LLVM's name of `feature` ("avx512vnni", "dotprod").
   static llvm::StringRef getFeatureName(TargetFeature feature);

@@ -122,7 +122,17 @@ private:
 static GemmTiling getFloatTiling(const TargetDescription &target) {
   switch (target.getArch()) {
   case TargetArch::AArch64:
-    return {4, 1, 8, 2, 4, 4, 1, 0, 0, /*rowsPerDot=*/1, /*groupsPerLoad=*/4,
+    return {4,
+            1,
+            8,
+            2,
+            4,
+            4,
+            1,
+            0,
+            0,
+            /*rowsPerDot=*/1,
+            /*groupsPerLoad=*/4,
             /*stripInterleave=*/2};
   case TargetArch::X86_64:
     if (target.has(TargetFeature::Avx512F))

@@ -31,11 +31,9 @@ using namespace mlir::quanta;
 /// The target a lowering for `arch` named `pass` uses: the level `option`
 /// names, this machine ("host"), or ("target") the module's `quanta.target`
 /// and else this machine.
-static FailureOr<TargetDescription> resolveTarget(ModuleOp module,
-                                                  TargetArch arch,
-                                                  StringRef pass,
-                                                  StringRef optionName,
-                                                  StringRef option) {
+static FailureOr<TargetDescription>
+resolveTarget(ModuleOp module, TargetArch arch, StringRef pass,
+              StringRef optionName, StringRef option) {
   std::optional<TargetDescription> target;
   std::string origin;
   if (option == "host") {
@@ -51,8 +49,7 @@ static FailureOr<TargetDescription> resolveTarget(ModuleOp module,
       origin = "the module's " + kTargetAttrName.str();
     } else {
       target = TargetDescription::host();
-      origin = "this machine (the module has no " + kTargetAttrName.str() +
-               ")";
+      origin = "this machine (the module has no " + kTargetAttrName.str() + ")";
     }
   } else {
     llvm::Expected<TargetDescription> level =
@@ -117,12 +114,10 @@ namespace {
 struct LowerX86Pass : public quanta::impl::LowerX86Base<LowerX86Pass> {
   using LowerX86Base::LowerX86Base;
   void runOnOperation() override {
-    FailureOr<TargetDescription> target =
-        resolveTarget(getOperation(), TargetArch::X86_64, getArgument(), "isa",
-                      isa);
-    if (failed(target) ||
-        failed(lowerKernels(getOperation(), *target, getArgument(),
-                            lowerFloat)))
+    FailureOr<TargetDescription> target = resolveTarget(
+        getOperation(), TargetArch::X86_64, getArgument(), "isa", isa);
+    if (failed(target) || failed(lowerKernels(getOperation(), *target,
+                                              getArgument(), lowerFloat)))
       signalPassFailure();
   }
 };
@@ -133,9 +128,8 @@ struct LowerNeonPass : public quanta::impl::LowerNeonBase<LowerNeonPass> {
     FailureOr<TargetDescription> target =
         resolveTarget(getOperation(), TargetArch::AArch64, getArgument(),
                       "features", features);
-    if (failed(target) ||
-        failed(lowerKernels(getOperation(), *target, getArgument(),
-                            lowerFloat)))
+    if (failed(target) || failed(lowerKernels(getOperation(), *target,
+                                              getArgument(), lowerFloat)))
       signalPassFailure();
   }
 };

@@ -83,8 +83,8 @@ enum class Epilogue {
   /// allows it (shiftHighHalves), since x86 shifts 64-bit lanes only with
   /// AVX-512; else in 64-bit lanes (shiftWide).
   HighHalves,
-  /// AArch64: smull, a rounding shift (srshl) and saturating narrows and
-  /// adds (shiftNeon).
+  /// AArch64: a high or long multiply, a rounding shift (srshl),
+  /// saturating narrows and adds (requantizeNeon).
   Neon,
 };
 
@@ -106,24 +106,20 @@ static KernelShape getKernelShape(DotStep step) {
   // tile of 4 strips (a 196 x 256 x 2304 GEMM, its last 4 rows in a half
   // tile: 0.311 ms instead of 0.314 with 2).
   case DotStep::Vnni512:
-    return {step,
-            {16, 4, 8, 2, 4, 4, 2, 6, 4},
-            InputSign::Unsigned,
-            true,
-            Epilogue::HighHalves,
-            "vpdpbusd.512"};
+    return {step, {16, 4, 8, 2, 4, 4, 2, 6, 4}, InputSign::Unsigned,
+            true, Epilogue::HighHalves,         "vpdpbusd.512"};
   case DotStep::Vnni:
-    return {step, {8, 4, 6, 2, 2, 4, 2}, InputSign::Unsigned, true,
-            Epilogue::HighHalves, "vpdpbusd"};
+    return {step, {8, 4, 6, 2, 2, 4, 2}, InputSign::Unsigned,
+            true, Epilogue::HighHalves,  "vpdpbusd"};
   case DotStep::MaddUbs:
-    return {step, {8, 4, 4, 2, 2, 4, 2}, InputSign::Unsigned, true,
-            Epilogue::HighHalves, "vpmaddubsw+vpmaddwd"};
+    return {step, {8, 4, 4, 2, 2, 4, 2}, InputSign::Unsigned,
+            true, Epilogue::HighHalves,  "vpmaddubsw+vpmaddwd"};
   case DotStep::MaddWd:
-    return {step, {8, 2, 4, 2, 2, 4, 2}, InputSign::Any, true,
-            Epilogue::HighHalves, "vpmaddwd"};
+    return {step, {8, 2, 4, 2, 2, 4, 2}, InputSign::Any,
+            true, Epilogue::HighHalves,  "vpmaddwd"};
   case DotStep::Generic:
-    return {step, {8, 4, 4, 2, 2, 4, 2}, InputSign::Any, false,
-            Epilogue::HighHalves, "generic"};
+    return {step,  {8, 4, 4, 2, 2, 4, 2}, InputSign::Any,
+            false, Epilogue::HighHalves,  "generic"};
   // 32 q registers. sdot: 7 x 3 accumulators, 7 input loads (4 k groups
   // each) and 3 weight vectors per group (interleaved: one ldp and one
   // ldr): 84 sdot to 19 loads a step, which keeps a Neoverse N1's dispatch
@@ -155,12 +151,8 @@ static KernelShape getKernelShape(DotStep step) {
   // 32 smull and 32 sadalp (llvm-mca on a Neoverse N1: one smull a cycle,
   // the bound of its one multiply pipe). K is padded to 16 per segment.
   case DotStep::NeonWiden:
-    return {step,
-            {4, 16, 4, 1, 2, 2, 1},
-            InputSign::Signed,
-            false,
-            Epilogue::Neon,
-            "smull+sadalp"};
+    return {step,  {4, 16, 4, 1, 2, 2, 1}, InputSign::Signed,
+            false, Epilogue::Neon,         "smull+sadalp"};
   }
   llvm_unreachable("unknown dot step");
 }
@@ -211,8 +203,7 @@ private:
   Value constantTensor64(ArrayRef<int64_t> values);
   Value prepareInput(Value storage);
   Value packRowPairs(Value prepared);
-  Value readInput(VectorType type, Value base, Value kGroup,
-                  Value from = {});
+  Value readInput(VectorType type, Value base, Value kGroup, Value from = {});
   Value computeRowSums(Value storage);
   Value shiftHighHalves(Value acc, Value column);
   Value shiftWide(Value acc, Value column);
@@ -416,8 +407,8 @@ Value QMatmulLowering::packRowPairs(Value prepared) {
             index(m - 1));
         Value base0 = image ? image->rowStart(b, loc, first) : first;
         Value base1 = image ? image->rowStart(b, loc, second) : second;
-        Value pairStart =
-            arith::MulIOp::create(b, loc, pair, index(groups * 2 * tiling.group));
+        Value pairStart = arith::MulIOp::create(
+            b, loc, pair, index(groups * 2 * tiling.group));
         auto groupLoop = scf::ForOp::create(
             b, loc, index(0), index(groups), index(1), pairArgs,
             [&](OpBuilder &gb, Location, Value g, ValueRange groupArgs) {
@@ -425,20 +416,18 @@ Value QMatmulLowering::packRowPairs(Value prepared) {
               b.setInsertionPointToStart(gb.getInsertionBlock());
               SmallVector<int64_t> concat =
                   llvm::to_vector(llvm::seq<int64_t>(0, 2 * tiling.group));
-              auto rowGroup =
-                  VectorType::get({tiling.group}, b.getI8Type());
+              auto rowGroup = VectorType::get({tiling.group}, b.getI8Type());
               Value both = vector::ShuffleOp::create(
                   b, loc, readInput(rowGroup, base0, g, prepared),
                   readInput(rowGroup, base1, g, prepared), concat);
               Value at = arith::AddIOp::create(
                   b, loc, pairStart,
                   arith::MulIOp::create(b, loc, g, index(2 * tiling.group)));
-              scf::YieldOp::create(
-                  b, loc,
-                  vector::TransferWriteOp::create(b, loc, both, groupArgs[0],
-                                                  ValueRange{at},
-                                                  ArrayRef<bool>{true})
-                      .getResult());
+              scf::YieldOp::create(b, loc,
+                                   vector::TransferWriteOp::create(
+                                       b, loc, both, groupArgs[0],
+                                       ValueRange{at}, ArrayRef<bool>{true})
+                                       .getResult());
             });
         scf::YieldOp::create(b, loc, groupLoop.getResults());
       });
@@ -476,8 +465,8 @@ Value QMatmulLowering::rowBase(Value row) {
   if (!rowPairs)
     return row;
   Value pair = arith::DivUIOp::create(b, loc, row, index(2));
-  return arith::MulIOp::create(b, loc, pair,
-                               index(paddedK / tiling.group * 2 * tiling.group));
+  return arith::MulIOp::create(
+      b, loc, pair, index(paddedK / tiling.group * 2 * tiling.group));
 }
 
 /// The dot step's lhs of group `kGroup`: its g input values broadcast to
@@ -496,9 +485,9 @@ Value QMatmulLowering::groupInput(Value base, Value kGroup) {
 
 /// NeonDot: the 4 groups from `kGroup` in one 16-byte load...
 Value QMatmulLowering::loadInputs(Value base, Value kGroup) {
-  return readInput(VectorType::get({tiling.groupsPerLoad * tiling.group},
-                                   b.getI8Type()),
-                   base, kGroup);
+  return readInput(
+      VectorType::get({tiling.groupsPerLoad * tiling.group}, b.getI8Type()),
+      base, kGroup);
 }
 
 /// ... and group `index` as sdot's by-element operand: its 32-bit lane
@@ -524,8 +513,7 @@ Value QMatmulLowering::toAccumulator(ArrayRef<Value> rows) {
                                      ArrayRef<int64_t>{0, 1, 4, 5, 2, 3, 6, 7});
   case DotStep::NeonWiden: {
     Value zero = createConstant(cast<TypedAttr>(b.getZeroAttr(i32Vector)));
-    Value acc =
-        createConstant(cast<TypedAttr>(b.getZeroAttr(accumulatorType)));
+    Value acc = createConstant(cast<TypedAttr>(b.getZeroAttr(accumulatorType)));
     for (int64_t c = 0; c < tiling.lanes; ++c)
       acc = vector::InsertOp::create(
           b, loc,
@@ -624,18 +612,16 @@ Value QMatmulLowering::dot(Value acc, Value lhs, Value rhs) {
       Value weightsPart = vector::ExtractStridedSliceOp::create(
           b, loc, rhs, ArrayRef<int64_t>{16 * half}, ArrayRef<int64_t>{16},
           ArrayRef<int64_t>{1});
-      halves.push_back(
-          signedInput
-              ? arm_neon::SmmlaOp::create(b, loc, quarter, part, lhs,
-                                          weightsPart)
-                    .getResult()
-              : arm_neon::UsmmlaOp::create(b, loc, quarter, part, lhs,
-                                           weightsPart)
-                    .getResult());
+      halves.push_back(signedInput
+                           ? arm_neon::SmmlaOp::create(b, loc, quarter, part,
+                                                       lhs, weightsPart)
+                                 .getResult()
+                           : arm_neon::UsmmlaOp::create(b, loc, quarter, part,
+                                                        lhs, weightsPart)
+                                 .getResult());
     }
-    return vector::ShuffleOp::create(
-        b, loc, halves[0], halves[1],
-        llvm::to_vector(llvm::seq<int64_t>(0, 8)));
+    return vector::ShuffleOp::create(b, loc, halves[0], halves[1],
+                                     llvm::to_vector(llvm::seq<int64_t>(0, 8)));
   }
   case DotStep::NeonWiden: {
     // Per column c: the row's 16 bytes times the column's 16 weights as two
@@ -648,8 +634,7 @@ Value QMatmulLowering::dot(Value acc, Value lhs, Value rhs) {
           ArrayRef<int64_t>{1});
     };
     for (int64_t c = 0; c < tiling.lanes; ++c) {
-      Value sums =
-          vector::ExtractOp::create(b, loc, acc, ArrayRef<int64_t>{c});
+      Value sums = vector::ExtractOp::create(b, loc, acc, ArrayRef<int64_t>{c});
       for (int64_t half = 0; half < 2; ++half) {
         Value product = arm_neon::SMullOp::create(
             b, loc, products, slice(lhs, 8 * half, 8),
@@ -795,11 +780,10 @@ Value QMatmulLowering::finish(Value acc, Value row, Value column) {
     Value shifted =
         highHalfShifts ? shiftHighHalves(acc, column) : shiftWide(acc, column);
     // |shifted| <= 2^30 (see shiftHighHalves, shiftWide): no wrap.
-    result = zeroPointFolded
-                 ? shifted
-                 : arith::AddIOp::create(
-                       b, loc, shifted,
-                       splat(b, loc, i32Vector, outputZeroPoint()));
+    result = zeroPointFolded ? shifted
+                             : arith::AddIOp::create(
+                                   b, loc, shifted,
+                                   splat(b, loc, i32Vector, outputZeroPoint()));
   }
   if (pairedStrips)
     return result;
@@ -862,8 +846,8 @@ Value QMatmulLowering::requantizeNeon(Value acc, Value column) {
     Value negated = readColumns(b, loc, negatedShifts, column, i64Vector);
     SmallVector<Value> narrowed;
     for (int64_t offset = 0; offset < tiling.lanes; offset += 2) {
-      Value product = arm_neon::SMullOp::create(
-          b, loc, wide, half(acc, offset), half(multiplier, offset));
+      Value product = arm_neon::SMullOp::create(b, loc, wide, half(acc, offset),
+                                                half(multiplier, offset));
       Value rounded = intrinsic("llvm.aarch64.neon.srshl", wide,
                                 {product, half(negated, offset)});
       narrowed.push_back(intrinsic("llvm.aarch64.neon.sqxtn", pair, rounded));
@@ -923,9 +907,9 @@ Value QMatmulLowering::narrowPairsNeon(ArrayRef<Value> outputs) {
   };
   StringRef toBytes =
       signedOutput ? "llvm.aarch64.neon.sqxtn" : "llvm.aarch64.neon.sqxtun";
-  Value bytes = concat(
-      intrinsic(toBytes, halfBytes, pairWords(outputs[0], outputs[1])),
-      intrinsic(toBytes, halfBytes, pairWords(outputs[2], outputs[3])));
+  Value bytes =
+      concat(intrinsic(toBytes, halfBytes, pairWords(outputs[0], outputs[1])),
+             intrinsic(toBytes, halfBytes, pairWords(outputs[2], outputs[3])));
   return clampBytes(bytes);
 }
 
@@ -1060,8 +1044,8 @@ Value QMatmulLowering::build() {
   rowPairs = shape.step == DotStep::NeonMmla;
   // The dot step's input: g bytes broadcast to the L lanes, a row pair's 2
   // x 8 bytes (smmla), or a row's 16 bytes (smull).
-  groupVector = VectorType::get({tiling.group * (rowPairs ? 2 : 1)},
-                                inputElement);
+  groupVector =
+      VectorType::get({tiling.group * (rowPairs ? 2 : 1)}, inputElement);
   switch (shape.step) {
   case DotStep::NeonMmla:
     lhsVector = VectorType::get({16}, inputElement);
@@ -1103,7 +1087,8 @@ Value QMatmulLowering::build() {
     if (col >= n)
       continue;
     int64_t offset = op.getColumnOffsets()[col];
-    offset -= flipDelta * (flipDelta ? int64_t(columnSums[col]) : 0);
+    if (flipDelta)
+      offset -= flipDelta * int64_t(columnSums[col]);
     offsetValues[at] = static_cast<int32_t>(offset); // wraps like the i32 acc
     multiplierValues[at] = op.getMultipliers()[col];
     totalShifts[at] = 31 - op.getShifts()[col];
@@ -1115,15 +1100,16 @@ Value QMatmulLowering::build() {
   if (shape.epilogue == Epilogue::Neon) {
     // With every t >= 32, sqdmulh's high words shift by t - 31 in i32
     // lanes; else the 64-bit products shift by t (requantizeNeon).
-    neonHighWords = llvm::all_of(totalShifts, [](int32_t t) { return t >= 32; });
+    neonHighWords =
+        llvm::all_of(totalShifts, [](int32_t t) { return t >= 32; });
     SmallVector<int64_t> negated;
     SmallVector<int32_t> negatedHigh;
     for (int32_t t : totalShifts) {
       negated.push_back(-t);
       negatedHigh.push_back(31 - t);
     }
-    negatedShifts = neonHighWords ? constantTensor(negatedHigh)
-                                  : constantTensor64(negated);
+    negatedShifts =
+        neonHighWords ? constantTensor(negatedHigh) : constantTensor64(negated);
   }
   highHalfShifts = shape.epilogue == Epilogue::HighHalves &&
                    llvm::all_of(totalShifts, [](int32_t t) { return t >= 32; });
@@ -1227,12 +1213,12 @@ void QMatmulLowering::classifyImageRows() {
 
 /// The weights of `op`, K x N row-major.
 static FailureOr<SmallVector<int8_t>> getWeightValues(QMatmulOp op,
-                                                     StringRef pass) {
+                                                      StringRef pass) {
   auto values = op.getWeights().tryGetValues<APInt>();
   if (!values)
-    return op.emitOpError() << pass
-                            << " needs weights whose values can be read, got "
-                            << op.getWeights();
+    return op.emitOpError()
+           << pass << " needs weights whose values can be read, got "
+           << op.getWeights();
   SmallVector<int8_t> weights;
   for (APInt value : *values)
     weights.push_back(static_cast<int8_t>(value.getSExtValue()));

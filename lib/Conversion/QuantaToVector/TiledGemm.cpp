@@ -391,7 +391,9 @@ Value TiledGemm::tile(Value output, Value position0, Value strip0, int64_t rows,
       for (auto [i, row] : llvm::enumerate(fromAccumulator(acc)))
         rowSums[(q * perDot + i) * strips + s] = row;
     }
-  auto sumOfSets = [&](int64_t r, int64_t s) { return rowSums[r * strips + s]; };
+  auto sumOfSets = [&](int64_t r, int64_t s) {
+    return rowSums[r * strips + s];
+  };
   if (phase == Phase::Start || phase == Phase::Accumulate) {
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t s = 0; s < strips; ++s)
@@ -542,9 +544,8 @@ Value TiledGemm::rowTiles(Value output, Value begin, Value wholeEnd,
   if (tiling.rows / 2 >= 2)
     output = rowLoops(output, wholeEnd, halfEnd, tiling.rows / 2,
                       tiling.halfStrips, 1, step, lastPosition, classes);
-  return rowLoops(output, singleStart, end, tiling.rowsPerDot,
-                  tiling.rowStrips, tiling.rowSplit, step, lastPosition,
-                  classes);
+  return rowLoops(output, singleStart, end, tiling.rowsPerDot, tiling.rowStrips,
+                  tiling.rowSplit, step, lastPosition, classes);
 }
 
 /// A loop over the classes, each tiled as RowSplit says, reading its runs
