@@ -42,3 +42,13 @@
 // QEMU: error: qemu-aarch64 -cpu neoverse-n1: this CPU lacks i8mm, which 'gemm_u8' was compiled for (aarch64-unknown-linux-gnu: aarch64+neon+i8mm)
 // RUN: not quant-run %S/Inputs/gemm_u8.mlir --target-triple=aarch64-linux-gnu --pass-pipeline='builtin.module(quanta-lower-neon)' --input=%t.in.npy --benchmark=3 2>&1 | FileCheck %s --check-prefix=BENCH
 // BENCH: error: --benchmark times code on this machine's architecture only: under emulation the times mean nothing
+//
+// What running under emulation needs: qemu (here missing from the PATH),
+// a CPU model qemu knows, an architecture it runs here.
+// RUN: mkdir -p %t.empty && not env PATH=%t.empty quant-run %S/Inputs/gemm_u8.mlir --target-triple=aarch64-linux-gnu --pass-pipeline='builtin.module(quanta-lower-neon)' --input=%t.in.npy 2>&1 | FileCheck %s --check-prefix=NOQEMU
+// NOQEMU: error: running AArch64 code on this machine needs qemu-aarch64: apt-get install qemu-user
+// RUN: not quant-run %S/Inputs/gemm_u8.mlir --target-triple=aarch64-linux-gnu --qemu-cpu=cortex-z9 --pass-pipeline='builtin.module(quanta-lower-neon)' --input=%t.in.npy 2>&1 | FileCheck %s --check-prefix=MODEL
+// MODEL: error: 'gemm_u8' under qemu-aarch64 -cpu cortex-z9 failed
+// MODEL-NEXT: qemu-aarch64: unable to find CPU model 'cortex-z9'
+// RUN: not quant-run %S/Inputs/gemm_u8.mlir --target-triple=armv7-linux-gnueabihf --pass-pipeline='builtin.module(quanta-lower-x86{isa=generic})' --input=%t.in.npy 2>&1 | FileCheck %s --check-prefix=ARM32
+// ARM32: error: code for armv7-unknown-linux-gnueabihf runs here only if it is AArch64 (under qemu-aarch64)
