@@ -196,6 +196,7 @@ void quanta::addCpuCheck(llvm::Module &module, const TargetDescription &target,
   auto *entry = llvm::BasicBlock::Create(context, "entry", require);
   auto *check = llvm::BasicBlock::Create(context, "check", require);
   auto *fail = llvm::BasicBlock::Create(context, "fail", require);
+  auto *passed = llvm::BasicBlock::Create(context, "passed", require);
   auto *done = llvm::BasicBlock::Create(context, "done", require);
   builder.SetInsertPoint(entry);
   llvm::LoadInst *flag = builder.CreateLoad(i32, checked);
@@ -205,7 +206,7 @@ void quanta::addCpuCheck(llvm::Module &module, const TargetDescription &target,
                        check);
   builder.SetInsertPoint(check);
   llvm::Value *name = builder.CreateCall(missing);
-  builder.CreateCondBr(builder.CreateIsNull(name), done, fail);
+  builder.CreateCondBr(builder.CreateIsNull(name), passed, fail);
   builder.SetInsertPoint(fail);
   {
     auto *sizeType = builder.getInt64Ty();
@@ -231,11 +232,14 @@ void quanta::addCpuCheck(llvm::Module &module, const TargetDescription &target,
     builder.CreateCall(abort);
     builder.CreateUnreachable();
   }
-  builder.SetInsertPoint(done);
-  // Set on every call that gets here: the same value, without a branch.
+  // Written once the check has passed (threads racing to it write the same
+  // value); later calls only read it.
+  builder.SetInsertPoint(passed);
   llvm::StoreInst *store = builder.CreateStore(builder.getInt32(1), checked);
   store->setAtomic(llvm::AtomicOrdering::Monotonic);
   store->setAlignment(llvm::Align(4));
+  builder.CreateRetVoid();
+  builder.SetInsertPoint(done);
   builder.CreateRetVoid();
 
   for (const std::string &function : functions) {

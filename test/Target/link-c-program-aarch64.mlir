@@ -11,12 +11,20 @@
 // RUN:   echo "== $cpu on $qemu" && qemu-aarch64 -cpu $qemu %t.$cpu %S/../Tools/Inputs || exit 1; \
 // RUN: done | FileCheck %s
 // CHECK-LABEL: == cortex-a72 on cortex-a72
-// CHECK-COUNT-4: outputs equal, 0 bytes after them written
+// CHECK-NEXT: odd_u8: 15 of 15 outputs equal, 0 bytes after them written
+// CHECK-NEXT: tiles_s8: 520 of 520 outputs equal, 0 bytes after them written
+// CHECK-NEXT: k1_u8: 1 of 1 outputs equal, 0 bytes after them written
+// CHECK-NEXT: wide_u8: 630 of 630 outputs equal, 0 bytes after them written
 // CHECK-LABEL: == neoverse-n1 on neoverse-n1
-// CHECK-COUNT-4: outputs equal, 0 bytes after them written
+// CHECK-NEXT: odd_u8: 15 of 15 outputs equal, 0 bytes after them written
+// CHECK-NEXT: tiles_s8: 520 of 520 outputs equal, 0 bytes after them written
+// CHECK-NEXT: k1_u8: 1 of 1 outputs equal, 0 bytes after them written
+// CHECK-NEXT: wide_u8: 630 of 630 outputs equal, 0 bytes after them written
 // CHECK-LABEL: == neoverse-v1 on max
-// CHECK-COUNT-4: outputs equal, 0 bytes after them written
-// CHECK-NOT: {{[0-9]+ of [0-9]+}} outputs equal, {{[1-9]}}
+// CHECK-NEXT: odd_u8: 15 of 15 outputs equal, 0 bytes after them written
+// CHECK-NEXT: tiles_s8: 520 of 520 outputs equal, 0 bytes after them written
+// CHECK-NEXT: k1_u8: 1 of 1 outputs equal, 0 bytes after them written
+// CHECK-NEXT: wide_u8: 630 of 630 outputs equal, 0 bytes after them written
 
 // Each object holds the instructions of its level: smull + sadalp (and no
 // sdot) for the Cortex-A72, sdot by element for the Neoverse N1, smmla and

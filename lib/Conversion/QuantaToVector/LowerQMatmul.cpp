@@ -199,6 +199,8 @@ private:
   Value finish(Value acc, Value row, Value column) override;
   Value narrowPairs(ArrayRef<Value> outputs) override;
 
+  /// The LLVM intrinsic `name` on `args` (a quanta.intrinsic op).
+  Value callIntrinsic(StringRef name, Type type, ValueRange args);
   Value constantTensor(ArrayRef<int32_t> values);
   Value constantTensor64(ArrayRef<int64_t> values);
   Value prepareInput(Value storage);
@@ -310,6 +312,11 @@ QMatmulLowering::QMatmulLowering(QMatmulOp op, const KernelShape &shape,
       image->padLeft = pad.getStaticLow()[2];
     }
   }
+}
+
+Value QMatmulLowering::callIntrinsic(StringRef name, Type type,
+                                     ValueRange args) {
+  return IntrinsicOp::create(b, loc, type, b.getStringAttr(name), args);
 }
 
 Value QMatmulLowering::constantTensor(ArrayRef<int32_t> values) {
@@ -556,31 +563,29 @@ SmallVector<Value> QMatmulLowering::fromAccumulator(Value acc) {
 }
 
 Value QMatmulLowering::dot(Value acc, Value lhs, Value rhs) {
-  auto intrinsic = [&](StringRef name, Type type, ValueRange args) -> Value {
-    return IntrinsicOp::create(b, loc, type, b.getStringAttr(name), args);
-  };
   switch (shape.step) {
   case DotStep::Vnni512:
-    return intrinsic("llvm.x86.avx512.vpdpbusd.512", i32Vector,
-                     {acc, lhs, rhs});
+    return callIntrinsic("llvm.x86.avx512.vpdpbusd.512", i32Vector,
+                         {acc, lhs, rhs});
   case DotStep::Vnni:
-    return intrinsic("llvm.x86.avx512.vpdpbusd.256", i32Vector,
-                     {acc, lhs, rhs});
+    return callIntrinsic("llvm.x86.avx512.vpdpbusd.256", i32Vector,
+                         {acc, lhs, rhs});
   case DotStep::MaddUbs: {
     auto i16Vector = VectorType::get({2 * tiling.lanes}, b.getI16Type());
-    Value pairs = intrinsic("llvm.x86.avx2.pmadd.ub.sw", i16Vector, {lhs, rhs});
+    Value pairs =
+        callIntrinsic("llvm.x86.avx2.pmadd.ub.sw", i16Vector, {lhs, rhs});
     Value ones = arith::ConstantOp::create(
         b, loc, DenseElementsAttr::get(i16Vector, b.getI16IntegerAttr(1)));
     return arith::AddIOp::create(
         b, loc, acc,
-        intrinsic("llvm.x86.avx2.pmadd.wd", i32Vector, {pairs, ones}));
+        callIntrinsic("llvm.x86.avx2.pmadd.wd", i32Vector, {pairs, ones}));
   }
   case DotStep::MaddWd:
     if (widenWeights)
       rhs = arith::ExtSIOp::create(b, loc, lhsVector, rhs);
     return arith::AddIOp::create(
         b, loc, acc,
-        intrinsic("llvm.x86.avx2.pmadd.wd", i32Vector, {lhs, rhs}));
+        callIntrinsic("llvm.x86.avx2.pmadd.wd", i32Vector, {lhs, rhs}));
   case DotStep::Generic: {
     auto wide = VectorType::get({tiling.lanes * tiling.group}, b.getI32Type());
     Value a = signedInput
@@ -641,9 +646,7 @@ Value QMatmulLowering::dot(Value acc, Value lhs, Value rhs) {
             slice(rhs, tiling.group * c + 8 * half, 8));
         sums = arith::AddIOp::create(
             b, loc, sums,
-            IntrinsicOp::create(b, loc, i32Vector,
-                                b.getStringAttr("llvm.aarch64.neon.saddlp"),
-                                product));
+            callIntrinsic("llvm.aarch64.neon.saddlp", i32Vector, product));
       }
       acc = vector::InsertOp::create(b, loc, sums, acc, ArrayRef<int64_t>{c});
     }
@@ -831,15 +834,12 @@ Value QMatmulLowering::requantizeNeon(Value acc, Value column) {
         b, loc, v, ArrayRef<int64_t>{offset}, ArrayRef<int64_t>{2},
         ArrayRef<int64_t>{1});
   };
-  auto intrinsic = [&](StringRef name, Type type, ValueRange args) -> Value {
-    return IntrinsicOp::create(b, loc, type, b.getStringAttr(name), args);
-  };
   Value multiplier = readColumns(b, loc, multipliers, column, i32Vector);
   Value shifted;
   if (neonHighWords) {
-    Value high =
-        intrinsic("llvm.aarch64.neon.sqdmulh", i32Vector, {acc, multiplier});
-    shifted = intrinsic(
+    Value high = callIntrinsic("llvm.aarch64.neon.sqdmulh", i32Vector,
+                               {acc, multiplier});
+    shifted = callIntrinsic(
         "llvm.aarch64.neon.srshl", i32Vector,
         {high, readColumns(b, loc, negatedShifts, column, i32Vector)});
   } else {
@@ -848,15 +848,16 @@ Value QMatmulLowering::requantizeNeon(Value acc, Value column) {
     for (int64_t offset = 0; offset < tiling.lanes; offset += 2) {
       Value product = arm_neon::SMullOp::create(b, loc, wide, half(acc, offset),
                                                 half(multiplier, offset));
-      Value rounded = intrinsic("llvm.aarch64.neon.srshl", wide,
-                                {product, half(negated, offset)});
-      narrowed.push_back(intrinsic("llvm.aarch64.neon.sqxtn", pair, rounded));
+      Value rounded = callIntrinsic("llvm.aarch64.neon.srshl", wide,
+                                    {product, half(negated, offset)});
+      narrowed.push_back(
+          callIntrinsic("llvm.aarch64.neon.sqxtn", pair, rounded));
     }
     shifted = vector::ShuffleOp::create(b, loc, narrowed[0], narrowed[1],
                                         ArrayRef<int64_t>{0, 1, 2, 3});
   }
-  return intrinsic("llvm.aarch64.neon.sqadd", i32Vector,
-                   {shifted, splat(b, loc, i32Vector, outputZeroPoint())});
+  return callIntrinsic("llvm.aarch64.neon.sqadd", i32Vector,
+                       {shifted, splat(b, loc, i32Vector, outputZeroPoint())});
 }
 
 /// `bytes`, saturated to the output's storage type, clamped to a narrower
@@ -893,23 +894,20 @@ Value QMatmulLowering::narrowPairsNeon(ArrayRef<Value> outputs) {
   const bool signedOutput = cast<quant::UniformQuantizedType>(
                                 op.getOutput().getType().getElementType())
                                 .isSigned();
-  auto intrinsic = [&](StringRef name, Type type, ValueRange args) -> Value {
-    return IntrinsicOp::create(b, loc, type, b.getStringAttr(name), args);
-  };
   auto concat = [&](Value lhs, Value rhs) -> Value {
     const int64_t size = 2 * cast<VectorType>(lhs.getType()).getDimSize(0);
     return vector::ShuffleOp::create(
         b, loc, lhs, rhs, llvm::to_vector(llvm::seq<int64_t>(0, size)));
   };
   auto pairWords = [&](Value first, Value second) {
-    return concat(intrinsic("llvm.aarch64.neon.sqxtn", words, first),
-                  intrinsic("llvm.aarch64.neon.sqxtn", words, second));
+    return concat(callIntrinsic("llvm.aarch64.neon.sqxtn", words, first),
+                  callIntrinsic("llvm.aarch64.neon.sqxtn", words, second));
   };
   StringRef toBytes =
       signedOutput ? "llvm.aarch64.neon.sqxtn" : "llvm.aarch64.neon.sqxtun";
-  Value bytes =
-      concat(intrinsic(toBytes, halfBytes, pairWords(outputs[0], outputs[1])),
-             intrinsic(toBytes, halfBytes, pairWords(outputs[2], outputs[3])));
+  Value bytes = concat(
+      callIntrinsic(toBytes, halfBytes, pairWords(outputs[0], outputs[1])),
+      callIntrinsic(toBytes, halfBytes, pairWords(outputs[2], outputs[3])));
   return clampBytes(bytes);
 }
 
@@ -925,9 +923,6 @@ Value QMatmulLowering::narrowPairs(ArrayRef<Value> outputs) {
     return narrowPairsNeon(outputs);
   const int64_t lanes = tiling.lanes;
   const bool zmm = lanes == 16;
-  auto intrinsic = [&](StringRef name, Type type, ValueRange args) -> Value {
-    return IntrinsicOp::create(b, loc, type, b.getStringAttr(name), args);
-  };
   auto words = VectorType::get({2 * lanes}, b.getI16Type());
   auto bytes = VectorType::get({4 * lanes}, b.getI8Type());
   StringRef packDwords =
@@ -939,10 +934,10 @@ Value QMatmulLowering::narrowPairs(ArrayRef<Value> outputs) {
       signedOutput
           ? (zmm ? "llvm.x86.avx512.packsswb.512" : "llvm.x86.avx2.packsswb")
           : (zmm ? "llvm.x86.avx512.packuswb.512" : "llvm.x86.avx2.packuswb");
-  Value packed =
-      intrinsic(packWords, bytes,
-                {intrinsic(packDwords, words, {outputs[0], outputs[1]}),
-                 intrinsic(packDwords, words, {outputs[2], outputs[3]})});
+  Value packed = callIntrinsic(
+      packWords, bytes,
+      {callIntrinsic(packDwords, words, {outputs[0], outputs[1]}),
+       callIntrinsic(packDwords, words, {outputs[2], outputs[3]})});
   packed = clampBytes(packed);
   auto qwords = VectorType::get({lanes / 2}, b.getI64Type());
   SmallVector<int64_t> order;
