@@ -27,7 +27,7 @@ $(BUILD_DIR)/build.ninja: | deps
 configure: $(BUILD_DIR)/build.ninja
 
 build: configure
-	ninja -C $(BUILD_DIR) quant-opt quant-run quant-compile QuantaUnitTests QuantaPython
+	ninja -C $(BUILD_DIR) quant-opt quant-run quant-compile quant-translate quanta-onnx-conformance QuantaUnitTests QuantaPython
 
 check: build
 	@scripts/run-tests.sh $(BUILD_DIR)

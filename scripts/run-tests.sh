@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Runs the lit suite and the GoogleTest suites, then prints one summary line
-# "N passed, M failed" (the line CI reads). Exits non-zero on any failure.
+# Runs the lit suite, the GoogleTest suites and ONNX's own backend node tests
+# (quanta-onnx-conformance over Debian's libonnx-testdata), then prints one
+# summary line "N passed, M failed" (the line CI reads). Exits non-zero on
+# any failure.
 set -uo pipefail
 build_dir=${1:-build}
 log_dir=$(mktemp -d)
@@ -10,6 +12,10 @@ ninja -C "$build_dir" check-quanta-lit 2>&1 | tee "$log_dir/lit.log"
 lit_status=${PIPESTATUS[0]}
 "$build_dir/bin/QuantaUnitTests" --gtest_brief=1 2>&1 | tee "$log_dir/gtest.log"
 gtest_status=${PIPESTATUS[0]}
+"$build_dir/bin/quanta-onnx-conformance" \
+  --expected-skips="$(dirname "$0")/../test/Import/Onnx/conformance-expected-skips.txt" \
+  2>&1 | tee "$log_dir/onnx.log"
+onnx_status=${PIPESTATUS[0]}
 
 count() { # $1: log, $2: regex with one number group
   sed -nE "s/$2/\1/p" "$1" | tail -n 1
@@ -19,14 +25,17 @@ lit_failed=$(count "$log_dir/lit.log" '^ *Failed *: *([0-9]+).*')
 lit_xfailed=$(count "$log_dir/lit.log" '^ *Expectedly Failed *: *([0-9]+).*')
 unit_passed=$(count "$log_dir/gtest.log" '^\[  PASSED  \] ([0-9]+) tests?\..*')
 unit_failed=$(count "$log_dir/gtest.log" '^\[  FAILED  \] ([0-9]+) tests?, listed below.*')
+onnx_passed=$(count "$log_dir/onnx.log" '^onnx conformance: ([0-9]+) passed.*')
+onnx_failed=$(count "$log_dir/onnx.log" '^onnx conformance: [0-9]+ passed, ([0-9]+) failed.*')
 
-passed=$(( ${lit_passed:-0} + ${lit_xfailed:-0} + ${unit_passed:-0} ))
-failed=$(( ${lit_failed:-0} + ${unit_failed:-0} ))
+passed=$(( ${lit_passed:-0} + ${lit_xfailed:-0} + ${unit_passed:-0} + ${onnx_passed:-0} ))
+failed=$(( ${lit_failed:-0} + ${unit_failed:-0} + ${onnx_failed:-0} ))
 # A suite that crashed or printed no summary counts as a failure.
 if [[ $lit_status -ne 0 && ${lit_failed:-0} -eq 0 ]]; then failed=$((failed + 1)); fi
 if [[ $gtest_status -ne 0 && ${unit_failed:-0} -eq 0 ]]; then failed=$((failed + 1)); fi
-if [[ -z "$lit_passed" || -z "$unit_passed" ]]; then failed=$((failed + 1)); fi
+if [[ $onnx_status -ne 0 && ${onnx_failed:-0} -eq 0 ]]; then failed=$((failed + 1)); fi
+if [[ -z "$lit_passed" || -z "$unit_passed" || -z "$onnx_passed" ]]; then failed=$((failed + 1)); fi
 
-echo "lit: ${lit_passed:-0} passed, ${lit_failed:-0} failed; unit: ${unit_passed:-0} passed, ${unit_failed:-0} failed"
+echo "lit: ${lit_passed:-0} passed, ${lit_failed:-0} failed; unit: ${unit_passed:-0} passed, ${unit_failed:-0} failed; onnx conformance: ${onnx_passed:-0} passed, ${onnx_failed:-0} failed"
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]

@@ -5,6 +5,7 @@
 #include "quanta/Dialect/Quanta/IR/QuantaDialect.h"
 #include "quanta/Dialect/Quanta/Transforms/Jit.h"
 #include "quanta/Dialect/Quanta/Transforms/Passes.h"
+#include "quanta/Import/OnnxImporter.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/InitAllPasses.h"
@@ -40,6 +41,12 @@ static llvm::cl::opt<std::string>
     pipeline("pass-pipeline",
              llvm::cl::desc("passes to run before lowering, as for quant-opt: "
                             "'builtin.module(...)' or the bare list"));
+
+static llvm::cl::opt<int64_t> onnxBatch(
+    "onnx-batch",
+    llvm::cl::desc("for an .onnx input: the size of its inputs' symbolic "
+                   "dimensions (the batch)"),
+    llvm::cl::init(0));
 
 StringRef quanta::getToolInputFile() { return inputFile; }
 
@@ -91,8 +98,17 @@ int quanta::quantaToolMain(
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
-  OwningOpRef<ModuleOp> module =
-      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
+  OwningOpRef<ModuleOp> module;
+  if (StringRef(inputFile).ends_with(".onnx")) {
+    OnnxImportOptions options;
+    options.batchSize = onnxBatch;
+    module = importOnnxModel(
+        &context,
+        sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())->getBuffer(),
+        inputFile, options);
+  } else {
+    module = parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
+  }
   if (!module)
     return 1;
   setModuleTarget(*module, *target);
