@@ -159,6 +159,16 @@ onnx_import::broadcastShapes(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
   return shape;
 }
 
+/// Moves the body's constants before `generic`: quanta-quantize's matchers
+/// (clamps, lookup tables) read bodies of compute ops only, as
+/// tosa-to-linalg writes them.
+static void hoistConstants(linalg::GenericOp generic) {
+  for (Operation &op :
+       llvm::make_early_inc_range(generic.getBody()->without_terminator()))
+    if (isa<arith::ConstantOp>(op))
+      op.moveBefore(generic);
+}
+
 Value Graph::elementwise(
     ValueRange inputs, RankedTensorType resultType,
     function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
@@ -187,6 +197,7 @@ Value Graph::elementwise(
         linalg::YieldOp::create(nested, nestedLoc,
                                 body(nested, nestedLoc, args.drop_back()));
       });
+  hoistConstants(generic);
   return generic.getResult(0);
 }
 

@@ -166,7 +166,10 @@ static std::optional<int64_t> findWeightChannelAxis(linalg::LinalgOp op,
   AffineMap outputMap = op.getIndexingMapMatchingResult(op->getResult(0));
   int64_t outputRank = outputMap.getNumResults();
   int64_t channelPosition =
-      isa<linalg::Conv2DNchwFchwOp>(op.getOperation()) ? 1 : outputRank - 1;
+      isa<linalg::Conv2DNchwFchwOp, linalg::DepthwiseConv2DNchwChwOp>(
+          op.getOperation())
+          ? 1
+          : outputRank - 1;
   auto channelDim =
       dyn_cast<AffineDimExpr>(outputMap.getResult(channelPosition));
   if (!channelDim)
@@ -214,8 +217,8 @@ OpClassification quanta::classifyOp(Operation *op) {
 
   if (isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::Conv2DNhwcHwcfOp,
           linalg::Conv2DNhwcFhwcOp, linalg::Conv2DNchwFchwOp,
-          linalg::DepthwiseConv2DNhwcHwcOp, linalg::DepthwiseConv2DNhwcHwcmOp>(
-          op)) {
+          linalg::DepthwiseConv2DNhwcHwcOp, linalg::DepthwiseConv2DNhwcHwcmOp,
+          linalg::DepthwiseConv2DNchwChwOp>(op)) {
     auto linalgOp = cast<linalg::LinalgOp>(op);
     result.role = OpRole::Weighted;
     addFloatOperands(0, 1);

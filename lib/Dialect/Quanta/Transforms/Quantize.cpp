@@ -67,11 +67,19 @@ enum class CoreKind {
   DepthwiseNhwcHwc,  // input [N,H,W,C], weights [KH,KW,C]
   DepthwiseNhwcHwcm, // input [N,H,W,C], weights [KH,KW,C,M],
                      // output [N,OH,OW,C,M]
+  DepthwiseNchwChw,  // input [N,C,H,W], weights [C,KH,KW] (ONNX's group == C)
 };
 
 static bool isDepthwise(CoreKind kind) {
   return kind == CoreKind::DepthwiseNhwcHwc ||
-         kind == CoreKind::DepthwiseNhwcHwcm;
+         kind == CoreKind::DepthwiseNhwcHwcm ||
+         kind == CoreKind::DepthwiseNchwChw;
+}
+
+/// NCHW cores run on NHWC storage: the input transposed first, the output
+/// transposed back.
+static bool isNchw(CoreKind kind) {
+  return kind == CoreKind::ConvNchwFchw || kind == CoreKind::DepthwiseNchwChw;
 }
 
 /// A float chain quanta.qmatmul can replace.
@@ -287,6 +295,8 @@ static LogicalResult matchCore(Operation *op, GemmChain &chain,
     return setConv(conv, CoreKind::DepthwiseNhwcHwc, 3, 2, 0);
   if (auto conv = dyn_cast_if_present<linalg::DepthwiseConv2DNhwcHwcmOp>(op))
     return setConv(conv, CoreKind::DepthwiseNhwcHwcm, 3, 2, 0);
+  if (auto conv = dyn_cast_if_present<linalg::DepthwiseConv2DNchwChwOp>(op))
+    return setConv(conv, CoreKind::DepthwiseNchwChw, 1, 0, 1);
   return failure();
 }
 
@@ -325,6 +335,8 @@ static int64_t getWeightIndex(const GemmChain &chain, ArrayRef<int64_t> shape,
   case CoreKind::DepthwiseNhwcHwc:  // [KH, KW, C]
   case CoreKind::DepthwiseNhwcHwcm: // [KH, KW, C, M]: column = c * M + m
     return row * (shape.size() == 4 ? shape[2] * shape[3] : shape[2]) + column;
+  case CoreKind::DepthwiseNchwChw: // [C, KH, KW]
+    return column * shape[1] * shape[2] + row;
   }
   llvm_unreachable("unknown core kind");
 }
@@ -574,7 +586,7 @@ static Value buildGemmInput(OpBuilder &builder, Location loc,
     return collapse(storage, {{0, 1}, {2}});
   if (isPointwiseNhwc(chain))
     return collapse(storage, {{0, 1, 2}, {3}});
-  if (chain.kind != CoreKind::ConvNchwFchw)
+  if (!isNchw(chain.kind))
     return input;
   // A constant padding of height and width (the storage of a padded float
   // image) moves after the transpose: the transpose is smaller, and
@@ -617,6 +629,18 @@ static Value buildGemmInput(OpBuilder &builder, Location loc,
   return fromStorage(builder, loc, nhwc, element);
 }
 
+/// The NHWC storage tensor `nhwc` transposed to NCHW.
+static Value toNchw(OpBuilder &builder, Location loc, Value nhwc) {
+  auto type = cast<RankedTensorType>(nhwc.getType());
+  ArrayRef<int64_t> shape = type.getShape();
+  Value empty = tensor::EmptyOp::create(
+      builder, loc, ArrayRef<int64_t>{shape[0], shape[3], shape[1], shape[2]},
+      type.getElementType());
+  return linalg::TransposeOp::create(builder, loc, nhwc, empty,
+                                     ArrayRef<int64_t>{0, 3, 1, 2})
+      .getResult()[0];
+}
+
 /// The GEMM's M x N result in the shape and layout of the chain's output.
 static Value buildGemmOutput(OpBuilder &builder, Location loc,
                              const GemmChain &chain, Value result,
@@ -634,20 +658,15 @@ static Value buildGemmOutput(OpBuilder &builder, Location loc,
                        element);
   // Convolutions: the GEMM's rows are (n, oh, ow), its columns the
   // channels, i.e. NHWC; NCHW transposes it.
-  const bool nchw = chain.kind == CoreKind::ConvNchwFchw;
+  const bool nchw = isNchw(chain.kind);
   ArrayRef<int64_t> shape = outputType.getShape();
   auto nhwcType = RankedTensorType::get(
       nchw ? ArrayRef<int64_t>{shape[0], shape[2], shape[3], shape[1]} : shape,
       storageElement);
   Value nhwc = tensor::ExpandShapeOp::create(builder, loc, nhwcType, storage,
                                              {{0, 1, 2}, {3}});
-  if (nchw) {
-    Value empty = tensor::EmptyOp::create(builder, loc, shape, storageElement);
-    nhwc = linalg::TransposeOp::create(builder, loc, nhwc, empty,
-                                       ArrayRef<int64_t>{0, 3, 1, 2})
-               .getResult()[0];
-  }
-  return fromStorage(builder, loc, nhwc, element);
+  return fromStorage(builder, loc, nchw ? toNchw(builder, loc, nhwc) : nhwc,
+                     element);
 }
 
 /// Replaces `qcast`'s uses by `result` and erases the float chain.
@@ -689,11 +708,19 @@ static void replaceDepthwise(quant::QuantizeCastOp qcast, GemmChain &chain,
   MLIRContext *context = qcast.getContext();
   Location loc = chain.core.getLoc();
   Type i32 = builder.getI32Type();
-  auto filterShape = cast<ShapedType>(chain.weights.getType()).getShape();
+  // The loop nest runs in NHWC with HWC(M) filters: an NCHW [C, KH, KW]
+  // filter is laid out as [KH, KW, C] (the GEMM's K x N order).
+  const bool nchw = isNchw(chain.kind);
+  ArrayRef<int64_t> weightShape =
+      cast<ShapedType>(chain.weights.getType()).getShape();
+  SmallVector<int64_t> filterShape =
+      nchw ? SmallVector<int64_t>{chain.kernelH, chain.kernelW, gemm.n}
+           : SmallVector<int64_t>(weightShape);
   SmallVector<int32_t> centredFilter(weights.size());
   for (int64_t row = 0; row < gemm.k; ++row)
     for (int64_t column = 0; column < gemm.n; ++column)
-      centredFilter[getWeightIndex(chain, filterShape, row, column)] =
+      centredFilter[nchw ? row * gemm.n + column
+                         : getWeightIndex(chain, filterShape, row, column)] =
           weights[row * gemm.n + column] - gemm.weightZeroPoints[column];
   Value filter = arith::ConstantOp::create(
       builder, loc,
@@ -705,8 +732,13 @@ static void replaceDepthwise(quant::QuantizeCastOp qcast, GemmChain &chain,
   // [C, M]), which are the output's last ones.
   auto outputType = cast<RankedTensorType>(chain.core->getResult(0).getType())
                         .clone(builder.getI8Type());
+  if (nchw) {
+    ArrayRef<int64_t> shape = outputType.getShape();
+    outputType = outputType.clone({shape[0], shape[2], shape[3], shape[1]});
+  }
   const int64_t rank = outputType.getRank();
-  auto channelType = RankedTensorType::get(filterShape.drop_front(2), i32);
+  auto channelType =
+      RankedTensorType::get(ArrayRef<int64_t>(filterShape).drop_front(2), i32);
   auto channelConstant = [&](ArrayRef<int32_t> values) -> Value {
     return arith::ConstantOp::create(
         builder, loc, DenseElementsAttr::get(channelType, values));
@@ -716,7 +748,10 @@ static void replaceDepthwise(quant::QuantizeCastOp qcast, GemmChain &chain,
   for (int64_t dim = 3; dim < rank; ++dim)
     channelDims.push_back(getAffineDimExpr(dim, context));
   AffineMap channelMap = AffineMap::get(rank, 0, channelDims, context);
-  Value storage = toStorage(builder, loc, chain.quantizedInput);
+  Value storage =
+      toStorage(builder, loc,
+                nchw ? buildGemmInput(builder, loc, chain, getGemmShape(chain))
+                     : chain.quantizedInput);
   const bool signedInput = chain.inputType.isSigned();
   Value result =
       linalg::GenericOp::create(
@@ -767,6 +802,8 @@ static void replaceDepthwise(quant::QuantizeCastOp qcast, GemmChain &chain,
   if (chain.channelCollapse)
     result = tensor::CollapseShapeOp::create(
         builder, loc, result, chain.channelCollapse.getReassociationIndices());
+  if (nchw)
+    result = toNchw(builder, loc, result);
   auto qcastType = cast<RankedTensorType>(qcast.getResult().getType());
   replaceAndErase(
       qcast, chain,
@@ -816,6 +853,10 @@ struct QuantizePass : public quanta::impl::QuantizeBase<QuantizePass> {
 } // namespace
 
 void QuantizePass::runOnOperation() {
+  SmallVector<tensor::PadOp> pads;
+  getOperation()->walk([&](tensor::PadOp pad) { pads.push_back(pad); });
+  for (tensor::PadOp pad : pads)
+    movePadToStorage(pad);
   SmallVector<quant::QuantizeCastOp> qcasts;
   getOperation()->walk([&](quant::QuantizeCastOp op) { qcasts.push_back(op); });
   llvm::SmallPtrSet<Operation *, 8> explained;

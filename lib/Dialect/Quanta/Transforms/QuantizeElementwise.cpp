@@ -439,12 +439,15 @@ getStorageOperands(OpBuilder &builder, Operation *op,
   return storages;
 }
 
+/// Max pooling (NHWC or NCHW) on the storage integers: the pool's own
+/// indexing maps with a signed or unsigned integer max (upstream has no
+/// unsigned NCHW pooling op).
 static LogicalResult quantizeMaxPool(quant::QuantizeCastOp qcast,
-                                     linalg::PoolingNhwcMaxOp pool,
+                                     linalg::LinalgOp pool,
                                      quant::UniformQuantizedType type,
                                      std::string &whyNot) {
-  Value input = getDequantizedFrom(pool.getInputs()[0], type);
-  auto fill = pool.getOutputs()[0].getDefiningOp<linalg::FillOp>();
+  Value input = getDequantizedFrom(pool.getDpsInputs()[0], type);
+  auto fill = pool.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
   FloatAttr initial;
   if (!input || !fill ||
       !matchPattern(fill.getInputs()[0], m_Constant(&initial))) {
@@ -472,17 +475,19 @@ static LogicalResult quantizeMaxPool(quant::QuantizeCastOp qcast,
           ValueRange{tensor::EmptyOp::create(
               builder, loc, storageType.getShape(), builder.getI8Type())})
           .getResult(0);
-  SmallVector<Value, 2> inputs{toStorage(builder, loc, input),
-                               pool.getInputs()[1]};
-  Operation *intPool;
-  if (type.isSigned())
-    intPool = linalg::PoolingNhwcMaxOp::create(
-        builder, loc, TypeRange{storageType}, inputs, ValueRange{init},
-        pool.getStrides(), pool.getDilations());
-  else
-    intPool = linalg::PoolingNhwcMaxUnsignedOp::create(
-        builder, loc, TypeRange{storageType}, inputs, ValueRange{init},
-        pool.getStrides(), pool.getDilations());
+  const bool isSigned = type.isSigned();
+  auto intPool = linalg::GenericOp::create(
+      builder, loc, TypeRange{storageType},
+      ValueRange{toStorage(builder, loc, input), pool.getDpsInputs()[1]},
+      ValueRange{init}, pool.getIndexingMapsArray(),
+      pool.getIteratorTypesArray(),
+      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+        Value max = isSigned ? Value(arith::MaxSIOp::create(nested, nestedLoc,
+                                                            args[0], args[2]))
+                             : Value(arith::MaxUIOp::create(nested, nestedLoc,
+                                                            args[0], args[2]));
+        linalg::YieldOp::create(nested, nestedLoc, max);
+      });
   qcast.getResult().replaceAllUsesWith(
       fromStorage(builder, loc, intPool->getResult(0), type));
   qcast.erase();
@@ -634,6 +639,48 @@ static LogicalResult quantizeDataMovement(quant::QuantizeCastOp qcast,
 // Entry
 //===----------------------------------------------------------------------===//
 
+void quanta::detail::movePadToStorage(tensor::PadOp pad) {
+  auto quantized = matchQuantizedActivation(pad.getSource());
+  FloatAttr padAttr;
+  // A pad observed on its own (quantized again) is data movement already.
+  if (llvm::any_of(pad->getUsers(), llvm::IsaPred<quant::QuantizeCastOp>))
+    return;
+  if (failed(quantized) || !pad.getConstantPaddingValue() ||
+      !matchPattern(pad.getConstantPaddingValue(), m_Constant(&padAttr)) ||
+      !pad.getResultType().hasStaticShape())
+    return;
+  quant::UniformQuantizedType type = quantized->second;
+  const float value = padAttr.getValue().convertToFloat();
+  int64_t storagePad;
+  if (std::isinf(value) && value < 0) {
+    // Only max pooling reads -inf padding: the storage minimum is as small
+    // as any value of a window, which always holds an input pixel.
+    if (!llvm::all_of(pad->getUsers(), [](Operation *user) {
+          return isa<linalg::PoolingNhwcMaxOp, linalg::PoolingNchwMaxOp>(user);
+        }))
+      return;
+    storagePad = type.getStorageTypeMin();
+  } else {
+    storagePad = quantize(value, type);
+    if (dequantize(storagePad, type) != value)
+      return;
+  }
+  OpBuilder builder(pad);
+  Location loc = pad.getLoc();
+  auto storageType = pad.getResultType().clone(builder.getI8Type());
+  Value padded = tensor::PadOp::create(
+      builder, loc, storageType, toStorage(builder, loc, quantized->first),
+      pad.getMixedLowPad(), pad.getMixedHighPad(),
+      arith::ConstantIntOp::create(builder, loc, builder.getI8Type(),
+                                   storagePad),
+      pad.getNofold());
+  Value result =
+      quant::DequantizeCastOp::create(builder, loc, pad.getResultType(),
+                                      fromStorage(builder, loc, padded, type));
+  pad.getResult().replaceAllUsesWith(result);
+  pad.erase();
+}
+
 LogicalResult quanta::detail::quantizeNonGemm(quant::QuantizeCastOp qcast,
                                               std::string &whyNot) {
   Operation *producer = qcast.getInput().getDefiningOp();
@@ -657,10 +704,11 @@ LogicalResult quanta::detail::quantizeNonGemm(quant::QuantizeCastOp qcast,
       return failure();
     return quantizeDataMovement(qcast, producer, outputType, whyNot);
   }
-  if (auto pool = dyn_cast<linalg::PoolingNhwcMaxOp>(producer)) {
+  if (isa<linalg::PoolingNhwcMaxOp, linalg::PoolingNchwMaxOp>(producer)) {
     if (!requireEightBit())
       return failure();
-    return quantizeMaxPool(qcast, pool, outputType, whyNot);
+    return quantizeMaxPool(qcast, cast<linalg::LinalgOp>(producer), outputType,
+                           whyNot);
   }
   auto generic = dyn_cast<linalg::GenericOp>(producer);
   if (!generic)

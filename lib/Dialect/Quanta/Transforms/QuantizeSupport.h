@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Quant/IR/Quant.h"
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include <optional>
 #include <string>
@@ -76,6 +77,15 @@ private:
   OpBuilder &b;
   Location loc;
 };
+
+/// A constant tensor.pad of a dequantized 8-bit tensor whose value is
+/// exact in that type (0, the zero point; or -inf read only by max pools,
+/// the storage minimum) and not quantized again becomes the same pad of
+/// the storage integers,
+/// dequantized: convolutions and pools then read a dequantized input, as
+/// when an exporter pads inside the op (ONNX's pads) rather than in a
+/// separately quantized Pad.
+void movePadToStorage(tensor::PadOp pad);
 
 /// Rewrites the float op feeding `qcast` (and the ops between them) into
 /// integer computation on storage values, if it is one of:

@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""Writes the small ONNX models of the importer's lit tests
+(test/Import/Onnx/Inputs), built node by node with python3-onnx:
+
+  cnn.onnx         conv (pads, bias) + relu, maxpool, grouped and depthwise
+                   convs, global average pool, flatten, gemm (transB, as
+                   PyTorch's Linear exports), softmax; symbolic batch 'N'
+  qdq.onnx         a QDQ model as ONNX Runtime's quantizer writes it: u8
+                   activations per tensor, s8 weights per channel, i32 bias
+  opset18.onnx     an opset the importer does not take
+  unsupported.onnx an op it does not translate (named node)
+  dynamic_shape.onnx  Reshape whose shape is computed, not constant
+  external.onnx    an initializer in external data whose file is missing
+  truncated.onnx   cnn.onnx cut in half
+  garbage.onnx     bytes that are no protobuf
+
+    /usr/bin/python3 scripts/goldens/gen_onnx_test_models.py \
+        test/Import/Onnx/Inputs
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+out = sys.argv[1]
+rng = np.random.default_rng(7)
+
+
+def init(name, array):
+    return numpy_helper.from_array(np.asarray(array), name)
+
+
+def save(model, name):
+    onnx.checker.check_model(model)
+    onnx.save(model, os.path.join(out, name))
+
+
+def cnn():
+    nodes = [
+        helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], name="conv1",
+                         pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
+        helper.make_node("MaxPool", ["r1"], ["p1"], name="pool1",
+                         kernel_shape=[2, 2], strides=[2, 2]),
+        helper.make_node("Conv", ["p1", "w2"], ["c2"], name="grouped",
+                         group=2, strides=[2, 2], pads=[1, 1, 1, 1]),
+        helper.make_node("Conv", ["c2", "w3", "b3"], ["c3"], name="depthwise",
+                         group=8, pads=[1, 1, 1, 1]),
+        helper.make_node("GlobalAveragePool", ["c3"], ["g"], name="gap"),
+        helper.make_node("Flatten", ["g"], ["f"], name="flatten"),
+        helper.make_node("Gemm", ["f", "w4", "b4"], ["logits"], name="fc",
+                         transB=1),
+        helper.make_node("Softmax", ["logits"], ["y"], name="softmax",
+                         axis=1),
+    ]
+    f32 = np.float32
+    inits = [
+        init("w1", rng.normal(size=(4, 1, 3, 3)).astype(f32)),
+        init("b1", rng.normal(size=4).astype(f32)),
+        init("w2", rng.normal(size=(8, 2, 3, 3)).astype(f32)),
+        init("w3", rng.normal(size=(8, 1, 3, 3)).astype(f32)),
+        init("b3", rng.normal(size=8).astype(f32)),
+        init("w4", rng.normal(size=(10, 8)).astype(f32)),
+        init("b4", rng.normal(size=10).astype(f32)),
+    ]
+    graph = helper.make_graph(
+        nodes, "cnn",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                       ["N", 1, 8, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 10])],
+        inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def qdq():
+    f32 = np.float32
+    w = rng.integers(-127, 128, size=(4, 3, 3, 3)).astype(np.int8)
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"]),
+        helper.make_node("DequantizeLinear", ["xq", "xs", "xz"], ["xd"]),
+        helper.make_node("DequantizeLinear", ["wq", "ws", "wz"], ["wd"],
+                         axis=0),
+        helper.make_node("DequantizeLinear", ["bq", "bs"], ["bd"], axis=0),
+        helper.make_node("Conv", ["xd", "wd", "bd"], ["c"], name="conv",
+                         pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c"], ["r"], name="relu"),
+        helper.make_node("QuantizeLinear", ["r", "ys", "yz"], ["yq"]),
+        helper.make_node("DequantizeLinear", ["yq", "ys", "yz"], ["y"]),
+    ]
+    ws = (rng.uniform(0.001, 0.01, size=4)).astype(f32)
+    xs = f32(0.02)
+    inits = [
+        init("xs", xs), init("xz", np.uint8(128)),
+        init("wq", w), init("ws", ws), init("wz", np.zeros(4, np.int8)),
+        init("bq", rng.integers(-1000, 1000, size=4).astype(np.int32)),
+        init("bs", (xs * ws).astype(f32)),
+        init("ys", f32(0.05)), init("yz", np.uint8(0)),
+    ]
+    graph = helper.make_graph(
+        nodes, "qdq",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 6, 6])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 6, 6])],
+        inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def single(node, opset, inputs, outputs, inits=()):
+    graph = helper.make_graph([node], "single", inputs, outputs, list(inits))
+    return helper.make_model(graph,
+                             opset_imports=[helper.make_opsetid("", opset)])
+
+
+def vi(name, shape, dtype=TensorProto.FLOAT):
+    return helper.make_tensor_value_info(name, dtype, shape)
+
+
+os.makedirs(out, exist_ok=True)
+save(cnn(), "cnn.onnx")
+save(qdq(), "qdq.onnx")
+save(single(helper.make_node("Relu", ["x"], ["y"], name="relu"), 18,
+            [vi("x", [2, 3])], [vi("y", [2, 3])]), "opset18.onnx")
+save(single(helper.make_node("Einsum", ["x", "x"], ["y"], name="mixer",
+                             equation="ij,jk->ik"), 13,
+            [vi("x", [3, 3])], [vi("y", [3, 3])]), "unsupported.onnx")
+shape_graph = helper.make_graph(
+    [helper.make_node("Shape", ["x"], ["s"], name="shape_of_x"),
+     helper.make_node("Reshape", ["x", "s"], ["y"], name="reshape")],
+    "dynamic", [vi("x", [2, 3])], [vi("y", [2, 3])])
+# Shape is not translated either: the reshape's shape input then is the
+# first error; the test checks the op named.
+onnx.save(helper.make_model(shape_graph,
+                            opset_imports=[helper.make_opsetid("", 13)]),
+          os.path.join(out, "dynamic_shape.onnx"))
+reshape = single(helper.make_node("Reshape", ["x", "shape"], ["y"],
+                                  name="reshape"), 13,
+                 [vi("x", [2, 3]), vi("shape", [2], TensorProto.INT64)],
+                 [vi("y", [3, 2])])
+save(reshape, "runtime_shape.onnx")
+external = single(helper.make_node("Add", ["x", "w"], ["y"], name="add"), 13,
+                  [vi("x", [4])], [vi("y", [4])],
+                  [init("w", np.arange(4, dtype=np.float32))])
+tensor = external.graph.initializer[0]
+tensor.ClearField("raw_data")
+tensor.data_location = TensorProto.EXTERNAL
+for key, value in (("location", "missing_weights.bin"), ("offset", "0"),
+                   ("length", "16")):
+    entry = tensor.external_data.add()
+    entry.key, entry.value = key, value
+onnx.save(external, os.path.join(out, "external.onnx"))
+data = open(os.path.join(out, "cnn.onnx"), "rb").read()
+open(os.path.join(out, "truncated.onnx"), "wb").write(data[: len(data) // 2])
+open(os.path.join(out, "garbage.onnx"), "wb").write(b"\xff\xfe not a model")
