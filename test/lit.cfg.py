@@ -40,6 +40,7 @@ llvm_config.add_tool_substitutions(
         ToolSubst("quant-opt", unresolved="fatal"),
         ToolSubst("quant-run", unresolved="fatal"),
         ToolSubst("quant-compile", unresolved="fatal"),
+        ToolSubst("quant-translate", unresolved="fatal"),
     ],
     [config.quanta_tools_dir],
 )

@@ -19,7 +19,9 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Quant/IR/Quant.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/Verifier.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
@@ -242,6 +244,10 @@ Value Graph::reshape(Value input, ArrayRef<int64_t> shape) {
   if (type.getShape() == shape)
     return input;
   auto resultType = RankedTensorType::get(shape, type.getElementType());
+  // Constants (weights) are reshaped at import.
+  DenseElementsAttr constantValue;
+  if (matchPattern(input, m_Constant(&constantValue)))
+    return constant(constantValue.reshape(resultType));
   // A scalar and a tensor of ones: an empty reassociation.
   if (type.getRank() == 0)
     return tensor::ExpandShapeOp::create(b, loc, resultType, input,
@@ -672,6 +678,11 @@ OwningOpRef<ModuleOp> ModelImporter::run(StringRef bytes) {
     results.push_back(value);
   }
   func::ReturnOp::create(b, fileLoc, results);
+  // Constants read only at import (transposed or reshaped weights, folded
+  // biases) leave unused materializations behind.
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*body)))
+    if (isOpTriviallyDead(&op))
+      op.erase();
   func.setType(
       b.getFunctionType(argumentTypes, ValueRange(results).getTypes()));
   for (auto [index, info] : llvm::enumerate(graphProto.output()))

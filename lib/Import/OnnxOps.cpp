@@ -1443,6 +1443,11 @@ FailureOr<Value> dequantize(Graph &g, int dataIndex, int scaleIndex,
       return floats;
     quantized =
         quant::QuantizeCastOp::create(g.b, g.loc, quantizedType, floats);
+  } else if (auto storage = data->getDefiningOp<quant::StorageCastOp>();
+             storage && storage.getInput().getType() == quantizedType) {
+    // QuantizeLinear -> DequantizeLinear: qcast -> dcast, with no storage
+    // casts between them (canonicalize would fold that pair to nothing).
+    quantized = storage.getInput();
   } else {
     quantized = quant::StorageCastOp::create(g.b, g.loc, quantizedType, *data);
   }
