@@ -122,14 +122,16 @@ digits_data=$(ls $digits/calibration/batch*.npy | paste -sd, -)
 for net in cnn mlp; do
   onnx="$digits/digits_$net.onnx"
   # Calibrate at the batches' size (32), then apply the statistics to the
-  # model at the held-out set's size (400): the observers' names match.
-  "$build_dir/bin/quant-translate" --import-onnx "$onnx" --onnx-batch=32 |
+  # model at the held-out set's size (400): the observers are named after
+  # the ONNX nodes (the locations --mlir-print-debuginfo keeps in the text).
+  "$build_dir/bin/quant-translate" --import-onnx "$onnx" --onnx-batch=32 \
+    --mlir-print-debuginfo |
     "$quant_opt" --quanta-prepare="qconfig=$qconfig" \
       --quanta-calibrate="data=$digits_data quiet" \
       --quanta-export-statistics="file=$out_dir/digits_$net.stats.json" \
       -o /dev/null
   "$build_dir/bin/quant-translate" --import-onnx "$onnx" --onnx-batch=400 \
-    -o "$out_dir/digits_$net.mlir"
+    --mlir-print-debuginfo -o "$out_dir/digits_$net.mlir"
   "$quant_opt" "$out_dir/digits_$net.mlir" --quanta-prepare="qconfig=$qconfig" \
     --quanta-import-statistics="files=$out_dir/digits_$net.stats.json" \
     --quanta-freeze-qparams -o "$out_dir/digits_$net.quantized.mlir"

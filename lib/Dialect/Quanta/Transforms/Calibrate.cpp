@@ -13,6 +13,7 @@
 
 #include "quanta/Dialect/Quanta/Transforms/Jit.h"
 #include "quanta/Dialect/Quanta/Transforms/ObserverStatistics.h"
+#include "quanta/Dialect/Quanta/Transforms/OpRoles.h"
 #include "quanta/Dialect/Quanta/Transforms/Passes.h"
 #include "quanta/Numerics/FakeQuant.h"
 #include "quanta/Runtime/NumpyFile.h"
@@ -168,10 +169,19 @@ static bool isCalibratedModule(FakeQuantOp op) {
 /// What calibration does with an observe op.
 enum class ObserverRole { Identity, Calibrated, Recorded };
 
+/// What the JIT code does at one observer: nothing, or call the runtime
+/// with the tensor for observer (or recording) `id`. A #quanta.reuse_input
+/// observer calls the observer it reuses, as PyTorch's prepare() makes them
+/// one instance that sees both tensors.
+struct ObserverCall {
+  ObserverRole role;
+  int64_t id;
+};
+
 /// Replaces the observers of `clone` (walked in the same order as the
 /// original) by runtime calls numbered like the session's observers and
 /// recordings; the other observers become identities.
-static void rewriteObservers(ModuleOp clone, ArrayRef<ObserverRole> roles,
+static void rewriteObservers(ModuleOp clone, ArrayRef<ObserverCall> calls,
                              CalibrationSession &session) {
   MLIRContext *context = clone.getContext();
   OpBuilder builder(context);
@@ -205,15 +215,13 @@ static void rewriteObservers(ModuleOp clone, ArrayRef<ObserverRole> roles,
 
   SmallVector<ObserveOp> observers;
   clone.walk([&](ObserveOp op) { observers.push_back(op); });
-  int64_t observerId = 0, recordingId = 0;
-  for (auto [op, role] : llvm::zip_equal(observers, roles)) {
+  for (auto [op, call] : llvm::zip_equal(observers, calls)) {
     Value input = op.getInput();
-    if (role != ObserverRole::Identity) {
+    if (call.role != ObserverRole::Identity) {
       builder.setInsertionPoint(op);
       Location loc = op.getLoc();
-      bool recorded = role == ObserverRole::Recorded;
-      int64_t id = recorded ? recordingId++ : observerId++;
-      Value idValue = arith::ConstantIntOp::create(builder, loc, i64, id);
+      bool recorded = call.role == ObserverRole::Recorded;
+      Value idValue = arith::ConstantIntOp::create(builder, loc, i64, call.id);
       func::CallOp::create(builder, loc,
                            recorded ? recordCallee : observeCallee,
                            ValueRange{sessionConstant(loc), idValue,
@@ -405,10 +413,10 @@ static void writeBackModule(FakeQuantOp op, const FakeQuantModule &variant,
 /// JIT-compiles it.
 static FailureOr<std::unique_ptr<ExecutionEngine>>
 createCalibrationEngine(ModuleOp module, StringRef entryName,
-                        ArrayRef<ObserverRole> roles,
+                        ArrayRef<ObserverCall> calls,
                         CalibrationSession &session) {
   OwningOpRef<ModuleOp> clone = module.clone();
-  rewriteObservers(*clone, roles, session);
+  rewriteObservers(*clone, calls, session);
   exposeCInterface((*clone).lookupSymbol<func::FuncOp>(entryName));
   if (failed(lowerFakeQuantOps(*clone)))
     return failure();
@@ -543,18 +551,29 @@ void CalibratePass::runOnOperation() {
   // The observers, in walk order; calibration continues from statistics
   // already in the IR (so shards of the data can be calibrated in turn).
   CalibrationSession session;
-  SmallVector<ObserverRole> roles;
+  SmallVector<ObserverCall> calls;
   SmallVector<ObserveOp> calibratedOps, recordedOps;
+  llvm::DenseMap<Operation *, int64_t> calibratedIds;
   WalkResult walk = module.walk([&](ObserveOp op) {
+    if (isa<ReuseInputObserverAttr>(op.getObserver())) {
+      auto source = calibratedIds.find(findReusedObserver(op));
+      calls.push_back(
+          source == calibratedIds.end()
+              ? ObserverCall{ObserverRole::Identity, -1}
+              : ObserverCall{ObserverRole::Calibrated, source->second});
+      return WalkResult::advance();
+    }
     bool running = hasRunningStatistics(op.getObserver());
     bool recording = isa<RecordingObserverAttr>(op.getObserver());
     if (recording && recordDir.empty())
       op.emitWarning("RecordingObserver: its tensors are not recorded "
                      "without record-dir=<directory>");
     bool recorded = recording && !recordDir.empty();
-    roles.push_back(running    ? ObserverRole::Calibrated
-                    : recorded ? ObserverRole::Recorded
-                               : ObserverRole::Identity);
+    calls.push_back(running    ? ObserverCall{ObserverRole::Calibrated,
+                                           int64_t(session.observers.size())}
+                    : recorded ? ObserverCall{ObserverRole::Recorded,
+                                              int64_t(recordedOps.size())}
+                               : ObserverCall{ObserverRole::Identity, -1});
     if (!running && !recorded)
       return WalkResult::advance();
     if (!cast<RankedTensorType>(op.getInput().getType())
@@ -571,6 +590,7 @@ void CalibratePass::runOnOperation() {
         createObserverState(op.getLoc(), op.getObserver(), op.getStatsAttr());
     if (failed(state))
       return WalkResult::interrupt();
+    calibratedIds[op] = int64_t(session.observers.size());
     session.observers.push_back(std::move(*state));
     calibratedOps.push_back(op);
     return WalkResult::advance();
@@ -594,7 +614,7 @@ void CalibratePass::runOnOperation() {
   session.recordings.resize(recordedOps.size());
 
   FailureOr<std::unique_ptr<ExecutionEngine>> engine =
-      createCalibrationEngine(module, entryFunc->getSymName(), roles, session);
+      createCalibrationEngine(module, entryFunc->getSymName(), calls, session);
   if (failed(engine))
     return signalPassFailure();
 

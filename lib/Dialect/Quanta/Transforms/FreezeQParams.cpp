@@ -197,35 +197,6 @@ static FailureOr<FrozenQParams> freezeFakeQuant(FakeQuantOp op) {
   return frozen;
 }
 
-/// The observer whose qparams a #quanta.reuse_input observer shares: the
-/// nearest observer up the chain of shape-only ops (and average pools).
-static FailureOr<ObserveOp> findReusedObserver(ObserveOp op) {
-  Value value = op.getInput();
-  while (Operation *def = value.getDefiningOp()) {
-    if (auto source = dyn_cast<ObserveOp>(def)) {
-      if (!isa<ReuseInputObserverAttr>(source.getObserver()))
-        return source;
-      value = source.getInput();
-      continue;
-    }
-    // The division of an average pooling, observed as part of it.
-    if (Operation *pool = def->getNumOperands() > 0
-                              ? def->getOperand(0).getDefiningOp()
-                              : nullptr;
-        pool && getAveragePoolDivision(pool) == def) {
-      value = def->getOperand(0);
-      continue;
-    }
-    OpClassification classification = classifyOp(def);
-    if (classification.role != OpRole::SharedQParams ||
-        classification.activationOperands.empty())
-      break;
-    value = def->getOperand(classification.activationOperands.front());
-  }
-  return op.emitOpError("reuses its input's observer, but no observer "
-                        "precedes it through shape-only ops");
-}
-
 namespace {
 struct FreezeQParamsPass
     : public quanta::impl::FreezeQParamsBase<FreezeQParamsPass> {
@@ -272,16 +243,19 @@ void FreezeQParamsPass::runOnOperation() {
     return signalPassFailure();
 
   for (ObserveOp op : reusing) {
-    FailureOr<ObserveOp> source = findReusedObserver(op);
-    if (failed(source))
+    ObserveOp source = findReusedObserver(op);
+    if (!source) {
+      op.emitOpError("reuses its input's observer, but no observer precedes "
+                     "it through shape-only ops");
       return signalPassFailure();
-    auto it = frozenIndex.find(*source);
+    }
+    auto it = frozenIndex.find(source);
     if (it == frozenIndex.end()) {
       floatOnly.push_back(op); // The source stays float: so does this one.
       continue;
     }
     FrozenQParams frozen = frozenOps[it->second].second;
-    if (frozen.axis && op.getType() != source->getType()) {
+    if (frozen.axis && op.getType() != source.getType()) {
       op.emitOpError("cannot reuse per-channel qparams through an op that "
                      "changes the shape");
       return signalPassFailure();

@@ -384,6 +384,9 @@ void InsertObserversPass::runOnOperation() {
 
     for (unsigned index : classification.activationOperands) {
       Value operand = op->getOperand(index);
+      if (auto pad = operand.getDefiningOp<tensor::PadOp>();
+          pad && isWindowPadding(pad))
+        operand = pad.getSource();
       if (failed(observe(
               operand, activation, [&] { return valueName(operand); }, op)))
         return signalPassFailure();

@@ -205,6 +205,14 @@ StringRef quanta::stringifyElementwiseKind(ElementwiseKind kind) {
   llvm_unreachable("unknown ElementwiseKind");
 }
 
+bool quanta::isWindowPadding(tensor::PadOp pad) {
+  return pad.getConstantPaddingValue() && !pad->use_empty() &&
+         llvm::all_of(pad->getUsers(), [](Operation *user) {
+           auto linalgOp = dyn_cast<linalg::LinalgOp>(user);
+           return linalgOp && linalg::isaConvolutionOpInterface(linalgOp);
+         });
+}
+
 OpClassification quanta::classifyOp(Operation *op) {
   OpClassification result;
   auto addFloatOperands = [&](unsigned begin, unsigned end) {
@@ -249,6 +257,10 @@ OpClassification quanta::classifyOp(Operation *op) {
     addFloatOperands(0, 1);
     return result;
   }
+  // A convolution's or pool's own padding is part of that op, as in
+  // PyTorch, where it is no op of its own and never observed.
+  if (auto pad = dyn_cast<tensor::PadOp>(op); pad && isWindowPadding(pad))
+    return result;
   if (isa<tensor::ReshapeOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp,
           tensor::PadOp, tensor::ExtractSliceOp>(op)) {
     result.role = OpRole::SharedQParams;
@@ -349,4 +361,30 @@ bool quanta::isConstantDerived(Value value) {
   return llvm::all_of(classification.activationOperands, [&](unsigned index) {
     return isConstantDerived(def->getOperand(index));
   });
+}
+
+ObserveOp quanta::findReusedObserver(ObserveOp op) {
+  Value value = op.getInput();
+  while (Operation *def = value.getDefiningOp()) {
+    if (auto source = dyn_cast<ObserveOp>(def)) {
+      if (!isa<ReuseInputObserverAttr>(source.getObserver()))
+        return source;
+      value = source.getInput();
+      continue;
+    }
+    // The division of an average pooling, observed as part of it.
+    if (Operation *pool = def->getNumOperands() > 0
+                              ? def->getOperand(0).getDefiningOp()
+                              : nullptr;
+        pool && getAveragePoolDivision(pool) == def) {
+      value = def->getOperand(0);
+      continue;
+    }
+    OpClassification classification = classifyOp(def);
+    if (classification.role != OpRole::SharedQParams ||
+        classification.activationOperands.empty())
+      break;
+    value = def->getOperand(classification.activationOperands.front());
+  }
+  return {};
 }

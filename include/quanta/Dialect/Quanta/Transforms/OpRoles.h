@@ -10,6 +10,10 @@
 #ifndef QUANTA_DIALECT_QUANTA_TRANSFORMS_OPROLES_H
 #define QUANTA_DIALECT_QUANTA_TRANSFORMS_OPROLES_H
 
+#include "quanta/Dialect/Quanta/IR/QuantaOps.h"
+
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
 
@@ -63,6 +67,17 @@ Operation *getAveragePoolDivision(Operation *op);
 /// Whether `value` is computed from constants only (an arith.constant, or
 /// shape-only ops over such values): a weight, not an activation.
 bool isConstantDerived(Value value);
+
+/// Whether `pad` is the padding of the convolutions or pools that read it
+/// (constant, read by nothing else): how tosa-to-linalg and the ONNX
+/// importer express a padded window. It is observed as its source.
+bool isWindowPadding(tensor::PadOp pad);
+
+/// The observer whose qparams a #quanta.reuse_input observer shares: the
+/// nearest observer up the chain of shape-only ops (and average pools), or
+/// null. PyTorch's prepare() makes the two one observer instance, which
+/// calibration therefore also feeds the reusing op's output.
+ObserveOp findReusedObserver(ObserveOp op);
 
 } // namespace mlir::quanta
 
