@@ -357,24 +357,51 @@ quanta::detail::matchQuantizedActivation(Value value) {
 /// Why `qcast`'s input is not a chain quanta.qmatmul can replace, or the
 /// chain.
 static FailureOr<GemmChain> matchGemmChain(quant::QuantizeCastOp qcast,
-                                           std::string &whyNot) {
+                                           std::string &whyNot,
+                                           Operation *&core) {
   GemmChain chain;
   Value current = qcast.getInput();
   auto step = [&](Value next, Operation *op) {
     chain.epilogue.insert(chain.epilogue.begin(), op);
     current = next;
   };
+  // Fully connected layers as TOSA and ONNX front ends write them reshape
+  // between the GEMM, its bias add and its activation ([1, M, N] <-> [M, N]
+  // around a batch-1 tosa.matmul): one reshape that keeps the channels as
+  // the last dimension, anywhere in the epilogue.
+  Operation *outputReshape = nullptr;
+  auto skipReshape = [&]() {
+    Operation *op = current.getDefiningOp();
+    SmallVector<ReassociationIndices> groups;
+    if (auto collapse = dyn_cast_if_present<tensor::CollapseShapeOp>(op))
+      groups = collapse.getReassociationIndices();
+    else if (auto expand = dyn_cast_if_present<tensor::ExpandShapeOp>(op))
+      groups = expand.getReassociationIndices();
+    if (outputReshape || groups.empty() || groups.back().size() != 1)
+      return;
+    outputReshape = op;
+    step(op->getOperand(0), op);
+  };
+  skipReshape();
   if (auto generic = current.getDefiningOp<linalg::GenericOp>())
     if (std::optional<nx::FusedActivation> clamp = matchClamp(generic)) {
       chain.activation = *clamp;
       step(generic.getDpsInputOperand(0)->get(), generic);
     }
+  skipReshape();
+  // The bias dimension counted from the last, which a reshape keeps.
+  int64_t biasDimFromEnd = -1;
   if (auto generic = current.getDefiningOp<linalg::GenericOp>())
     if (auto biasAdd = matchBiasAdd(generic)) {
       chain.bias = std::get<0>(*biasAdd);
       chain.biasDim = std::get<1>(*biasAdd);
+      if (chain.biasDim >= 0)
+        biasDimFromEnd =
+            cast<ShapedType>(generic->getResult(0).getType()).getRank() - 1 -
+            chain.biasDim;
       step(generic.getDpsInputOperand(std::get<2>(*biasAdd))->get(), generic);
     }
+  skipReshape();
   if (auto collapse = current.getDefiningOp<tensor::CollapseShapeOp>();
       collapse &&
       isa_and_present<linalg::DepthwiseConv2DNhwcHwcmOp>(
@@ -386,6 +413,18 @@ static FailureOr<GemmChain> matchGemmChain(quant::QuantizeCastOp qcast,
   }
   if (failed(matchCore(current.getDefiningOp(), chain, whyNot)))
     return failure();
+  core = chain.core;
+  if (outputReshape) {
+    if (chain.kind != CoreKind::Matmul && chain.kind != CoreKind::BatchMatmul) {
+      whyNot = "a reshape between the core and its quantization is "
+               "supported for fully connected layers only";
+      return failure();
+    }
+    if (biasDimFromEnd >= 0)
+      chain.biasDim =
+          cast<ShapedType>(chain.core->getResult(0).getType()).getRank() - 1 -
+          biasDimFromEnd;
+  }
   // The float values the rewrite removes must have no other user.
   SmallVector<Operation *> chainOps{chain.core};
   chainOps.append(chain.epilogue);
@@ -645,17 +684,29 @@ static Value toNchw(OpBuilder &builder, Location loc, Value nhwc) {
 static Value buildGemmOutput(OpBuilder &builder, Location loc,
                              const GemmChain &chain, Value result,
                              RankedTensorType outputType) {
-  if (chain.kind == CoreKind::Matmul)
+  if (outputType.getShape() == cast<ShapedType>(result.getType()).getShape())
     return result;
   Type element = outputType.getElementType();
   Value storage = toStorage(builder, loc, result);
   Type storageElement = getElementTypeOrSelf(storage.getType());
-  if (chain.kind == CoreKind::BatchMatmul)
+  if (chain.kind == CoreKind::Matmul || chain.kind == CoreKind::BatchMatmul) {
+    // [M, N] to the output's [..., N] (M its leading dimensions) or [N].
+    const int64_t rank = outputType.getRank();
+    auto storageType = outputType.clone(storageElement);
+    if (rank == 1)
+      return fromStorage(builder, loc,
+                         tensor::CollapseShapeOp::create(
+                             builder, loc, storageType, storage, {{0, 1}}),
+                         element);
+    ReassociationIndices leading;
+    for (int64_t dim = 0; dim < rank - 1; ++dim)
+      leading.push_back(dim);
     return fromStorage(builder, loc,
-                       tensor::ExpandShapeOp::create(
-                           builder, loc, outputType.clone(storageElement),
-                           storage, {{0, 1}, {2}}),
+                       tensor::ExpandShapeOp::create(builder, loc, storageType,
+                                                     storage,
+                                                     {leading, {rank - 1}}),
                        element);
+  }
   // Convolutions: the GEMM's rows are (n, oh, ow), its columns the
   // channels, i.e. NHWC; NCHW transposes it.
   const bool nchw = isNchw(chain.kind);
@@ -862,7 +913,8 @@ void QuantizePass::runOnOperation() {
   llvm::SmallPtrSet<Operation *, 8> explained;
   for (quant::QuantizeCastOp qcast : qcasts) {
     std::string whyNot;
-    FailureOr<GemmChain> chain = matchGemmChain(qcast, whyNot);
+    Operation *core = nullptr;
+    FailureOr<GemmChain> chain = matchGemmChain(qcast, whyNot, core);
     auto outputType = dyn_cast<quant::UniformQuantizedType>(
         getElementTypeOrSelf(qcast.getResult().getType()));
     SmallVector<int8_t> weights;
@@ -883,6 +935,9 @@ void QuantizePass::runOnOperation() {
     if (!whyNot.empty() && anchor && explained.insert(anchor).second) {
       anchor->emitRemark("stays float between dequantize and quantize: ")
           << whyNot;
+      // The chain's core is explained with its end.
+      if (core)
+        explained.insert(core);
       // An average's sum pooling is explained with its division.
       for (Value operand : anchor->getOperands())
         if (Operation *sum = operand.getDefiningOp();

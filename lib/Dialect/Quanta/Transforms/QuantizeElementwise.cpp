@@ -439,6 +439,47 @@ getStorageOperands(OpBuilder &builder, Operation *op,
   return storages;
 }
 
+/// linalg.transpose, broadcast and copy of a tensor dequantized from the
+/// result's type: the same op on the storage integers (the named ops'
+/// bodies are typed, so they are rebuilt rather than cloned).
+static LogicalResult quantizeLinalgCopy(quant::QuantizeCastOp qcast,
+                                        linalg::LinalgOp op,
+                                        quant::UniformQuantizedType type,
+                                        std::string &whyNot) {
+  Value input = getDequantizedFrom(op.getDpsInputs()[0], type);
+  if (!input) {
+    whyNot = "the input is not dequantized from the result's quantized type "
+             "(a requantizing copy is not supported yet)";
+    return failure();
+  }
+  if (!op->getResult(0).hasOneUse()) {
+    whyNot = "the float result has other users";
+    return failure();
+  }
+  OpBuilder builder(qcast);
+  Location loc = op.getLoc();
+  auto storageType =
+      cast<RankedTensorType>(qcast.getType()).clone(builder.getI8Type());
+  Value storage = toStorage(builder, loc, input);
+  Value init = tensor::EmptyOp::create(builder, loc, storageType.getShape(),
+                                       builder.getI8Type());
+  Value result;
+  if (auto transpose = dyn_cast<linalg::TransposeOp>(op.getOperation()))
+    result = linalg::TransposeOp::create(builder, loc, storage, init,
+                                         transpose.getPermutation())
+                 .getResult()[0];
+  else if (auto broadcast = dyn_cast<linalg::BroadcastOp>(op.getOperation()))
+    result = linalg::BroadcastOp::create(builder, loc, storage, init,
+                                         broadcast.getDimensions())
+                 .getResult()[0];
+  else
+    result = linalg::CopyOp::create(builder, loc, storage, init).getResult(0);
+  qcast.getResult().replaceAllUsesWith(fromStorage(builder, loc, result, type));
+  qcast.erase();
+  op->erase();
+  return success();
+}
+
 /// Max pooling (NHWC or NCHW) on the storage integers: the pool's own
 /// indexing maps with a signed or unsigned integer max (upstream has no
 /// unsigned NCHW pooling op).
@@ -703,6 +744,12 @@ LogicalResult quanta::detail::quantizeNonGemm(quant::QuantizeCastOp qcast,
     if (!requireEightBit())
       return failure();
     return quantizeDataMovement(qcast, producer, outputType, whyNot);
+  }
+  if (isa<linalg::TransposeOp, linalg::BroadcastOp, linalg::CopyOp>(producer)) {
+    if (!requireEightBit())
+      return failure();
+    return quantizeLinalgCopy(qcast, cast<linalg::LinalgOp>(producer),
+                              outputType, whyNot);
   }
   if (isa<linalg::PoolingNhwcMaxOp, linalg::PoolingNchwMaxOp>(producer)) {
     if (!requireEightBit())
