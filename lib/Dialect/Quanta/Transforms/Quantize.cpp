@@ -42,6 +42,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Iterators.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 #include <optional>
 
@@ -899,9 +900,33 @@ static void replaceChain(quant::QuantizeCastOp qcast, GemmChain &chain,
 
 namespace {
 struct QuantizePass : public quanta::impl::QuantizeBase<QuantizePass> {
+  using QuantizeBase::QuantizeBase;
   void runOnOperation() override;
 };
 } // namespace
+
+/// Remarks, on each function, the float compute ops (linalg ops with a
+/// float result, fills aside) left in it, by op name.
+static void remarkFloatOpsLeft(ModuleOp module) {
+  module.walk([](FunctionOpInterface func) {
+    llvm::MapVector<StringRef, int64_t> counts;
+    int64_t total = 0;
+    func.walk([&](linalg::LinalgOp op) {
+      if (isa<linalg::FillOp>(op) ||
+          !llvm::any_of(op->getResultTypes(), [](Type type) {
+            return isa<FloatType>(getElementTypeOrSelf(type));
+          }))
+        return;
+      ++counts[op->getName().getStringRef()];
+      ++total;
+    });
+    InFlightDiagnostic remark = func.emitRemark("quanta-quantize: ")
+                                << total << " float compute op(s) left";
+    for (auto [name, count] : counts)
+      remark << (name == counts.front().first ? ": " : ", ") << name << " x"
+             << count;
+  });
+}
 
 void QuantizePass::runOnOperation() {
   SmallVector<tensor::PadOp> pads;
@@ -964,4 +989,6 @@ void QuantizePass::runOnOperation() {
                      "quanta-quantize has no integer form for '")
           << op->getName() << "' yet";
   });
+  if (reportFloatOps)
+    remarkFloatOpsLeft(getOperation());
 }

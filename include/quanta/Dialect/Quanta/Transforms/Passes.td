@@ -319,7 +319,7 @@ def Quantize : Pass<"quanta-quantize", "ModuleOp"> {
       clamps; for transcendental bodies the host libm may differ from the
       JIT's in the last float bit, so an output on a rounding boundary can
       move by 1 LSB;
-    - `linalg.pooling_nhwc_max`, `tensor.pad`, `collapse_shape`,
+    - max pooling, `tensor.pad`, `collapse_shape`,
       `expand_shape`, `reshape`, `extract_slice` and `concat` whose inputs
       and result share one quantized type: they commute with quantization
       (padding and initial values are quantized once), so they are exact;
@@ -331,10 +331,30 @@ def Quantize : Pass<"quanta-quantize", "ModuleOp"> {
       of the float average; zero padding before it counts in the window,
       as with PyTorch's count_include_pad=True.
 
+    Forms front ends write are accepted as they come: a fully connected
+    layer may reshape between its GEMM, bias add and activation (one
+    reshape that keeps the channels last: TOSA's batch-1 matmul, ONNX's
+    Gemm after a Flatten); NCHW depthwise convolutions
+    (`depthwise_conv_2d_nchw_chw`, ONNX's group == channels) run the same
+    loop nest on an NHWC transpose of the input, the output transposed
+    back; `pooling_nchw_max` as well as `pooling_nhwc_max` become an
+    integer max with the pool's own indexing maps; `linalg.transpose`,
+    `broadcast` and `copy` move storage integers; and the constant padding
+    of a dequantized tensor that nothing quantizes again (a convolution's
+    or pool's own padding, as ONNX's `pads` import) moves onto the storage
+    integers when its value is exact in the type (0 is the zero point;
+    -inf before max pools is the storage minimum).
+
     Everything else stays float between its dq/q pairs, and a remark says
     why (unsupported op, transposed operands, non-constant weights, an
-    accumulator that could overflow int32, a requantizing copy, ...).
+    accumulator that could overflow int32, a requantizing copy, ...). With
+    `report-float-ops`, a remark on each function also counts the float
+    compute ops left in it, by op name (0 for a model quantized entirely).
   }];
+  let options = [
+    Option<"reportFloatOps", "report-float-ops", "bool", /*default=*/"false",
+           "remark, per function, how many float compute ops are left">,
+  ];
   let dependentDialects = ["::mlir::affine::AffineDialect",
                            "::mlir::arith::ArithDialect",
                            "::mlir::linalg::LinalgDialect",
