@@ -507,6 +507,12 @@ inputType(MLIRContext *context, Location loc, const onnx::ValueInfoProto &info,
 // The model
 //===----------------------------------------------------------------------===//
 
+/// `type` with its element type unsigned (ui8 for ONNX's uint8).
+static RankedTensorType unsignedType(RankedTensorType type) {
+  return type.clone(IntegerType::get(
+      type.getContext(), type.getElementTypeBitWidth(), IntegerType::Unsigned));
+}
+
 static constexpr int64_t kMaxOpset = 17;
 
 void quanta::registerOnnxImportDialects(DialectRegistry &registry) {
@@ -610,7 +616,10 @@ OwningOpRef<ModuleOp> ModelImporter::run(StringRef bytes) {
     auto type = inputType(context, fileLoc, info, options.batchSize);
     if (failed(type))
       return nullptr;
-    argumentTypes.push_back(type->first);
+    // uint8 stays visible in the signature (ui8), so that tools read and
+    // write it as such; the body computes on signless i8.
+    argumentTypes.push_back(type->second ? unsignedType(type->first)
+                                         : type->first);
     arguments.emplace_back(info.name(), type->second);
   }
 
@@ -618,14 +627,18 @@ OwningOpRef<ModuleOp> ModelImporter::run(StringRef bytes) {
   auto func = func::FuncOp::create(b, fileLoc, options.functionName,
                                    b.getFunctionType(argumentTypes, {}));
   Block *body = func.addEntryBlock();
+  b.setInsertionPointToStart(body);
   for (auto [index, argument] : llvm::enumerate(arguments)) {
     Value value = body->getArgument(index);
-    graph.values[argument.first] = value;
-    if (argument.second)
+    if (argument.second) {
+      value = tensor::BitcastOp::create(
+          b, fileLoc,
+          cast<RankedTensorType>(value.getType()).clone(b.getI8Type()), value);
       graph.unsignedValues.insert(value);
+    }
+    graph.values[argument.first] = value;
     func.setArgAttr(index, "onnx.name", b.getStringAttr(argument.first));
   }
-  b.setInsertionPointToStart(body);
 
   for (auto [index, node] : llvm::enumerate(graphProto.node())) {
     graph.node = &node;
@@ -672,9 +685,16 @@ OwningOpRef<ModuleOp> ModelImporter::run(StringRef bytes) {
                          << "' is not computed by any node";
       return nullptr;
     }
+    const bool isUnsigned = graph.values.count(info.name())
+                                ? graph.isUnsigned(graph.values[info.name()])
+                                : graph.unsignedConstants.contains(info.name());
     Value value = graph.values.count(info.name())
                       ? graph.values[info.name()]
                       : graph.constant(graph.constants[info.name()]);
+    if (isUnsigned)
+      value = tensor::BitcastOp::create(
+          b, fileLoc, unsignedType(cast<RankedTensorType>(value.getType())),
+          value);
     results.push_back(value);
   }
   func::ReturnOp::create(b, fileLoc, results);

@@ -10,8 +10,13 @@ arrays, array.array("f"), ...).
     >>> obs = quanta.HistogramObserver(reduce_range=True)
     >>> obs(numpy_batch)
     >>> scale, zero_point = obs.calculate_qparams()
+
+The compiler side calls the same C++ API as the tools:
+
+    >>> mlir_text = quanta.import_onnx("model.onnx", batch=32)
 """
 
+from ._quanta_compiler import import_onnx  # noqa: F401
 from ._quanta_numerics import (  # noqa: F401
     Observer,
     calculate_qparams,

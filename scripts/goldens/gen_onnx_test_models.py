@@ -152,3 +152,22 @@ onnx.save(external, os.path.join(out, "external.onnx"))
 data = open(os.path.join(out, "cnn.onnx"), "rb").read()
 open(os.path.join(out, "truncated.onnx"), "wb").write(data[: len(data) // 2])
 open(os.path.join(out, "garbage.onnx"), "wb").write(b"\xff\xfe not a model")
+
+# QuantizeLinear where ONNX's rounding of x / scale and PyTorch's (and
+# Quanta's) x * (1 / scale) disagree: ties of x / scale and their float
+# neighbours, plus random values. The expected bytes are ONNX's formula,
+# saturate(round_half_even(x / scale) + zero_point), in float32 as its
+# reference implementation computes it.
+scale, zero = np.float32(0.0235), np.uint8(128)
+ties = (np.arange(-128, 127).astype(np.float32) + np.float32(0.5)) * scale
+x = np.concatenate([ties, np.nextafter(ties, np.float32(np.inf)),
+                    np.nextafter(ties, np.float32(-np.inf)),
+                    rng.uniform(-3.5, 3.5, 235).astype(np.float32)])
+x = x.astype(np.float32)
+np.save(os.path.join(out, "quantize_rounding_x.npy"), x)
+onnx_q = np.clip(np.rint(x / scale) + np.float32(zero), 0, 255).astype(np.uint8)
+np.save(os.path.join(out, "quantize_rounding_onnx.npy"), onnx_q)
+save(single(helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"],
+                             name="quantize"), 13,
+            [vi("x", [x.size])], [vi("y", [x.size], TensorProto.UINT8)],
+            [init("s", scale), init("z", zero)]), "quantize_rounding.onnx")

@@ -75,6 +75,10 @@ static std::optional<ArrayKind> getArrayKind(Type element) {
     return ArrayKind{{"<f4"}, 4};
   if (element.isF64())
     return ArrayKind{{"<f8"}, 8};
+  // Unsigned types (ONNX's uint8 in imported signatures) are written as
+  // such; signless ones read either.
+  if (element.isUnsignedInteger(8))
+    return ArrayKind{{"|u1"}, 1};
   if (element.isInteger(8))
     return ArrayKind{{"|i1", "|u1"}, 1};
   if (element.isInteger(16))

@@ -62,37 +62,55 @@ struct LowerIntrinsicsPass
   }
 };
 
-/// `type` with quantized elements replaced by their storage type.
+/// `type` with quantized elements replaced by their storage type, and
+/// unsigned integers (ONNX's uint8 in imported signatures) by signless
+/// ones: what bufferization and the LLVM lowering take.
 static Type toStorage(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
-  auto quantized = tensor
-                       ? dyn_cast<quant::QuantizedType>(tensor.getElementType())
-                       : nullptr;
-  return quantized ? tensor.clone(quantized.getStorageType()) : type;
+  if (!tensor)
+    return type;
+  if (auto quantized = dyn_cast<quant::QuantizedType>(tensor.getElementType()))
+    return tensor.clone(quantized.getStorageType());
+  if (auto integer = dyn_cast<IntegerType>(tensor.getElementType());
+      integer && !integer.isSignless())
+    return tensor.clone(
+        IntegerType::get(type.getContext(), integer.getWidth()));
+  return type;
 }
 
-/// `values` cast to `types` with quant.scast where they differ.
+/// `value` reinterpreted as `type`: quant.scast to or from quantized
+/// types, tensor.bitcast between integer signednesses.
+static Value reinterpret(OpBuilder &builder, Location loc, Type type,
+                         Value value) {
+  auto isQuantized = [](Type t) {
+    return isa<quant::QuantizedType>(getElementTypeOrSelf(t));
+  };
+  if (isQuantized(type) || isQuantized(value.getType()))
+    return quant::StorageCastOp::create(builder, loc, type, value);
+  return tensor::BitcastOp::create(builder, loc, type, value);
+}
+
+/// `values` cast to `types` where they differ.
 static SmallVector<Value> storageCasts(OpBuilder &builder, Location loc,
                                        ValueRange values, TypeRange types) {
   SmallVector<Value> cast;
   for (auto [value, type] : llvm::zip_equal(values, types))
     cast.push_back(value.getType() == type
                        ? value
-                       : quant::StorageCastOp::create(builder, loc, type, value)
-                             .getResult());
+                       : reinterpret(builder, loc, type, value));
   return cast;
 }
 
-/// Gives the quantized `value` its storage type; its users get a quant.scast
-/// back to the quantized type, created at the builder's insertion point.
+/// Gives the quantized (or unsigned) `value` its storage type; its users get
+/// a cast back to its type, created at the builder's insertion point.
 static void retypeToStorage(OpBuilder &builder, Value value, Location loc) {
   Type quantized = value.getType();
   Type storage = toStorage(quantized);
   if (storage == quantized)
     return;
   value.setType(storage);
-  auto cast = quant::StorageCastOp::create(builder, loc, quantized, value);
-  value.replaceAllUsesExcept(cast.getResult(), cast);
+  Value cast = reinterpret(builder, loc, quantized, value);
+  value.replaceAllUsesExcept(cast, cast.getDefiningOp());
 }
 
 struct StorageSignaturesPass
