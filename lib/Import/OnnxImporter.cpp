@@ -25,6 +25,8 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::quanta;
 using namespace mlir::quanta::onnx_import;
@@ -530,6 +532,83 @@ bool quanta::isOnnxConstantOperand(StringRef opType, unsigned index) {
   return info && index < 32 && (info->constantOperands >> index & 1);
 }
 
+/// Folds each inference BatchNormalization into the Conv before it, as
+/// PyTorch's fuse_conv_bn_eval does (in float32: w * (gamma * rsqrt(var +
+/// eps)), (b - mean) * rsqrt(var + eps) * gamma + beta), when that is legal:
+/// the Conv's weight (and bias) and the BN's parameters are constants and
+/// the Conv's output feeds only the BN. The folded weights are new
+/// constants; returns, per Conv node index, the BN node it absorbs.
+static llvm::DenseMap<int, int>
+foldBatchNorms(const onnx::GraphProto &graph,
+               llvm::StringMap<DenseElementsAttr> &constants) {
+  llvm::StringMap<int> producers, uses;
+  for (auto [index, node] : llvm::enumerate(graph.node())) {
+    for (const std::string &output : node.output())
+      producers[output] = index;
+    for (const std::string &input : node.input())
+      ++uses[input];
+  }
+  for (const onnx::ValueInfoProto &output : graph.output())
+    ++uses[output.name()];
+  auto floats = [&](const std::string &name) -> SmallVector<float> {
+    DenseElementsAttr attr = constants.lookup(name);
+    if (!attr || !attr.getElementType().isF32())
+      return {};
+    return SmallVector<float>(attr.getValues<float>());
+  };
+  llvm::DenseMap<int, int> folds;
+  for (auto [bnIndex, bn] : llvm::enumerate(graph.node())) {
+    if (bn.op_type() != "BatchNormalization" || bn.input_size() != 5 ||
+        bn.output_size() < 1 || (bn.output_size() > 1 && !bn.output(1).empty()))
+      continue;
+    float epsilon = 1e-5f;
+    bool training = false;
+    for (const onnx::AttributeProto &attr : bn.attribute()) {
+      if (attr.name() == "epsilon")
+        epsilon = attr.f();
+      training |= attr.name() == "training_mode" && attr.i() != 0;
+    }
+    auto producer = producers.find(bn.input(0));
+    if (training || producer == producers.end() ||
+        uses.lookup(bn.input(0)) != 1)
+      continue;
+    const onnx::NodeProto &conv = graph.node(producer->second);
+    if (conv.op_type() != "Conv" || conv.input_size() < 2)
+      continue;
+    SmallVector<float> weight = floats(conv.input(1));
+    SmallVector<float> gamma = floats(bn.input(1)), beta = floats(bn.input(2)),
+                       mean = floats(bn.input(3)), var = floats(bn.input(4));
+    const size_t channels = gamma.size();
+    if (weight.empty() || channels == 0 || weight.size() % channels ||
+        beta.size() != channels || mean.size() != channels ||
+        var.size() != channels)
+      continue;
+    SmallVector<float> bias(channels, 0.0f);
+    if (conv.input_size() > 2 && !conv.input(2).empty()) {
+      bias = floats(conv.input(2));
+      if (bias.size() != channels)
+        continue;
+    }
+    const size_t perChannel = weight.size() / channels;
+    for (size_t c = 0; c < channels; ++c) {
+      const float rsqrt = 1.0f / std::sqrt(var[c] + epsilon);
+      const float factor = gamma[c] * rsqrt;
+      for (size_t i = 0; i < perChannel; ++i)
+        weight[c * perChannel + i] *= factor;
+      bias[c] = (bias[c] - mean[c]) * rsqrt * gamma[c] + beta[c];
+    }
+    auto weightType =
+        cast<ShapedType>(constants.lookup(conv.input(1)).getType());
+    constants[bn.output(0) + ".folded_weight"] =
+        DenseElementsAttr::get(weightType, ArrayRef<float>(weight));
+    constants[bn.output(0) + ".folded_bias"] = DenseElementsAttr::get(
+        RankedTensorType::get({int64_t(channels)}, weightType.getElementType()),
+        ArrayRef<float>(bias));
+    folds[producer->second] = bnIndex;
+  }
+  return folds;
+}
+
 namespace {
 class ModelImporter {
 public:
@@ -640,18 +719,41 @@ OwningOpRef<ModuleOp> ModelImporter::run(StringRef bytes) {
     func.setArgAttr(index, "onnx.name", b.getStringAttr(argument.first));
   }
 
+  // Conv -> BatchNormalization pairs become one Conv with folded weights,
+  // named after the BN's output.
+  llvm::DenseMap<int, int> folds;
+  if (opset >= lookupOp("BatchNormalization")->sinceVersion)
+    folds = foldBatchNorms(graphProto, graph.constants);
+  llvm::DenseSet<int> foldedNorms;
+  for (auto [conv, norm] : folds)
+    foldedNorms.insert(norm);
+  onnx::NodeProto foldedConv;
   for (auto [index, node] : llvm::enumerate(graphProto.node())) {
+    if (foldedNorms.contains(index))
+      continue;
     graph.node = &node;
-    graph.nodeName = nodeName(node, index);
+    if (auto fold = folds.find(index); fold != folds.end()) {
+      const std::string &output = graphProto.node(fold->second).output(0);
+      foldedConv = node;
+      foldedConv.set_input(1, output + ".folded_weight");
+      if (foldedConv.input_size() < 3)
+        foldedConv.add_input(output + ".folded_bias");
+      else
+        foldedConv.set_input(2, output + ".folded_bias");
+      foldedConv.set_output(0, output);
+      graph.node = &foldedConv;
+    }
+    const onnx::NodeProto &current = *graph.node;
+    graph.nodeName = nodeName(current, index);
     graph.loc = NameLoc::get(StringAttr::get(context, graph.nodeName), fileLoc);
-    if (!node.domain().empty() && node.domain() != "ai.onnx") {
-      graph.error() << "the op is in domain '" << node.domain()
+    if (!current.domain().empty() && current.domain() != "ai.onnx") {
+      graph.error() << "the op is in domain '" << current.domain()
                     << "'; the importer translates the default domain only";
       return nullptr;
     }
-    const OpInfo *info = lookupOp(node.op_type());
+    const OpInfo *info = lookupOp(current.op_type());
     if (!info) {
-      graph.error() << "the importer does not translate '" << node.op_type()
+      graph.error() << "the importer does not translate '" << current.op_type()
                     << "' (supported: "
                     << llvm::join(getSupportedOnnxOps(), ", ") << ")";
       return nullptr;
@@ -667,10 +769,11 @@ OwningOpRef<ModuleOp> ModelImporter::run(StringRef bytes) {
     }
     if (failed(info->translate(graph)))
       return nullptr;
-    for (int i = 0; i < node.output_size(); ++i)
-      if (!node.output(i).empty() && !graph.values.count(node.output(i)) &&
-          !graph.constants.count(node.output(i))) {
-        graph.error() << "output " << i << " ('" << node.output(i)
+    for (int i = 0; i < current.output_size(); ++i)
+      if (!current.output(i).empty() &&
+          !graph.values.count(current.output(i)) &&
+          !graph.constants.count(current.output(i))) {
+        graph.error() << "output " << i << " ('" << current.output(i)
                       << "') is not computed by the importer";
         return nullptr;
       }

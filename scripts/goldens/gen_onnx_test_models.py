@@ -171,3 +171,35 @@ save(single(helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"],
                              name="quantize"), 13,
             [vi("x", [x.size])], [vi("y", [x.size], TensorProto.UINT8)],
             [init("s", scale), init("z", zero)]), "quantize_rounding.onnx")
+
+# Conv -> BatchNormalization -> Relu with constant parameters: the importer
+# folds the batch norm into the convolution. The expected output is the
+# unfolded float network in numpy (float64, then float32).
+x = rng.normal(size=(1, 2, 5, 5)).astype(np.float32)
+w = rng.normal(size=(3, 2, 3, 3)).astype(np.float32)
+b = rng.normal(size=3).astype(np.float32)
+gamma, beta = rng.uniform(0.5, 2, 3).astype(np.float32), rng.normal(size=3).astype(np.float32)
+mean, var = rng.normal(size=3).astype(np.float32), rng.uniform(0.2, 2, 3).astype(np.float32)
+padded = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (1, 1), (1, 1)))
+conv = np.zeros((1, 3, 5, 5))
+for kh in range(3):
+    for kw in range(3):
+        conv += np.einsum("nchw,fc->nfhw", padded[:, :, kh:kh + 5, kw:kw + 5],
+                          w[:, :, kh, kw])
+conv += b[None, :, None, None]
+norm = ((conv - mean[None, :, None, None]) /
+        np.sqrt(var[None, :, None, None] + 1e-5) * gamma[None, :, None, None] +
+        beta[None, :, None, None])
+np.save(os.path.join(out, "conv_bn_x.npy"), x)
+np.save(os.path.join(out, "conv_bn_expected.npy"),
+        np.maximum(norm, 0).astype(np.float32))
+save(helper.make_model(helper.make_graph(
+    [helper.make_node("Conv", ["x", "w", "b"], ["c"], name="conv",
+                      pads=[1, 1, 1, 1]),
+     helper.make_node("BatchNormalization", ["c", "gamma", "beta", "mean",
+                                             "var"], ["n"], name="bn"),
+     helper.make_node("Relu", ["n"], ["y"], name="relu")],
+    "conv_bn", [vi("x", [1, 2, 5, 5])], [vi("y", [1, 3, 5, 5])],
+    [init("w", w), init("b", b), init("gamma", gamma), init("beta", beta),
+     init("mean", mean), init("var", var)]),
+    opset_imports=[helper.make_opsetid("", 13)]), "conv_bn.onnx")
