@@ -203,3 +203,27 @@ save(helper.make_model(helper.make_graph(
     [init("w", w), init("b", b), init("gamma", gamma), init("beta", beta),
      init("mean", mean), init("var", var)]),
     opset_imports=[helper.make_opsetid("", 13)]), "conv_bn.onnx")
+
+# Activations after convolutions, each of the forms PyTorch quantizes:
+# HardSwish and LeakyRelu observe their output, Sigmoid and HardSigmoid
+# have fixed qparams in [0, 1], Tanh in [-1, 1].
+f32 = np.float32
+acts = [("HardSwish", "hswish", {}), ("LeakyRelu", "leaky", {"alpha": 0.1}),
+        ("Sigmoid", "sigmoid", {}), ("HardSigmoid", "hsigmoid", {}),
+        ("Tanh", "tanh", {})]
+nodes, inits, previous, channels = [], [], "x", 1
+for index, (op, name, attrs) in enumerate(acts):
+    kernel = 3 if index < 2 else 1
+    nodes.append(helper.make_node(
+        "Conv", [previous, f"w{index}", f"b{index}"], [f"c{index}"],
+        name=f"conv{index}", pads=[kernel // 2] * 4))
+    inits += [init(f"w{index}", (rng.normal(size=(4, channels, kernel, kernel))
+                                 * 0.5).astype(f32)),
+              init(f"b{index}", rng.normal(size=4).astype(f32))]
+    output = "y" if index == len(acts) - 1 else f"a{index}"
+    nodes.append(helper.make_node(op, [f"c{index}"], [output], name=name,
+                                  **attrs))
+    previous, channels = output, 4
+save(helper.make_model(helper.make_graph(
+    nodes, "activations", [vi("x", [2, 1, 6, 6])], [vi("y", [2, 4, 6, 6])],
+    inits), opset_imports=[helper.make_opsetid("", 14)]), "activations.onnx")

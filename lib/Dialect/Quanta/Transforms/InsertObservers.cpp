@@ -428,6 +428,8 @@ void InsertObserversPass::runOnOperation() {
       outputObserver = getObserverPreset(
           op->getContext(), "default_fixed_qparams_range_neg1to1_observer");
       break;
+    case OpRole::Unary:
+      break;
     case OpRole::Float:
       llvm_unreachable("float ops are skipped above");
     }

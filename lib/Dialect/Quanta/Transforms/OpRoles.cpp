@@ -52,6 +52,30 @@ static Value otherOperand(Operation *op, Value arg) {
   return {};
 }
 
+/// Whether `op` computes max(min(a * x + b, 1), 0) of an input argument
+/// with constants a and b.
+static bool isHardSigmoid(Operation *op, function_ref<bool(Value)> isInputArg) {
+  if (!isMaxOp(op) || !isZeroFloat(op->getOperand(1)))
+    return false;
+  Operation *min = op->getOperand(0).getDefiningOp();
+  if (!isMinOp(min) || !isOneFloat(min->getOperand(1)))
+    return false;
+  // Either operand order: canonicalize moves constants to the right.
+  auto add = min->getOperand(0).getDefiningOp<arith::AddFOp>();
+  if (!add)
+    return false;
+  for (Value term : add->getOperands()) {
+    auto mul = term.getDefiningOp<arith::MulFOp>();
+    if (!mul || !matchPattern(otherOperand(add, term), m_Constant()))
+      continue;
+    for (Value factor : mul->getOperands())
+      if (isInputArg(factor) &&
+          matchPattern(otherOperand(mul, factor), m_Constant()))
+        return true;
+  }
+  return false;
+}
+
 /// Recognizes the computation of an all-parallel linalg.generic from its
 /// body, in the spellings tosa-to-linalg and torch-mlir produce.
 static ElementwiseKind classifyGenericBody(linalg::GenericOp generic) {
@@ -122,6 +146,30 @@ static ElementwiseKind classifyGenericBody(linalg::GenericOp generic) {
       }
     }
   }
+  // The ONNX importer's hardsigmoid max(min(a * x + b, 1), 0), hardswish
+  // x * hardsigmoid(x) and leaky relu max(x, 0) + a * min(x, 0).
+  if (isHardSigmoid(def, isInputArg))
+    return ElementwiseKind::HardSigmoid;
+  if (auto mul = dyn_cast<arith::MulFOp>(def))
+    for (Value operand : mul->getOperands())
+      if (isInputArg(operand) &&
+          isHardSigmoid(otherOperand(mul, operand).getDefiningOp(), isInputArg))
+        return ElementwiseKind::HardSwish;
+  if (auto add = dyn_cast<arith::AddFOp>(def))
+    for (Value positive : add->getOperands()) {
+      Operation *max = positive.getDefiningOp();
+      auto scaled = otherOperand(add, positive).getDefiningOp<arith::MulFOp>();
+      if (!isMaxOp(max) || !scaled || !isInputArg(max->getOperand(0)) ||
+          !isZeroFloat(max->getOperand(1)))
+        continue;
+      for (Value negative : scaled->getOperands()) {
+        Operation *min = negative.getDefiningOp();
+        if (isMinOp(min) && min->getOperand(0) == max->getOperand(0) &&
+            isZeroFloat(min->getOperand(1)) &&
+            matchPattern(otherOperand(scaled, negative), m_Constant()))
+          return ElementwiseKind::LeakyRelu;
+      }
+    }
   // sigmoid as tosa-to-linalg writes it: 1 / (exp(-x) + 1).
   if (auto div = dyn_cast<arith::DivFOp>(def); div && isOneFloat(div.getLhs()))
     if (auto add = div.getRhs().getDefiningOp<arith::AddFOp>())
@@ -201,6 +249,12 @@ StringRef quanta::stringifyElementwiseKind(ElementwiseKind kind) {
     return "sigmoid";
   case ElementwiseKind::Tanh:
     return "tanh";
+  case ElementwiseKind::HardSigmoid:
+    return "hardsigmoid";
+  case ElementwiseKind::HardSwish:
+    return "hardswish";
+  case ElementwiseKind::LeakyRelu:
+    return "leaky_relu";
   }
   llvm_unreachable("unknown ElementwiseKind");
 }
@@ -302,8 +356,16 @@ OpClassification quanta::classifyOp(Operation *op) {
     }
     numInputs = 1;
     break;
+  // PyTorch 1.13's backend configs: hardsigmoid has sigmoid's fixed
+  // qparams; hardswish and leaky relu observe their output.
   case ElementwiseKind::Sigmoid:
+  case ElementwiseKind::HardSigmoid:
     result.role = OpRole::FixedQParamsZeroToOne;
+    break;
+  case ElementwiseKind::HardSwish:
+  case ElementwiseKind::LeakyRelu:
+    result.role = OpRole::Unary;
+    numInputs = 1;
     break;
   case ElementwiseKind::Tanh:
     result.role = OpRole::FixedQParamsMinusOneToOne;

@@ -31,15 +31,29 @@ enum class OpRole {
   /// Shape-only and range-preserving ops (reshape, transpose, pad, pooling,
   /// standalone relu/clamp, concat): the output shares the input's qparams.
   SharedQParams,
-  /// sigmoid, softmax: output in [0, 1].
+  /// sigmoid, hardsigmoid: output in [0, 1].
   FixedQParamsZeroToOne,
   /// tanh: output in [-1, 1].
   FixedQParamsMinusOneToOne,
+  /// hardswish, leaky relu: one activation in, an observer of its own out.
+  Unary,
 };
 
 /// Elementwise computations recognized in named ops and linalg.generic
 /// bodies (e.g. relu as tosa-to-linalg or torch-mlir spell it).
-enum class ElementwiseKind { None, Copy, Add, Mul, Relu, Clamp, Sigmoid, Tanh };
+enum class ElementwiseKind {
+  None,
+  Copy,
+  Add,
+  Mul,
+  Relu,
+  Clamp,
+  Sigmoid,
+  Tanh,
+  HardSigmoid,
+  HardSwish,
+  LeakyRelu
+};
 
 /// "add", "relu", ...: names linalg.generic ops by what they compute.
 StringRef stringifyElementwiseKind(ElementwiseKind kind);
