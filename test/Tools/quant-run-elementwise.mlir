@@ -9,9 +9,10 @@
 // RUN:   quant-run %S/Inputs/elementwise_exec.mlir $p --entry=mul_s8 --input=%t.x.npy --input=%t.z.npy --output=%t.mul.$tag.npy && \
 // RUN:   quant-run %S/Inputs/elementwise_exec.mlir $p --entry=sigmoid_tanh --input=%t.x.npy --input=%t.z.npy --output=%t.sig.$tag.npy --output=%t.tanh.$tag.npy && \
 // RUN:   quant-run %S/Inputs/elementwise_exec.mlir $p --entry=pool_concat --input=%t.u.npy --input=%t.v.npy --output=%t.pool.$tag.npy && \
-// RUN:   quant-run %S/Inputs/elementwise_exec.mlir $p --entry=average_pools --input=%t.u.npy --input=%t.v.npy --output=%t.avg.$tag.npy --output=%t.avg2.$tag.npy || exit 1; \
+// RUN:   quant-run %S/Inputs/elementwise_exec.mlir $p --entry=average_pools --input=%t.u.npy --input=%t.v.npy --output=%t.avg.$tag.npy --output=%t.avg2.$tag.npy && \
+// RUN:   quant-run %S/Inputs/elementwise_exec.mlir $p --entry=concat_requantize --input=%t.x.npy --input=%t.z.npy --output=%t.cat.$tag.npy || exit 1; \
 // RUN: done
-// RUN: for f in add mul sig tanh pool avg avg2; do %python %S/Inputs/compare_quantized.py %t.$f.int.npy %t.$f.ref.npy; done | FileCheck %s --check-prefix=EXEC
+// RUN: for f in add mul sig tanh pool avg avg2 cat; do %python %S/Inputs/compare_quantized.py %t.$f.int.npy %t.$f.ref.npy; done | FileCheck %s --check-prefix=EXEC
 
 // No float compute and no dequantization is left.
 // CHECK-NOT: arith.addf
@@ -27,6 +28,10 @@
 // CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]{{.*}} outs(%{{.*}} : tensor<1x5x5x4xi32>)
 // CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]{{.*}} outs(%{{.*}} : tensor<1x4x4x4xi32>)
 // CHECK-NOT: linalg.pooling_nhwc_sum
+// CHECK-LABEL: func.func @concat_requantize
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<7x33xi8>) outs(%{{.*}} : tensor<7x33xi8>)
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<7x33xi8>) outs(%{{.*}} : tensor<7x33xi8>)
+// CHECK: tensor.concat dim(0) {{.*}} : (tensor<7x33xi8>, tensor<7x33xi8>) -> tensor<14x33xi8>
 
 // Add and mul within 1 LSB of the float reference (one rounding each);
 // lookup tables, max pooling and data movement equal it.
@@ -39,3 +44,6 @@
 // float one after summing dequantized values in float).
 // EXEC: of 100 equal, max difference {{0|1}} LSB, {{[1-9][0-9]+}} distinct values
 // EXEC: of 64 equal, max difference {{0|1}} LSB, {{[1-9][0-9]+}} distinct values
+// The requantizing concat: within 1 LSB (one integer rounding of each
+// input against the float requantization of its dequantized value).
+// EXEC: of 462 equal, max difference {{0|1}} LSB, {{[1-9][0-9]+}} distinct values

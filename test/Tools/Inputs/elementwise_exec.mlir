@@ -154,3 +154,16 @@ func.func @average_pools(%x: tensor<1x9x9x4xf32>, %y: tensor<1x9x9x4xf32>) -> (t
   %r2 = quant.qcast %avg2 : tensor<1x4x4x4xf32> to tensor<1x4x4x4x!so>
   return %r1, %r2 : tensor<1x5x5x4x!a>, tensor<1x4x4x4x!so>
 }
+
+// concat of inputs quantized differently (u8 with scales 0.031 and 0.047,
+// zero points 131 and 77) into u8<0:127> (0.05, 40): each input requantized
+// on integers, clamped to the output's range.
+func.func @concat_requantize(%x: tensor<7x33xf32>, %y: tensor<7x33xf32>) -> tensor<14x33x!o> {
+  %xq = quant.qcast %x : tensor<7x33xf32> to tensor<7x33x!a>
+  %xd = quant.dcast %xq : tensor<7x33x!a> to tensor<7x33xf32>
+  %yq = quant.qcast %y : tensor<7x33xf32> to tensor<7x33x!b>
+  %yd = quant.dcast %yq : tensor<7x33x!b> to tensor<7x33xf32>
+  %c = tensor.concat dim(0) %xd, %yd : (tensor<7x33xf32>, tensor<7x33xf32>) -> tensor<14x33xf32>
+  %r = quant.qcast %c : tensor<14x33xf32> to tensor<14x33x!o>
+  return %r : tensor<14x33x!o>
+}

@@ -415,6 +415,51 @@ static LogicalResult quantizeWithTable(quant::QuantizeCastOp qcast,
 // Max pooling and data movement
 //===----------------------------------------------------------------------===//
 
+/// The storage integers of `input` (of type `from`) requantized to type
+/// `to`: zo + (q - zi) * si / so with the GEMM's Q31 multiplier and one
+/// rounding, clamped to the storage range (within 1 LSB of requantizing
+/// the dequantized float).
+static FailureOr<Value> requantizeStorage(OpBuilder &builder, Location loc,
+                                          Value input,
+                                          quant::UniformQuantizedType from,
+                                          quant::UniformQuantizedType to,
+                                          std::string &whyNot) {
+  if (from.getStorageTypeIntegralWidth() != 8) {
+    whyNot = "a concatenated input is not 8-bit";
+    return failure();
+  }
+  nx::StatusOr<nx::QuantizedMultiplier> multiplier =
+      nx::quantizeMultiplier(from.getScale() / to.getScale());
+  if (!multiplier.ok()) {
+    whyNot = multiplier.getStatus().getMessage();
+    return failure();
+  }
+  Value storage = toStorage(builder, loc, input);
+  auto type = cast<RankedTensorType>(storage.getType());
+  const int64_t rank = type.getRank();
+  const bool isSigned = from.isSigned();
+  const nx::QRange range{to.getStorageTypeMin(), to.getStorageTypeMax()};
+  return linalg::GenericOp::create(
+             builder, loc, type, storage,
+             tensor::EmptyOp::create(builder, loc, type.getShape(),
+                                     builder.getI8Type())
+                 .getResult(),
+             SmallVector<AffineMap>(2, builder.getMultiDimIdentityMap(rank)),
+             SmallVector<utils::IteratorType>(rank,
+                                              utils::IteratorType::parallel),
+             [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+               IntegerBody body(nested, nestedLoc);
+               Value centred = body.sub(body.widen(args[0], isSigned),
+                                        body.constant(from.getZeroPoint(), 32));
+               Value result =
+                   body.requantize(centred, *multiplier,
+                                   static_cast<int32_t>(to.getZeroPoint()));
+               linalg::YieldOp::create(nested, nestedLoc,
+                                       body.clampToStorage(result, range));
+             })
+      .getResult(0);
+}
+
 /// The storage integers of the quantized tensors `op`'s float operands
 /// are dequantized from, if all have `type`; null entries for the other
 /// operands.
@@ -428,13 +473,24 @@ getStorageOperands(OpBuilder &builder, Operation *op,
       storages.push_back({});
       continue;
     }
-    Value quantized = getDequantizedFrom(operand, type);
-    if (!quantized) {
-      whyNot = "an operand is not dequantized from the result's quantized "
-               "type (a requantizing copy is not supported yet)";
+    if (Value quantized = getDequantizedFrom(operand, type)) {
+      storages.push_back(toStorage(builder, op->getLoc(), quantized));
+      continue;
+    }
+    // Concatenated inputs of other 8-bit types are requantized first.
+    auto other = matchQuantizedActivation(operand);
+    FailureOr<Value> requantized =
+        isa<tensor::ConcatOp>(op) && succeeded(other)
+            ? requantizeStorage(builder, op->getLoc(), other->first,
+                                other->second, type, whyNot)
+            : FailureOr<Value>(failure());
+    if (failed(requantized)) {
+      if (whyNot.empty())
+        whyNot = "an operand is not dequantized from the result's quantized "
+                 "type (only concatenation requantizes its inputs)";
       return failure();
     }
-    storages.push_back(toStorage(builder, op->getLoc(), quantized));
+    storages.push_back(*requantized);
   }
   return storages;
 }

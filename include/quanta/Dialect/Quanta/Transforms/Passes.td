@@ -323,6 +323,8 @@ def Quantize : Pass<"quanta-quantize", "ModuleOp"> {
       `expand_shape`, `reshape`, `extract_slice` and `concat` whose inputs
       and result share one quantized type: they commute with quantization
       (padding and initial values are quantized once), so they are exact;
+      `concat` inputs of other 8-bit types are requantized on integers
+      first (the GEMM's Q31 multiplier, one rounding: within 1 LSB);
     - average pooling (`linalg.pooling_nhwc_sum`/`_nchw_sum` divided by
       its window size, or multiplied by its inverse) of a dequantized 8-bit
       tensor into a type of the same signedness: i32 sums of q - zi over
