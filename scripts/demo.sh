@@ -136,6 +136,7 @@ for net in cnn mlp; do
     --quanta-import-statistics="files=$out_dir/digits_$net.stats.json" \
     --quanta-freeze-qparams -o "$out_dir/digits_$net.quantized.mlir"
   remarks=$("$quant_opt" "$out_dir/digits_$net.quantized.mlir" --quanta-quantize \
+    --quanta-propagate-layout \
     -o "$out_dir/digits_$net.int8.mlir" 2>&1)
   if [ -n "$remarks" ]; then grep -o "remark: .*" <<<"$remarks" | sort | uniq -c; fi
   "$quant_run" "$out_dir/digits_$net.mlir" --input=$digits/test_images.npy \

@@ -375,6 +375,27 @@ def LowerIntrinsics : Pass<"quanta-lower-intrinsics", "ModuleOp"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def PropagateLayout : Pass<"quanta-propagate-layout", "ModuleOp"> {
+  let summary = "Convert a quantized NCHW graph to NHWC once, at its "
+                "boundaries";
+  let description = [{
+    After `quanta-quantize`, every NCHW convolution runs on NHWC storage
+    between two transposes, and the pools, pads and lookup tables between
+    convolutions run in NCHW. This pass moves each transpose up through the
+    layout-agnostic ops before it (`linalg.generic`s whose inputs follow
+    the output's layout or are indexed by iteration dims alone, such as
+    pools, tables, requantizations and bias broadcasts; constant
+    `tensor.pad`s; `quant.scast` pairs) and composes it with the transpose
+    it meets, so that what is left are the transposes at the graph's
+    boundaries and before layout-dependent ops (a flatten), as IREE and
+    TFLite convert a whole NCHW graph once. The computed values are
+    unchanged. It runs its own patterns only, without folding (the quant
+    casts' folders would drop quantization steps).
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def StorageSignatures : Pass<"quanta-storage-signatures", "ModuleOp"> {
   let summary = "Quantized tensors cross function boundaries as storage";
   let description = [{
