@@ -222,12 +222,31 @@ Value maxF(OpBuilder &b, Location loc, Value x, Value y) {
   return arith::MaximumFOp::create(b, loc, x, y);
 }
 
-/// The mean of `x` over `axes`, kept as size-1 dims.
+/// The mean of `x` over `axes`, kept as size-1 dims. Over H and W of an
+/// NCHW tensor it is a global average pooling, the form quanta-quantize
+/// runs on integers.
 Value mean(Graph &g, Value x, ArrayRef<int64_t> axes) {
+  RankedTensorType type = tensorType(x);
   int64_t count = 1;
   for (int64_t axis : axes)
-    count *= tensorType(x).getDimSize(axis);
-  Value sum = g.reduce(x, axes, /*keepDims=*/true, 0.0, addF);
+    count *= type.getDimSize(axis);
+  SmallVector<int64_t> sorted(axes);
+  llvm::sort(sorted);
+  Value sum;
+  if (type.getRank() == 4 && sorted == SmallVector<int64_t>{2, 3}) {
+    SmallVector<int64_t> one = {1, 1};
+    Value window = tensor::EmptyOp::create(
+        g.b, g.loc, type.getShape().drop_front(2), type.getElementType());
+    auto sumType = withShape(
+        x, {type.getDimSize(0), type.getDimSize(1), int64_t(1), int64_t(1)});
+    sum = linalg::PoolingNchwSumOp::create(
+              g.b, g.loc, TypeRange{sumType}, ValueRange{x, window},
+              ValueRange{g.filled(sumType, 0.0)}, g.b.getI64TensorAttr(one),
+              g.b.getI64TensorAttr(one))
+              .getResult(0);
+  } else {
+    sum = g.reduce(x, axes, /*keepDims=*/true, 0.0, addF);
+  }
   return g.elementwise({sum}, tensorType(sum),
                        [&](OpBuilder &b, Location loc, ValueRange a) {
                          return arith::DivFOp::create(

@@ -227,3 +227,19 @@ for index, (op, name, attrs) in enumerate(acts):
 save(helper.make_model(helper.make_graph(
     nodes, "activations", [vi("x", [2, 1, 6, 6])], [vi("y", [2, 4, 6, 6])],
     inits), opset_imports=[helper.make_opsetid("", 14)]), "activations.onnx")
+
+# A classifier head as MobileNet-style exports write it: conv, relu, the
+# mean over H and W (ReduceMean, not GlobalAveragePool), fully connected.
+save(helper.make_model(helper.make_graph(
+    [helper.make_node("Conv", ["x", "hw", "hb"], ["c"], name="conv",
+                      pads=[1, 1, 1, 1]),
+     helper.make_node("Relu", ["c"], ["r"], name="relu"),
+     helper.make_node("ReduceMean", ["r"], ["m"], name="mean", axes=[2, 3],
+                      keepdims=0),
+     helper.make_node("Gemm", ["m", "fw", "fb"], ["y"], name="fc", transB=1)],
+    "mean_head", [vi("x", [2, 3, 5, 5])], [vi("y", [2, 4])],
+    [init("hw", (rng.normal(size=(6, 3, 3, 3)) * 0.4).astype(f32)),
+     init("hb", rng.normal(size=6).astype(f32)),
+     init("fw", rng.normal(size=(4, 6)).astype(f32)),
+     init("fb", rng.normal(size=4).astype(f32))]),
+    opset_imports=[helper.make_opsetid("", 13)]), "mean_head.onnx")

@@ -100,7 +100,7 @@ func.func @mixed_signedness(%x: tensor<8x!a>, %y: tensor<8x!s>) -> tensor<8x!a> 
 !b = !quant.uniform<u8:f32, 0.25:10>
 func.func @requantizing_reshape(%x: tensor<2x4x!a>) -> tensor<8x!b> {
   %xd = quant.dcast %x : tensor<2x4x!a> to tensor<2x4xf32>
-  // expected-remark @below {{stays float between dequantize and quantize: an operand is not dequantized from the result's quantized type (a requantizing copy is not supported yet)}}
+  // expected-remark @below {{stays float between dequantize and quantize: an operand is not dequantized from the result's quantized type (only concatenation requantizes its inputs)}}
   %c = tensor.collapse_shape %xd [[0, 1]] : tensor<2x4xf32> into tensor<8xf32>
   %r = quant.qcast %c : tensor<8xf32> to tensor<8x!b>
   return %r : tensor<8x!b>
