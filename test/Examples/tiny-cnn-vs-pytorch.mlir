@@ -32,5 +32,10 @@
 // RUN: quant-run %t.onednn.mlir --input=%S/Inputs/heldout1.npy --pass-pipeline='builtin.module(quanta-lower-x86)' --output=%t.onednn.9.npy
 // RUN: %python %S/Inputs/compare_with_torch.py %S/Inputs/tiny_cnn_onednn_expected.npy %t.onednn.0.npy %t.onednn.1.npy %t.onednn.2.npy %t.onednn.3.npy %t.onednn.4.npy %t.onednn.5.npy %t.onednn.6.npy %t.onednn.7.npy %t.onednn.8.npy %t.onednn.9.npy | FileCheck %s --check-prefix=ONEDNN
 
+// The TOSA model leaves no float compute after quanta-quantize.
+// RUN: quant-opt %quanta_src_root/examples/tiny_cnn.mlir --quanta-ptq='qconfig=qnnpack data=%quanta_src_root/examples/calibration/batch0.npy,%quanta_src_root/examples/calibration/batch1.npy quiet' --quanta-quantize=report-float-ops --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=FLOAT-OPS
+// FLOAT-OPS: remark: quanta-quantize: 0 float compute op(s) left
+// FLOAT-OPS-NOT: stays float
+
 // QNNPACK: 100 of 100 outputs equal, max difference 0 steps
 // ONEDNN: {{9[0-9]|100}} of 100 outputs equal, max difference {{[01]}} steps
