@@ -1266,8 +1266,8 @@ LogicalResult translateSlice(Graph &g) {
     if (failed(axis))
       return failure();
     const int64_t dim = type.getDimSize(*axis), step = steps[i];
-    if (step == 0)
-      return g.error() << "a step is 0";
+    if (step == 0 || step == std::numeric_limits<int64_t>::min())
+      return g.error() << "step " << step << " is not supported";
     auto clampIndex = [&](int64_t index, int64_t lo, int64_t hi) {
       if (index < 0)
         index =
@@ -1278,13 +1278,13 @@ LogicalResult translateSlice(Graph &g) {
       const int64_t start = clampIndex((*starts)[i], 0, dim);
       const int64_t end = clampIndex((*ends)[i], 0, dim);
       offsets[*axis] = start;
-      sizes[*axis] = std::max<int64_t>(0, (end - start + step - 1) / step);
+      // Counted without overflow for steps up to INT64_MAX.
+      sizes[*axis] = end > start ? (end - start - 1) / step + 1 : 0;
       strides[*axis] = step;
     } else {
       const int64_t start = clampIndex((*starts)[i], -1, dim - 1);
       const int64_t end = clampIndex((*ends)[i], -1, dim - 1);
-      const int64_t count =
-          std::max<int64_t>(0, (start - end + (-step) - 1) / (-step));
+      const int64_t count = start > end ? (start - end - 1) / -step + 1 : 0;
       // The same elements read forwards, then reversed.
       offsets[*axis] = count ? start + (count - 1) * step : 0;
       sizes[*axis] = count;
