@@ -243,3 +243,20 @@ save(helper.make_model(helper.make_graph(
      init("fw", rng.normal(size=(4, 6)).astype(f32)),
      init("fb", rng.normal(size=4).astype(f32))]),
     opset_imports=[helper.make_opsetid("", 13)]), "mean_head.onnx")
+
+# ResNet's stem: conv, relu, a padded max pool (its -inf padding is the
+# pool's own), conv.
+save(helper.make_model(helper.make_graph(
+    [helper.make_node("Conv", ["x", "sw1", "sb1"], ["c1"], name="conv1",
+                      strides=[2, 2], pads=[3, 3, 3, 3]),
+     helper.make_node("Relu", ["c1"], ["r"], name="relu"),
+     helper.make_node("MaxPool", ["r"], ["p"], name="maxpool",
+                      kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]),
+     helper.make_node("Conv", ["p", "sw2", "sb2"], ["y"], name="conv2",
+                      pads=[1, 1, 1, 1])],
+    "stem", [vi("x", [1, 3, 16, 16])], [vi("y", [1, 8, 4, 4])],
+    [init("sw1", (rng.normal(size=(8, 3, 7, 7)) * 0.2).astype(f32)),
+     init("sb1", rng.normal(size=8).astype(f32)),
+     init("sw2", (rng.normal(size=(8, 8, 3, 3)) * 0.2).astype(f32)),
+     init("sb2", rng.normal(size=8).astype(f32))]),
+    opset_imports=[helper.make_opsetid("", 13)]), "stem.onnx")

@@ -442,6 +442,11 @@ ObserveOp quanta::findReusedObserver(ObserveOp op) {
       value = def->getOperand(0);
       continue;
     }
+    // A pool's own padding, observed as its source.
+    if (auto pad = dyn_cast<tensor::PadOp>(def); pad && isWindowPadding(pad)) {
+      value = pad.getSource();
+      continue;
+    }
     OpClassification classification = classifyOp(def);
     if (classification.role != OpRole::SharedQParams ||
         classification.activationOperands.empty())
