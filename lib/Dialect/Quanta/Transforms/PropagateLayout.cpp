@@ -2,14 +2,16 @@
 //
 // quanta-quantize runs every NCHW convolution on NHWC storage: a transpose
 // in front of it, one behind it. Between two convolutions the pools,
-// padding and elementwise tables then run in NCHW, and each layer pays two
-// transposes. This pass moves each transpose up through the layout-agnostic
-// ops before it (elementwise and pooling generics, constant pads, the
+// padding, elementwise tables and residual adds then run in NCHW, and each
+// layer pays two transposes. This pass moves each transpose down through
+// the layout-agnostic ops after it (elementwise and pooling generics whose
+// layout-following inputs are all transposed alike, constant pads, the
 // storage casts that quanta-quantize leaves in pairs) until it meets the
-// transpose that came out of the previous layer, and composes the two:
-// usually into nothing. What remains are the transposes at the graph's
-// boundaries and before layout-dependent ops (a flatten), as IREE and
-// TFLite convert a whole NCHW graph once.
+// transpose into the next layer, and composes the two: usually into
+// nothing. Moving in one direction only, the rewrites cannot undo each
+// other. What remains are the transposes at the graph's boundaries and
+// before layout-dependent ops (a flatten), as IREE and TFLite convert a
+// whole NCHW graph once.
 //
 // Only its own patterns run, without folding: the canonicalizer (and the
 // quant casts' folders) would also turn quant.dcast(quant.qcast(x)) into x
@@ -81,45 +83,54 @@ struct ComposeTransposes : OpRewritePattern<linalg::TransposeOp> {
   }
 };
 
-/// transpose(pad(x)) = pad(transpose(x)), low and high permuted.
-struct TransposeBeforePad : OpRewritePattern<linalg::TransposeOp> {
+/// The inverse of `permutation`.
+SmallVector<int64_t> invert(ArrayRef<int64_t> permutation) {
+  SmallVector<int64_t> inverse(permutation.size());
+  for (auto [index, dim] : llvm::enumerate(permutation))
+    inverse[dim] = index;
+  return inverse;
+}
+
+/// pad(transpose(x, p)) = transpose(pad'(x), p), low and high permuted back.
+struct TransposeAfterPad : OpRewritePattern<tensor::PadOp> {
   using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(linalg::TransposeOp op,
+  LogicalResult matchAndRewrite(tensor::PadOp pad,
                                 PatternRewriter &rewriter) const override {
-    auto pad = op.getInput().getDefiningOp<tensor::PadOp>();
-    if (!pad || !pad->hasOneUse() || !pad.getConstantPaddingValue() ||
+    auto transpose = pad.getSource().getDefiningOp<linalg::TransposeOp>();
+    if (!transpose || !pad.getConstantPaddingValue() ||
         !pad.getResultType().hasStaticShape())
       return failure();
-    ArrayRef<int64_t> permutation = op.getPermutation();
+    SmallVector<int64_t> inverse = invert(transpose.getPermutation());
     SmallVector<OpFoldResult> low, high;
-    for (int64_t dim : permutation) {
+    SmallVector<int64_t> shape;
+    for (int64_t dim : inverse) {
       low.push_back(pad.getMixedLowPad()[dim]);
       high.push_back(pad.getMixedHighPad()[dim]);
+      shape.push_back(pad.getResultType().getDimSize(dim));
     }
-    Value transposed =
-        createTranspose(rewriter, op.getLoc(), pad.getSource(), permutation);
-    rewriter.replaceOpWithNewOp<tensor::PadOp>(
-        op, op.getResult()[0].getType(), transposed, low, high,
-        pad.getConstantPaddingValue(), pad.getNofold());
+    Value padded = tensor::PadOp::create(
+        rewriter, pad.getLoc(), pad.getResultType().clone(shape),
+        transpose.getInput(), low, high, pad.getConstantPaddingValue(),
+        pad.getNofold());
+    rewriter.replaceOp(pad, createTranspose(rewriter, pad.getLoc(), padded,
+                                            transpose.getPermutation()));
     return success();
   }
 };
 
-/// transpose(generic(x, ...)) = generic'(transpose(x), ...) for a generic
-/// whose output map is a projection and whose inputs either follow the
-/// output's layout (one result per output dim, each using that dim:
-/// elementwise operands, a pooled image) - those are transposed and their
-/// maps permuted like the output's - or are indexed by iteration dims
-/// alone (a broadcast bias, a pooling window), which stay. The iteration
-/// space and the body are unchanged; bodies that read their position
+/// generic(transpose(x, p), ...) = transpose(generic'(x, ...), p) for a
+/// generic whose output map is a projection and whose inputs either follow
+/// the output's layout (one result per output dim, each using that dim:
+/// elementwise operands, a pooled image) - all of them transposes by the
+/// same p, read untransposed through maps permuted back - or are indexed
+/// by iteration dims alone (a broadcast bias, a pooling window), which
+/// stay. The body is unchanged; bodies that read their position
 /// (linalg.index) are left alone.
-struct TransposeBeforeGeneric : OpRewritePattern<linalg::TransposeOp> {
+struct TransposeAfterGeneric : OpRewritePattern<linalg::GenericOp> {
   using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(linalg::TransposeOp op,
+  LogicalResult matchAndRewrite(linalg::GenericOp generic,
                                 PatternRewriter &rewriter) const override {
-    auto generic = op.getInput().getDefiningOp<linalg::GenericOp>();
-    if (!generic || generic->getNumResults() != 1 || !generic->hasOneUse() ||
-        generic.getNumDpsInits() != 1 ||
+    if (generic->getNumResults() != 1 || generic.getNumDpsInits() != 1 ||
         !generic.getBody()->getOps<linalg::IndexOp>().empty())
       return failure();
     SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
@@ -127,20 +138,11 @@ struct TransposeBeforeGeneric : OpRewritePattern<linalg::TransposeOp> {
     const int64_t rank = outputMap.getNumResults();
     if (!outputMap.isProjectedPermutation())
       return failure();
-    // Output initial values are read only by reductions (a fill); an init
-    // that is not an empty tensor or a fill would need transposing too.
+    // Output initial values are read only by reductions (a fill).
     Value init = generic.getDpsInits()[0];
     auto fill = init.getDefiningOp<linalg::FillOp>();
     if (!fill && !init.getDefiningOp<tensor::EmptyOp>())
       return failure();
-    ArrayRef<int64_t> permutation = op.getPermutation();
-    auto permuteResults = [&](AffineMap map) {
-      SmallVector<AffineExpr> results;
-      for (int64_t dim : permutation)
-        results.push_back(map.getResult(dim));
-      return AffineMap::get(map.getNumDims(), map.getNumSymbols(), results,
-                            map.getContext());
-    };
     auto followsOutput = [&](AffineMap map) {
       if (map.getNumResults() != rank)
         return false;
@@ -150,36 +152,80 @@ struct TransposeBeforeGeneric : OpRewritePattern<linalg::TransposeOp> {
           return false;
       return true;
     };
+    // The one permutation every input that follows the output has.
+    std::optional<SmallVector<int64_t>> permutation;
+    for (auto [operand, map] :
+         llvm::zip(generic.getDpsInputs(), ArrayRef(maps).drop_back())) {
+      if (!followsOutput(map))
+        continue;
+      auto transpose = operand.getDefiningOp<linalg::TransposeOp>();
+      if (!transpose || (permutation && ArrayRef<int64_t>(*permutation) !=
+                                            transpose.getPermutation()))
+        return failure();
+      permutation = SmallVector<int64_t>(transpose.getPermutation());
+    }
+    if (!permutation)
+      return failure();
+    SmallVector<int64_t> inverse = invert(*permutation);
+    // The iteration dims that index the output are renamed so that the
+    // new output map is the old one again (loops in the new layout's
+    // order, the innermost parallel dim the contiguous one); reduction
+    // dims keep their names.
+    MLIRContext *context = generic.getContext();
+    const unsigned numDims = generic.getNumLoops();
+    SmallVector<AffineExpr> renamed;
+    for (unsigned dim = 0; dim < numDims; ++dim)
+      renamed.push_back(getAffineDimExpr(dim, context));
+    auto outputDim = [&](int64_t position) {
+      return cast<AffineDimExpr>(outputMap.getResult(position)).getPosition();
+    };
+    for (int64_t position = 0; position < rank; ++position)
+      renamed[outputDim(inverse[position])] =
+          getAffineDimExpr(outputDim(position), context);
+    auto rename = [&](AffineMap map) {
+      return map.replaceDimsAndSymbols(renamed, {}, numDims,
+                                       map.getNumSymbols());
+    };
+    auto permuteBack = [&](AffineMap map) {
+      SmallVector<AffineExpr> results;
+      for (int64_t dim : inverse)
+        results.push_back(map.getResult(dim));
+      return rename(AffineMap::get(map.getNumDims(), map.getNumSymbols(),
+                                   results, context));
+    };
     SmallVector<Value> inputs;
     SmallVector<AffineMap> newMaps;
     for (auto [operand, map] :
          llvm::zip(generic.getDpsInputs(), ArrayRef(maps).drop_back())) {
       if (followsOutput(map)) {
         inputs.push_back(
-            createTranspose(rewriter, op.getLoc(), operand, permutation));
-        newMaps.push_back(permuteResults(map));
+            operand.getDefiningOp<linalg::TransposeOp>().getInput());
+        newMaps.push_back(permuteBack(map));
         continue;
       }
-      // Indexed by iteration dims that are not the output's positions.
       inputs.push_back(operand);
-      newMaps.push_back(map);
+      newMaps.push_back(rename(map));
     }
-    newMaps.push_back(permuteResults(outputMap));
-    auto resultType = cast<RankedTensorType>(op.getResult()[0].getType());
+    newMaps.push_back(permuteBack(outputMap));
+    auto type = cast<RankedTensorType>(generic.getResult(0).getType());
+    SmallVector<int64_t> shape;
+    for (int64_t dim : inverse)
+      shape.push_back(type.getDimSize(dim));
+    Location loc = generic.getLoc();
     Value newInit =
-        tensor::EmptyOp::create(rewriter, op.getLoc(), resultType.getShape(),
-                                resultType.getElementType());
+        tensor::EmptyOp::create(rewriter, loc, shape, type.getElementType());
     if (fill)
-      newInit = linalg::FillOp::create(rewriter, op.getLoc(),
-                                       fill.getInputs()[0], newInit)
-                    .getResult(0);
+      newInit =
+          linalg::FillOp::create(rewriter, loc, fill.getInputs()[0], newInit)
+              .getResult(0);
     auto newGeneric = linalg::GenericOp::create(
-        rewriter, op.getLoc(), resultType, inputs, newInit, newMaps,
+        rewriter, loc, type.clone(shape), inputs, newInit, newMaps,
         generic.getIteratorTypesArray());
     rewriter.inlineRegionBefore(generic.getRegion(), newGeneric.getRegion(),
                                 newGeneric.getRegion().begin());
-    rewriter.replaceOp(op, newGeneric.getResult(0));
-    rewriter.eraseOp(generic);
+    rewriter.replaceOp(
+        generic,
+        createTranspose(rewriter, loc, newGeneric.getResult(0), *permutation));
     return success();
   }
 };
@@ -188,8 +234,8 @@ struct PropagateLayoutPass
     : public quanta::impl::PropagateLayoutBase<PropagateLayoutPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<FoldStorageCastPair, ComposeTransposes, TransposeBeforePad,
-                 TransposeBeforeGeneric>(&getContext());
+    patterns.add<FoldStorageCastPair, ComposeTransposes, TransposeAfterPad,
+                 TransposeAfterGeneric>(&getContext());
     // No folding either: quant.dcast(quant.qcast(x)) folds to x.
     GreedyRewriteConfig config;
     config.enableFolding(false).enableConstantCSE(false);

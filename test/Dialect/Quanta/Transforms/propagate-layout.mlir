@@ -2,9 +2,9 @@
 
 // Two NCHW layers as quanta-quantize leaves them: the first layer's NHWC
 // result transposed to NCHW, a max pool and the next layer's padding in
-// NCHW, then the transpose back to NHWC. The transpose moves up through
-// the pad and the pool, meets the first one and both disappear: the pool
-// and the pad run on NHWC.
+// NCHW, then the transpose back to NHWC. The first transpose moves down
+// through the pool and the pad, meets the second and both disappear: the
+// pool (its window map unchanged) and the pad run on NHWC.
 #in = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 * 2 + d4, d3 * 2 + d5)>
 #win = affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5)>
 #out = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>
@@ -42,15 +42,18 @@ func.func @pool_between_layers(%x: tensor<1x4x4x8xi8>) -> tensor<1x4x4x8xi8> {
 
 // -----
 
-// A transpose into NCHW whose consumers never ask for NHWC again (a
-// flatten, whose order depends on the layout) stays where it is, and so do
-// the ops after it.
+// A transpose into NCHW moves below an elementwise op with a per-channel
+// constant (indexed by the channel's iteration dim, it stays; the loops
+// are renamed to run in NHWC order) and stops before a flatten, whose
+// order depends on the layout.
 #id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 #ch = affine_map<(d0, d1, d2, d3) -> (d1)>
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-DAG: #[[CH:.*]] = affine_map<(d0, d1, d2, d3) -> (d3)>
 // CHECK-LABEL: func.func @flatten_keeps_transpose
-// CHECK: linalg.transpose ins(%arg0 : tensor<1x2x2x3xi32>) outs(%{{.*}} : tensor<1x3x2x2xi32>) permutation = [0, 3, 1, 2]
-// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x3x2x2xi32>, tensor<3xi32>)
-// CHECK: tensor.collapse_shape
+// CHECK: %[[B:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[CH]], #[[ID]]]{{.*}} ins(%arg0, %{{.*}} : tensor<1x2x2x3xi32>, tensor<3xi32>) outs(%{{.*}} : tensor<1x2x2x3xi32>)
+// CHECK: %[[T:.*]] = linalg.transpose ins(%[[B]] : tensor<1x2x2x3xi32>) outs(%{{.*}} : tensor<1x3x2x2xi32>) permutation = [0, 3, 1, 2]
+// CHECK: tensor.collapse_shape %[[T]]
 func.func @flatten_keeps_transpose(%x: tensor<1x2x2x3xi32>) -> tensor<1x12xi32> {
   %e0 = tensor.empty() : tensor<1x3x2x2xi32>
   %nchw = linalg.transpose ins(%x : tensor<1x2x2x3xi32>) outs(%e0 : tensor<1x3x2x2xi32>) permutation = [0, 3, 1, 2]

@@ -380,13 +380,14 @@ def PropagateLayout : Pass<"quanta-propagate-layout", "ModuleOp"> {
                 "boundaries";
   let description = [{
     After `quanta-quantize`, every NCHW convolution runs on NHWC storage
-    between two transposes, and the pools, pads and lookup tables between
-    convolutions run in NCHW. This pass moves each transpose up through the
-    layout-agnostic ops before it (`linalg.generic`s whose inputs follow
-    the output's layout or are indexed by iteration dims alone, such as
-    pools, tables, requantizations and bias broadcasts; constant
-    `tensor.pad`s; `quant.scast` pairs) and composes it with the transpose
-    it meets, so that what is left are the transposes at the graph's
+    between two transposes, and the pools, pads, lookup tables and residual
+    adds between convolutions run in NCHW. This pass moves each transpose
+    down through the layout-agnostic ops after it (`linalg.generic`s whose
+    layout-following inputs are all transposed alike and whose other inputs
+    are indexed by iteration dims alone, such as pools, tables, adds,
+    requantizations and bias broadcasts; constant `tensor.pad`s;
+    `quant.scast` pairs) and composes it with the transpose it meets, so
+    that what is left are the transposes at the graph's
     boundaries and before layout-dependent ops (a flatten), as IREE and
     TFLite convert a whole NCHW graph once. The computed values are
     unchanged. It runs its own patterns only, without folding (the quant
