@@ -984,10 +984,16 @@ void QuantizePass::runOnOperation() {
     bool readsDequantized = llvm::any_of(op->getOperands(), [](Value v) {
       return v.getDefiningOp<quant::DequantizeCastOp>();
     });
-    if (readsDequantized && !explained.contains(op) && !isa<linalg::FillOp>(op))
-      op->emitRemark("stays float between dequantize and quantize: "
-                     "quanta-quantize has no integer form for '")
-          << op->getName() << "' yet";
+    if (!readsDequantized || explained.contains(op) || isa<linalg::FillOp>(op))
+      return;
+    InFlightDiagnostic remark =
+        op->emitRemark("stays float between dequantize and quantize: "
+                       "quanta-quantize has no integer form for '")
+        << op->getName() << "' yet";
+    // The front end's name (an ONNX node: "softmax"), which the printed
+    // file position loses.
+    if (auto name = dyn_cast<NameLoc>(op->getLoc()))
+      remark << ", in '" << name.getName().getValue() << "'";
   });
   if (reportFloatOps)
     remarkFloatOpsLeft(getOperation());
