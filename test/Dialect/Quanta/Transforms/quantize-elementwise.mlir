@@ -188,4 +188,3 @@ func.func @empty_output_range(%x: tensor<8x!a>, %y: tensor<8x!a>) -> tensor<8x!o
   %r = quant.qcast %c : tensor<8xf32> to tensor<8x!o>
   return %r : tensor<8x!o>
 }
-
