@@ -429,6 +429,18 @@ LogicalResult translateBatchNormalization(Graph &g) {
 // Convolution and pooling (2-D, NCHW)
 //===----------------------------------------------------------------------===//
 
+/// An NCL tensor as NCHW of height 1 (1-D windows run as 2-D ones).
+Value toImage(Graph &g, Value ncl) {
+  ArrayRef<int64_t> shape = tensorType(ncl).getShape();
+  return g.reshape(ncl, {shape[0], shape[1], 1, shape[2]});
+}
+
+/// The NCHW result of height 1 of a 1-D window as NCL.
+Value fromImage(Graph &g, Value image) {
+  ArrayRef<int64_t> shape = tensorType(image).getShape();
+  return g.reshape(image, {shape[0], shape[1], shape[3]});
+}
+
 /// The window geometry of Conv, ConvTranspose and the pools along H and W.
 struct Window {
   SmallVector<int64_t, 2> kernel, strides, dilations, padLow, padHigh;
@@ -437,31 +449,49 @@ struct Window {
 /// Reads kernel_shape (or `kernel`), strides, dilations, pads and auto_pad
 /// for the 2-D spatial input `inputHW`.
 FailureOr<Window> readWindow(Graph &g, ArrayRef<int64_t> inputHW,
-                             ArrayRef<int64_t> kernel) {
+                             ArrayRef<int64_t> kernel, bool oneD) {
+  // A 1-D window (NCL) is a 2-D one of height 1: its attributes give W.
+  auto attr =
+      [&](StringRef name,
+          SmallVector<int64_t> default2D) -> FailureOr<SmallVector<int64_t>> {
+    std::optional<SmallVector<int64_t>> given = g.intsAttr(name);
+    if (!given)
+      return default2D;
+    const size_t expected = default2D.size() / (oneD ? 2 : 1);
+    if (given->size() != expected)
+      return g.error() << name << " has " << given->size() << " values, "
+                       << "expected " << expected << " (the importer takes "
+                       << "1-D and 2-D windows)";
+    if (!oneD)
+      return *given;
+    if (name == "pads") // [begin, end] -> [0, begin, 0, end]
+      return SmallVector<int64_t>{0, (*given)[0], 0, (*given)[1]};
+    return SmallVector<int64_t>{1, (*given)[0]};
+  };
   Window w;
   w.kernel.assign(kernel.begin(), kernel.end());
-  if (auto given = g.intsAttr("kernel_shape")) {
-    if (given->size() != 2)
-      return g.error() << "kernel_shape has " << given->size()
-                       << " values; the importer takes 2-D windows (NCHW)";
+  if (g.attribute("kernel_shape")) {
+    auto given = attr("kernel_shape", {1, 1});
+    if (failed(given))
+      return failure();
     w.kernel.assign(given->begin(), given->end());
   }
   if (w.kernel.size() != 2)
-    return g.error() << "the importer takes 2-D windows (NCHW) only";
-  w.strides = g.intsAttr("strides").value_or(SmallVector<int64_t>{1, 1});
-  w.dilations = g.intsAttr("dilations").value_or(SmallVector<int64_t>{1, 1});
-  SmallVector<int64_t> pads =
-      g.intsAttr("pads").value_or(SmallVector<int64_t>{0, 0, 0, 0});
-  if (w.strides.size() != 2 || w.dilations.size() != 2 || pads.size() != 4)
-    return g.error() << "strides, dilations and pads must have 2, 2 and 4 "
-                     << "values";
+    return g.error() << "the importer takes 1-D and 2-D windows only";
+  auto strides = attr("strides", {1, 1});
+  auto dilations = attr("dilations", {1, 1});
+  auto pads = attr("pads", {0, 0, 0, 0});
+  if (failed(strides) || failed(dilations) || failed(pads))
+    return failure();
+  w.strides.assign(strides->begin(), strides->end());
+  w.dilations.assign(dilations->begin(), dilations->end());
+  w.padLow = {(*pads)[0], (*pads)[1]};
+  w.padHigh = {(*pads)[2], (*pads)[3]};
   for (int64_t i = 0; i < 2; ++i)
     if (w.kernel[i] < 1 || w.strides[i] < 1 || w.dilations[i] < 1 ||
-        pads[i] < 0 || pads[i + 2] < 0)
+        w.padLow[i] < 0 || w.padHigh[i] < 0)
       return g.error() << "kernel, strides and dilations must be positive "
                        << "and pads non-negative";
-  w.padLow = {pads[0], pads[1]};
-  w.padHigh = {pads[2], pads[3]};
   const std::string autoPad = g.stringAttr("auto_pad", "NOTSET");
   if (autoPad == "VALID") {
     w.padLow = {0, 0};
@@ -549,17 +579,26 @@ Value addChannelBias(Graph &g, Value value, Value bias) {
 /// A 2-D float convolution of `x` [N,C,H,W] with `weight` [M,C/group,KH,KW].
 FailureOr<Value> convolution(Graph &g, Value x, Value weight,
                              std::optional<Value> bias, int64_t group) {
+  // A 1-D convolution (NCL, weights [M, C/group, K]) runs as 2-D of
+  // height 1.
+  const bool oneD =
+      tensorType(x).getRank() == 3 && tensorType(weight).getRank() == 3;
+  if (oneD) {
+    x = toImage(g, x);
+    weight = toImage(g, weight);
+  }
   RankedTensorType xType = tensorType(x), wType = tensorType(weight);
   if (xType.getRank() != 4 || wType.getRank() != 4)
     return g.error() << "input " << xType << " and weight " << wType
-                     << ": the importer takes 2-D convolutions (NCHW) only";
+                     << ": the importer takes 1-D and 2-D convolutions (NCL, "
+                     << "NCHW) only";
   const int64_t channels = xType.getDimSize(1), m = wType.getDimSize(0);
   if (group < 1 || channels % group || m % group ||
       wType.getDimSize(1) * group != channels)
     return g.error() << "group " << group << " does not fit input " << xType
                      << " and weight " << wType;
   auto window = readWindow(g, xType.getShape().drop_front(2),
-                           wType.getShape().drop_front(2));
+                           wType.getShape().drop_front(2), oneD);
   if (failed(window))
     return failure();
   Window &w = *window;
@@ -592,7 +631,7 @@ FailureOr<Value> convolution(Graph &g, Value x, Value weight,
                        << m << " values";
     result = addChannelBias(g, result, *bias);
   }
-  return result;
+  return oneD ? fromImage(g, result) : result;
 }
 
 LogicalResult translateConv(Graph &g) {
@@ -622,10 +661,15 @@ LogicalResult translateConvTranspose(Graph &g) {
   if (failed(x) || failed(weight) || failed(g.floatTensor(*x, "the input")) ||
       failed(g.floatTensor(*weight, "the weight")))
     return failure();
-  RankedTensorType xType = tensorType(*x), wType = tensorType(*weight);
+  // 1-D (NCL) runs as 2-D of height 1.
+  const bool oneD =
+      tensorType(*x).getRank() == 3 && tensorType(*weight).getRank() == 3;
+  Value image = oneD ? toImage(g, *x) : *x;
+  Value filterImage = oneD ? toImage(g, *weight) : *weight;
+  RankedTensorType xType = tensorType(image), wType = tensorType(filterImage);
   if (xType.getRank() != 4 || wType.getRank() != 4)
-    return g.error() << "the importer takes 2-D transposed convolutions "
-                     << "(NCHW) only";
+    return g.error() << "the importer takes 1-D and 2-D transposed "
+                     << "convolutions (NCL, NCHW) only";
   if (g.intAttr("group", 1) != 1)
     return g.error() << "group " << g.intAttr("group", 1)
                      << " is not supported (only 1)";
@@ -639,24 +683,28 @@ LogicalResult translateConvTranspose(Graph &g) {
     return g.error() << "auto_pad '" << autoPad
                      << "' is not supported for ConvTranspose";
   auto window = readWindow(g, xType.getShape().drop_front(2),
-                           wType.getShape().drop_front(2));
+                           wType.getShape().drop_front(2), oneD);
   if (failed(window))
     return failure();
   Window w = *window;
   SmallVector<int64_t> outputPadding =
-      g.intsAttr("output_padding").value_or(SmallVector<int64_t>{0, 0});
-  if (outputPadding.size() != 2)
-    return g.error() << "output_padding must have 2 values";
+      g.intsAttr("output_padding")
+          .value_or(SmallVector<int64_t>(oneD ? 1 : 2, 0));
+  if (outputPadding.size() != (oneD ? 1u : 2u))
+    return g.error() << "output_padding must have " << (oneD ? 1 : 2)
+                     << " value(s)";
+  if (oneD)
+    outputPadding.insert(outputPadding.begin(), 0);
   // Zeros between the input's pixels.
   const int64_t h = xType.getDimSize(2), wd = xType.getDimSize(3);
   SmallVector<int64_t> dilatedShape = {xType.getDimSize(0), xType.getDimSize(1),
                                        (h - 1) * w.strides[0] + 1,
                                        (wd - 1) * w.strides[1] + 1};
-  Value dilated = g.filled(withShape(*x, dilatedShape), 0.0);
+  Value dilated = g.filled(withShape(image, dilatedShape), 0.0);
   SmallVector<int64_t> strides = {1, 1, w.strides[0], w.strides[1]};
   MLIRContext *context = g.b.getContext();
   dilated = tensor::InsertSliceOp::create(
-      g.b, g.loc, *x, dilated,
+      g.b, g.loc, image, dilated,
       getAsIndexOpFoldResult(context, SmallVector<int64_t>{0, 0, 0, 0}),
       getAsIndexOpFoldResult(context, xType.getShape()),
       getAsIndexOpFoldResult(context, strides));
@@ -683,10 +731,10 @@ LogicalResult translateConvTranspose(Graph &g) {
       AffineMap::get(4, 0, {d1, d0, w.kernel[0] - 1 - d2, w.kernel[1] - 1 - d3},
                      context),
       g.b.getMultiDimIdentityMap(4)};
-  auto filterType = withShape(*weight, filterShape);
+  auto filterType = withShape(filterImage, filterShape);
   Value filter =
       linalg::GenericOp::create(
-          g.b, g.loc, filterType, *weight, g.emptyLike(filterType), maps,
+          g.b, g.loc, filterType, filterImage, g.emptyLike(filterType), maps,
           SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
           [](OpBuilder &b, Location loc, ValueRange a) {
             linalg::YieldOp::create(b, loc, a[0]);
@@ -704,7 +752,7 @@ LogicalResult translateConvTranspose(Graph &g) {
       return failure();
     result = addChannelBias(g, result, *bias);
   }
-  g.setOutput(0, result);
+  g.setOutput(0, oneD ? fromImage(g, result) : result);
   return success();
 }
 
@@ -715,9 +763,18 @@ LogicalResult translatePool(Graph &g) {
   auto type = g.floatTensor(*x, "the input");
   if (failed(type))
     return failure();
-  if (type->getRank() != 4)
+  // 1-D pooling (NCL) runs as 2-D of height 1.
+  const bool oneD = type->getRank() == 3;
+  if (type->getRank() != 4 && !oneD)
     return g.error() << "the input " << *type
-                     << ": the importer takes 2-D pooling (NCHW) only";
+                     << ": the importer takes 1-D and 2-D pooling (NCL, "
+                     << "NCHW) only";
+  Value image = oneD ? toImage(g, *x) : *x;
+  RankedTensorType imageType = tensorType(image);
+  auto finish = [&](Value result) {
+    g.setOutput(0, oneD ? fromImage(g, result) : result);
+    return success();
+  };
   const std::string &op = g.node->op_type();
   const bool global = StringRef(op).starts_with("Global");
   const bool isMax = StringRef(op).ends_with("MaxPool");
@@ -725,31 +782,31 @@ LogicalResult translatePool(Graph &g) {
     return g.error() << "the Indices output is not supported";
   if (g.intAttr("storage_order", 0) != 0)
     return g.error() << "storage_order = 1 is not supported";
-  ArrayRef<int64_t> hw = type->getShape().drop_front(2);
+  ArrayRef<int64_t> hw = imageType.getShape().drop_front(2);
   Window w;
   if (global) {
     w = Window{{hw[0], hw[1]}, {1, 1}, {1, 1}, {0, 0}, {0, 0}};
   } else {
     if (!g.attribute("kernel_shape"))
       return g.error() << "kernel_shape is required";
-    auto window = readWindow(g, hw, {});
+    auto window = readWindow(g, hw, {}, oneD);
     if (failed(window))
       return failure();
     w = *window;
   }
   const bool ceil = g.intAttr("ceil_mode", 0) != 0;
-  SmallVector<int64_t> out = {type->getDimSize(0), type->getDimSize(1),
+  SmallVector<int64_t> out = {imageType.getDimSize(0), imageType.getDimSize(1),
                               windowOutput(w, 0, hw[0], ceil),
                               windowOutput(w, 1, hw[1], ceil)};
   if (out[2] <= 0 || out[3] <= 0)
     return g.error() << "the window does not fit the input " << *type;
   const double padValue =
       isMax ? -std::numeric_limits<double>::infinity() : 0.0;
-  Value padded = padForWindow(g, *x, w, {out[2], out[3]}, padValue);
+  Value padded = padForWindow(g, image, w, {out[2], out[3]}, padValue);
   SmallVector<int64_t> kernelShape = {w.kernel[0], w.kernel[1]};
   Value kernel =
       tensor::EmptyOp::create(g.b, g.loc, kernelShape, type->getElementType());
-  auto outType = withShape(*x, out);
+  auto outType = withShape(image, out);
   Value init = g.filled(outType, padValue);
   auto attrs = [&] {
     return std::make_pair(g.b.getI64TensorAttr(w.strides),
@@ -757,12 +814,11 @@ LogicalResult translatePool(Graph &g) {
   };
   if (isMax) {
     auto [strides, dilations] = attrs();
-    g.setOutput(0,
-                linalg::PoolingNchwMaxOp::create(
-                    g.b, g.loc, TypeRange{outType}, ValueRange{padded, kernel},
-                    ValueRange{init}, strides, dilations)
-                    .getResult(0));
-    return success();
+    return finish(
+        linalg::PoolingNchwMaxOp::create(g.b, g.loc, TypeRange{outType},
+                                         ValueRange{padded, kernel},
+                                         ValueRange{init}, strides, dilations)
+            .getResult(0));
   }
   auto [strides, dilations] = attrs();
   Value sum = linalg::PoolingNchwSumOp::create(
@@ -789,23 +845,20 @@ LogicalResult translatePool(Graph &g) {
       divisors.push_back(float(a * c));
   if (llvm::all_equal(divisors)) {
     const float divisor = divisors.front();
-    g.setOutput(0, g.elementwise({sum}, outType,
-                                 [&](OpBuilder &b, Location loc, ValueRange a) {
-                                   return arith::DivFOp::create(
-                                       b, loc, a[0],
+    return finish(g.elementwise(
+        {sum}, outType, [&](OpBuilder &b, Location loc, ValueRange a) {
+          return arith::DivFOp::create(b, loc, a[0],
                                        floatConst(b, loc, divisor));
-                                 }));
-    return success();
+        }));
   }
   auto divisorType = RankedTensorType::get({out[2], out[3]}, g.b.getF32Type());
   Value divisorTensor = g.constant(
       DenseElementsAttr::get(divisorType, ArrayRef<float>(divisors)));
-  g.setOutput(0, g.elementwise({sum, divisorTensor}, outType,
-                               [](OpBuilder &b, Location loc, ValueRange a) {
-                                 return arith::DivFOp::create(b, loc, a[0],
-                                                              a[1]);
-                               }));
-  return success();
+  return finish(g.elementwise({sum, divisorTensor}, outType,
+                              [](OpBuilder &b, Location loc, ValueRange a) {
+                                return arith::DivFOp::create(b, loc, a[0],
+                                                             a[1]);
+                              }));
 }
 
 //===----------------------------------------------------------------------===//
@@ -1617,7 +1670,7 @@ LogicalResult translateIntegerProduct(Graph &g) {
         g.intAttr("group", 1) != 1)
       return g.error() << "the importer takes 2-D ConvInteger with group 1";
     auto window = readWindow(g, xType.getShape().drop_front(2),
-                             wType.getShape().drop_front(2));
+                             wType.getShape().drop_front(2), /*oneD=*/false);
     if (failed(window))
       return failure();
     SmallVector<int64_t> out = {
