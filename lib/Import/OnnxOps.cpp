@@ -1370,14 +1370,71 @@ LogicalResult translateSlice(Graph &g) {
   return success();
 }
 
+/// Pad's edge and reflect modes: each output element reads the input at
+/// its position clamped into the input (edge) or mirrored at the borders
+/// without repeating them (reflect, which needs pads smaller than the
+/// dimension).
+FailureOr<Value> edgePad(Graph &g, Value x, ArrayRef<int64_t> low,
+                         ArrayRef<int64_t> high, bool reflect) {
+  RankedTensorType type = tensorType(x);
+  const int64_t rank = type.getRank();
+  SmallVector<int64_t> shape(type.getShape());
+  for (int64_t dim = 0; dim < rank; ++dim) {
+    if (type.getDimSize(dim) == 0 ||
+        (reflect && (low[dim] >= type.getDimSize(dim) ||
+                     high[dim] >= type.getDimSize(dim))))
+      return g.error() << "pads of dimension " << dim << " do not fit its "
+                       << "size " << type.getDimSize(dim) << " in this mode";
+    shape[dim] += low[dim] + high[dim];
+  }
+  auto resultType = type.clone(shape);
+  return linalg::GenericOp::create(
+             g.b, g.loc, resultType, ValueRange{}, g.emptyLike(resultType),
+             SmallVector<AffineMap>{g.b.getMultiDimIdentityMap(rank)},
+             SmallVector<utils::IteratorType>(rank,
+                                              utils::IteratorType::parallel),
+             [&](OpBuilder &b, Location loc, ValueRange) {
+               SmallVector<Value> at;
+               for (int64_t dim = 0; dim < rank; ++dim) {
+                 auto index = [&](int64_t v) -> Value {
+                   return arith::ConstantIndexOp::create(b, loc, v);
+                 };
+                 Value i = arith::SubIOp::create(
+                     b, loc, linalg::IndexOp::create(b, loc, dim),
+                     index(low[dim]));
+                 const int64_t last = type.getDimSize(dim) - 1;
+                 if (reflect) {
+                   // |i|, then last - |last - |i||.
+                   Value negated = arith::SubIOp::create(b, loc, index(0), i);
+                   i = arith::MaxSIOp::create(b, loc, i, negated);
+                   Value fromEnd =
+                       arith::SubIOp::create(b, loc, index(last), i);
+                   Value mirrored = arith::MaxSIOp::create(
+                       b, loc, fromEnd,
+                       arith::SubIOp::create(b, loc, index(0), fromEnd));
+                   i = arith::SubIOp::create(b, loc, index(last), mirrored);
+                 } else {
+                   i = arith::MinSIOp::create(
+                       b, loc, arith::MaxSIOp::create(b, loc, i, index(0)),
+                       index(last));
+                 }
+                 at.push_back(i);
+               }
+               linalg::YieldOp::create(
+                   b, loc,
+                   tensor::ExtractOp::create(b, loc, x, at).getResult());
+             })
+      .getResult(0);
+}
+
 LogicalResult translatePad(Graph &g) {
   auto x = g.input(0);
   if (failed(x))
     return failure();
   const std::string mode = g.stringAttr("mode", "constant");
-  if (mode != "constant")
+  if (mode != "constant" && mode != "edge" && mode != "reflect")
     return g.error() << "mode '" << mode
-                     << "' is not supported (only 'constant')";
+                     << "' is not one of constant, edge, reflect";
   const int64_t rank = tensorType(*x).getRank();
   auto pads = g.constantInts(1, "pads");
   if (failed(pads))
@@ -1391,6 +1448,13 @@ LogicalResult translatePad(Graph &g) {
       high(pads->begin() + rank, pads->end());
   if (llvm::any_of(*pads, [](int64_t p) { return p < 0; }))
     return g.error() << "negative pads (cropping) are not supported";
+  if (mode != "constant") {
+    auto edge = edgePad(g, *x, low, high, mode == "reflect");
+    if (failed(edge))
+      return failure();
+    g.setOutput(0, *edge, g.isUnsigned(*x));
+    return success();
+  }
   double padValue = 0.0;
   if (g.hasInput(2)) {
     DenseElementsAttr value = g.constantInput(2);
