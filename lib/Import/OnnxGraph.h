@@ -95,8 +95,8 @@ public:
   Value transpose(Value input, ArrayRef<int64_t> permutation);
   Value pad(Value input, ArrayRef<int64_t> low, ArrayRef<int64_t> high,
             double padValue);
-  /// A float tensor's element type; an error unless it is f32.
-  FailureOr<RankedTensorType> floatTensor(Value value, StringRef what);
+  /// Input `index` as an f32 tensor, or an error naming it `what`.
+  FailureOr<Value> floatInput(int index, StringRef what);
 };
 
 /// An initializer or Constant node's tensor (raw or typed fields, or

@@ -303,12 +303,15 @@ Value Graph::pad(Value input, ArrayRef<int64_t> low, ArrayRef<int64_t> high,
                                scalar(type.getElementType(), padValue));
 }
 
-FailureOr<RankedTensorType> Graph::floatTensor(Value value, StringRef what) {
-  auto type = cast<RankedTensorType>(value.getType());
-  if (!type.getElementType().isF32())
-    return error() << what << " has element type " << type.getElementType()
+FailureOr<Value> Graph::floatInput(int index, StringRef what) {
+  FailureOr<Value> value = input(index);
+  if (failed(value))
+    return failure();
+  Type element = cast<RankedTensorType>(value->getType()).getElementType();
+  if (!element.isF32())
+    return error() << what << " has element type " << element
                    << "; the importer computes in f32 only";
-  return type;
+  return value;
 }
 
 //===----------------------------------------------------------------------===//

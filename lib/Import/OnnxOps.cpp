@@ -93,13 +93,11 @@ LogicalResult translateBinary(Graph &g) {
 
 /// A float unary op: `body` on each element.
 LogicalResult translateUnaryWith(Graph &g, Body body) {
-  auto x = g.input(0);
+  auto x = g.floatInput(0, "the input");
   if (failed(x))
     return failure();
-  auto type = g.floatTensor(*x, "the input");
-  if (failed(type))
-    return failure();
-  g.setOutput(0, g.elementwise({*x}, *type, body));
+  RankedTensorType type = tensorType(*x);
+  g.setOutput(0, g.elementwise({*x}, type, body));
   return success();
 }
 
@@ -161,17 +159,15 @@ LogicalResult translateUnary(Graph &g) {
 }
 
 LogicalResult translatePRelu(Graph &g) {
-  auto x = g.input(0), slope = g.input(1);
+  auto x = g.floatInput(0, "the input"), slope = g.floatInput(1, "the slope");
   if (failed(x) || failed(slope))
     return failure();
-  auto type = g.floatTensor(*x, "the input");
-  if (failed(type) || failed(g.floatTensor(*slope, "the slope")))
-    return failure();
-  auto shape = broadcastShapes(type->getShape(), tensorType(*slope).getShape());
-  if (!shape || *shape != type->getShape())
+  RankedTensorType type = tensorType(*x);
+  auto shape = broadcastShapes(type.getShape(), tensorType(*slope).getShape());
+  if (!shape || *shape != type.getShape())
     return g.error() << "the slope " << slope->getType()
-                     << " does not broadcast to the input " << *type;
-  g.setOutput(0, g.elementwise({*x, *slope}, *type,
+                     << " does not broadcast to the input " << type;
+  g.setOutput(0, g.elementwise({*x, *slope}, type,
                                [](OpBuilder &b, Location loc, ValueRange a) {
                                  return leaky(b, loc, a[0], a[1]);
                                }));
@@ -179,12 +175,10 @@ LogicalResult translatePRelu(Graph &g) {
 }
 
 LogicalResult translateClip(Graph &g) {
-  auto x = g.input(0);
+  auto x = g.floatInput(0, "the input");
   if (failed(x))
     return failure();
-  auto type = g.floatTensor(*x, "the input");
-  if (failed(type))
-    return failure();
+  RankedTensorType type = tensorType(*x);
   std::optional<float> lo, hi;
   for (int index : {1, 2}) {
     if (!g.hasInput(index))
@@ -200,7 +194,7 @@ LogicalResult translateClip(Graph &g) {
   }
   g.setOutput(
       0,
-      g.elementwise({*x}, *type, [&](OpBuilder &b, Location loc, ValueRange a) {
+      g.elementwise({*x}, type, [&](OpBuilder &b, Location loc, ValueRange a) {
         Value v = a[0];
         if (lo)
           v = arith::MaximumFOp::create(b, loc, v, floatConst(b, loc, *lo));
@@ -255,13 +249,11 @@ Value mean(Graph &g, Value x, ArrayRef<int64_t> axes) {
 }
 
 LogicalResult translateSoftmax(Graph &g) {
-  auto x = g.input(0);
+  auto x = g.floatInput(0, "the input");
   if (failed(x))
     return failure();
-  auto type = g.floatTensor(*x, "the input");
-  if (failed(type))
-    return failure();
-  const int64_t rank = type->getRank();
+  RankedTensorType type = tensorType(*x);
+  const int64_t rank = type.getRank();
   auto axis = normalizeAxis(g, g.intAttr("axis", g.opset >= 13 ? -1 : 1), rank);
   if (failed(axis))
     return failure();
@@ -271,7 +263,7 @@ LogicalResult translateSoftmax(Graph &g) {
   if (g.opset < 13) {
     int64_t outer = 1, inner = 1;
     for (int64_t dim = 0; dim < rank; ++dim)
-      (dim < *axis ? outer : inner) *= type->getDimSize(dim);
+      (dim < *axis ? outer : inner) *= type.getDimSize(dim);
     input = g.reshape(*x, {outer, inner});
     softmaxAxis = 1;
   }
@@ -288,18 +280,16 @@ LogicalResult translateSoftmax(Graph &g) {
       {exp, sum}, inputType, [](OpBuilder &b, Location loc, ValueRange a) {
         return arith::DivFOp::create(b, loc, a[0], a[1]);
       });
-  g.setOutput(0, g.reshape(result, type->getShape()));
+  g.setOutput(0, g.reshape(result, type.getShape()));
   return success();
 }
 
 LogicalResult translateLayerNormalization(Graph &g) {
-  auto x = g.input(0), scale = g.input(1);
+  auto x = g.floatInput(0, "the input"), scale = g.input(1);
   if (failed(x) || failed(scale))
     return failure();
-  auto type = g.floatTensor(*x, "the input");
-  if (failed(type))
-    return failure();
-  auto axis = normalizeAxis(g, g.intAttr("axis", -1), type->getRank());
+  RankedTensorType type = tensorType(*x);
+  auto axis = normalizeAxis(g, g.intAttr("axis", -1), type.getRank());
   if (failed(axis))
     return failure();
   if (g.intAttr("stash_type", 1) != 1)
@@ -307,15 +297,15 @@ LogicalResult translateLayerNormalization(Graph &g) {
                      << " is not supported (only 1, float)";
   const float epsilon = g.floatAttr("epsilon", 1e-5f);
   SmallVector<int64_t> axes;
-  for (int64_t dim = *axis; dim < type->getRank(); ++dim)
+  for (int64_t dim = *axis; dim < type.getRank(); ++dim)
     axes.push_back(dim);
   Value mu = mean(g, *x, axes);
   Value centered = g.elementwise(
-      {*x, mu}, *type, [](OpBuilder &b, Location loc, ValueRange a) {
+      {*x, mu}, type, [](OpBuilder &b, Location loc, ValueRange a) {
         return arith::SubFOp::create(b, loc, a[0], a[1]);
       });
   Value squared = g.elementwise(
-      {centered}, *type, [](OpBuilder &b, Location loc, ValueRange a) {
+      {centered}, type, [](OpBuilder &b, Location loc, ValueRange a) {
         return arith::MulFOp::create(b, loc, a[0], a[0]);
       });
   Value variance = mean(g, squared, axes);
@@ -336,13 +326,13 @@ LogicalResult translateLayerNormalization(Graph &g) {
   }
   for (Value operand : ArrayRef<Value>(operands).drop_front(2)) {
     auto shape =
-        broadcastShapes(type->getShape(), tensorType(operand).getShape());
-    if (!shape || *shape != type->getShape())
+        broadcastShapes(type.getShape(), tensorType(operand).getShape());
+    if (!shape || *shape != type.getShape())
       return g.error() << operand.getType() << " does not broadcast to the "
-                       << "input " << *type;
+                       << "input " << type;
   }
   Value y = g.elementwise(
-      operands, *type, [](OpBuilder &b, Location loc, ValueRange a) {
+      operands, type, [](OpBuilder &b, Location loc, ValueRange a) {
         Value v = arith::MulFOp::create(
             b, loc, arith::MulFOp::create(b, loc, a[0], a[1]), a[2]);
         return a.size() > 3 ? addF(b, loc, v, a[3]) : v;
@@ -354,29 +344,27 @@ LogicalResult translateLayerNormalization(Graph &g) {
 }
 
 LogicalResult translateReduceMean(Graph &g) {
-  auto x = g.input(0);
+  auto x = g.floatInput(0, "the input");
   if (failed(x))
     return failure();
-  auto type = g.floatTensor(*x, "the input");
-  if (failed(type))
-    return failure();
+  RankedTensorType type = tensorType(*x);
   SmallVector<int64_t> axes;
   if (auto given = g.intsAttr("axes")) {
     for (int64_t axis : *given) {
-      auto normalized = normalizeAxis(g, axis, type->getRank());
+      auto normalized = normalizeAxis(g, axis, type.getRank());
       if (failed(normalized))
         return failure();
       axes.push_back(*normalized);
     }
   } else {
-    axes = llvm::to_vector(llvm::seq<int64_t>(0, type->getRank()));
+    axes = llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
   }
   Value result = mean(g, *x, axes);
   if (!g.intAttr("keepdims", 1)) {
     SmallVector<int64_t> shape;
-    for (int64_t dim = 0; dim < type->getRank(); ++dim)
+    for (int64_t dim = 0; dim < type.getRank(); ++dim)
       if (!llvm::is_contained(axes, dim))
-        shape.push_back(type->getDimSize(dim));
+        shape.push_back(type.getDimSize(dim));
     result = g.reshape(result, shape);
   }
   g.setOutput(0, result);
@@ -386,15 +374,13 @@ LogicalResult translateReduceMean(Graph &g) {
 LogicalResult translateBatchNormalization(Graph &g) {
   if (g.intAttr("training_mode", 0) != 0)
     return g.error() << "training_mode = 1 is not supported (inference only)";
-  auto x = g.input(0);
+  auto x = g.floatInput(0, "the input");
   if (failed(x))
     return failure();
-  auto type = g.floatTensor(*x, "the input");
-  if (failed(type))
-    return failure();
-  if (type->getRank() < 2)
-    return g.error() << "the input " << *type << " has no channel dimension";
-  const int64_t channels = type->getDimSize(1);
+  RankedTensorType type = tensorType(*x);
+  if (type.getRank() < 2)
+    return g.error() << "the input " << type << " has no channel dimension";
+  const int64_t channels = type.getDimSize(1);
   SmallVector<Value> params = {*x};
   for (int index = 1; index <= 4; ++index) {
     auto param = g.input(index);
@@ -405,14 +391,14 @@ LogicalResult translateBatchNormalization(Graph &g) {
                        << param->getType() << ", expected " << channels
                        << " values";
     // [C] broadcast along dimension 1.
-    SmallVector<int64_t> shape(type->getRank() - 1, 1);
+    SmallVector<int64_t> shape(type.getRank() - 1, 1);
     shape[0] = channels;
     params.push_back(g.reshape(*param, shape));
   }
   const float epsilon = g.floatAttr("epsilon", 1e-5f);
   g.setOutput(
       0, g.elementwise(
-             params, *type, [&](OpBuilder &b, Location loc, ValueRange a) {
+             params, type, [&](OpBuilder &b, Location loc, ValueRange a) {
                // (x - mean) / sqrt(var + eps) * scale + bias
                Value sd = math::SqrtOp::create(
                    b, loc, addF(b, loc, a[4], floatConst(b, loc, epsilon)));
@@ -635,9 +621,8 @@ FailureOr<Value> convolution(Graph &g, Value x, Value weight,
 }
 
 LogicalResult translateConv(Graph &g) {
-  auto x = g.input(0), weight = g.input(1);
-  if (failed(x) || failed(weight) || failed(g.floatTensor(*x, "the input")) ||
-      failed(g.floatTensor(*weight, "the weight")))
+  auto x = g.floatInput(0, "the input"), weight = g.floatInput(1, "the weight");
+  if (failed(x) || failed(weight))
     return failure();
   std::optional<Value> bias;
   if (g.hasInput(2)) {
@@ -657,9 +642,8 @@ LogicalResult translateConv(Graph &g) {
 /// in between), padded by dilation * (k - 1) - pad, convolved with the
 /// weight flipped in space and with its two channel dims swapped.
 LogicalResult translateConvTranspose(Graph &g) {
-  auto x = g.input(0), weight = g.input(1);
-  if (failed(x) || failed(weight) || failed(g.floatTensor(*x, "the input")) ||
-      failed(g.floatTensor(*weight, "the weight")))
+  auto x = g.floatInput(0, "the input"), weight = g.floatInput(1, "the weight");
+  if (failed(x) || failed(weight))
     return failure();
   // 1-D (NCL) runs as 2-D of height 1.
   const bool oneD =
@@ -757,16 +741,14 @@ LogicalResult translateConvTranspose(Graph &g) {
 }
 
 LogicalResult translatePool(Graph &g) {
-  auto x = g.input(0);
+  auto x = g.floatInput(0, "the input");
   if (failed(x))
     return failure();
-  auto type = g.floatTensor(*x, "the input");
-  if (failed(type))
-    return failure();
+  RankedTensorType type = tensorType(*x);
   // 1-D pooling (NCL) runs as 2-D of height 1.
-  const bool oneD = type->getRank() == 3;
-  if (type->getRank() != 4 && !oneD)
-    return g.error() << "the input " << *type
+  const bool oneD = type.getRank() == 3;
+  if (type.getRank() != 4 && !oneD)
+    return g.error() << "the input " << type
                      << ": the importer takes 1-D and 2-D pooling (NCL, "
                      << "NCHW) only";
   Value image = oneD ? toImage(g, *x) : *x;
@@ -799,13 +781,13 @@ LogicalResult translatePool(Graph &g) {
                               windowOutput(w, 0, hw[0], ceil),
                               windowOutput(w, 1, hw[1], ceil)};
   if (out[2] <= 0 || out[3] <= 0)
-    return g.error() << "the window does not fit the input " << *type;
+    return g.error() << "the window does not fit the input " << type;
   const double padValue =
       isMax ? -std::numeric_limits<double>::infinity() : 0.0;
   Value padded = padForWindow(g, image, w, {out[2], out[3]}, padValue);
   SmallVector<int64_t> kernelShape = {w.kernel[0], w.kernel[1]};
   Value kernel =
-      tensor::EmptyOp::create(g.b, g.loc, kernelShape, type->getElementType());
+      tensor::EmptyOp::create(g.b, g.loc, kernelShape, type.getElementType());
   auto outType = withShape(image, out);
   Value init = g.filled(outType, padValue);
   auto attrs = [&] {
@@ -935,9 +917,8 @@ FailureOr<Value> matmul(Graph &g, Value lhs, Value rhs, Type acc) {
 }
 
 LogicalResult translateMatMul(Graph &g) {
-  auto lhs = g.input(0), rhs = g.input(1);
-  if (failed(lhs) || failed(rhs) || failed(g.floatTensor(*lhs, "A")) ||
-      failed(g.floatTensor(*rhs, "B")))
+  auto lhs = g.floatInput(0, "A"), rhs = g.floatInput(1, "B");
+  if (failed(lhs) || failed(rhs))
     return failure();
   auto result = matmul(g, *lhs, *rhs, g.b.getF32Type());
   if (failed(result))
@@ -967,9 +948,8 @@ Value transpose2D(Graph &g, int index, Value value) {
 }
 
 LogicalResult translateGemm(Graph &g) {
-  auto a = g.input(0), b = g.input(1);
-  if (failed(a) || failed(b) || failed(g.floatTensor(*a, "A")) ||
-      failed(g.floatTensor(*b, "B")))
+  auto a = g.floatInput(0, "A"), b = g.floatInput(1, "B");
+  if (failed(a) || failed(b))
     return failure();
   if (tensorType(*a).getRank() != 2 || tensorType(*b).getRank() != 2)
     return g.error() << "A and B must be matrices";
@@ -1611,8 +1591,8 @@ FailureOr<Value> quantize(Graph &g, Value value, int scaleIndex,
 }
 
 LogicalResult translateQuantizeLinear(Graph &g) {
-  auto x = g.input(0);
-  if (failed(x) || failed(g.floatTensor(*x, "the input")))
+  auto x = g.floatInput(0, "the input");
+  if (failed(x))
     return failure();
   bool isUnsigned;
   auto result = quantize(g, *x, 1, &isUnsigned);
@@ -1756,14 +1736,12 @@ LogicalResult translateIntegerProduct(Graph &g) {
 /// ONNX's DynamicQuantizeLinear: u8 with the range of x extended to 0,
 /// scale = (max - min) / 255, zero point and values rounded half to even.
 LogicalResult translateDynamicQuantizeLinear(Graph &g) {
-  auto x = g.input(0);
+  auto x = g.floatInput(0, "the input");
   if (failed(x))
     return failure();
-  auto type = g.floatTensor(*x, "the input");
-  if (failed(type))
-    return failure();
+  RankedTensorType type = tensorType(*x);
   SmallVector<int64_t> all =
-      llvm::to_vector(llvm::seq<int64_t>(0, type->getRank()));
+      llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
   Value max = g.reduce(*x, all, false, 0.0, maxF);
   Value min = g.reduce(*x, all, false, 0.0,
                        [](OpBuilder &b, Location loc, Value v, Value acc) {
@@ -1788,7 +1766,7 @@ LogicalResult translateDynamicQuantizeLinear(Graph &g) {
                                   arith::DivFOp::create(b, loc, a[0], a[1]));
         return saturate(b, loc, z);
       });
-  auto bytesType = RankedTensorType::get(type->getShape(), g.b.getI8Type());
+  auto bytesType = RankedTensorType::get(type.getShape(), g.b.getI8Type());
   Value y = g.elementwise(
       {*x, scale, zeroPoint}, bytesType,
       [&](OpBuilder &b, Location loc, ValueRange a) -> Value {

@@ -18,8 +18,9 @@ namespace mlir::quanta {
 /// Registers MLIR's and Quanta's passes and dialects, parses the command
 /// line (the tool's own options, a positional `<module>`,
 /// `--pass-pipeline` and the target: `--target-triple`, `--mcpu`,
-/// `--mattr`, and for ONNX models `--onnx-batch`), resolves the target once (TargetDescription::fromLLVM; this
-/// machine's by default), parses the module file (or imports it, for a
+/// `--mattr`, and for ONNX models `--onnx-batch`), resolves the target once
+/// (TargetDescription::fromLLVM; this machine's by default), parses the module
+/// file (or imports it, for a
 /// `.onnx` file), records the target on it
 /// (`quanta.target`, which the kernel lowerings read), runs the pipeline on
 /// it and calls `body` on the result, diagnostics shown against the source.
