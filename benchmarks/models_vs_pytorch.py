@@ -5,24 +5,28 @@ For torchvision 0.14's ResNet-18 and MobileNetV2 (deterministic random
 weights and batch-norm statistics from a fixed seed: no pretrained weights
 can be downloaded) and the bundled digits CNN:
 
-- PyTorch fp32, and PyTorch's own int8 model (torchvision.models.
-  quantization's architecture with the same weights: fuse, prepare with the
-  engine's default qconfig, calibrate, convert) for each --engines;
-- Quanta: the model exported to ONNX, imported (quant-translate), PTQ with
-  the x86 qconfig on the same calibration images (quanta-ptq), int8
-  (quanta-quantize, quanta-propagate-layout, quanta-lower-x86 for this CPU),
-  and Quanta's own float lowering of the ONNX model;
+- calibration: Quanta (the model exported to ONNX with a symbolic batch,
+  imported, quanta-prepare with the x86 qconfig, quanta-calibrate on the
+  fast float kernels) against PyTorch's eager calibration (fuse, prepare
+  with the onednn qconfig, forward), on the same images in the same
+  batches, at the same thread count; both observe activations with
+  HistogramObserver;
+- latency, for each --batches and --threads: PyTorch fp32, PyTorch's own
+  int8 model (torchvision.models.quantization's architecture with the same
+  weights, converted after that calibration) for each --engines, Quanta's
+  int8 model (the statistics applied to the model imported at the timed
+  batch, quanta-quantize, quanta-propagate-layout, quanta-lower-x86 for
+  this CPU, --num-threads) and Quanta's own float lowering;
 
 and prints the median and best latency of each (quant-run --benchmark for
 Quanta, the same repetition count for PyTorch), Quanta int8's speed ratio
-against each PyTorch model, and the agreement of each int8 model with its
-float logits (SQNR, same top-1). Calibration runs Quanta's JIT with scalar
-loops today, so it is slow for the large models; --calibration-images
-keeps it short.
+against each, the agreement of each int8 model with its float logits (SQNR,
+same top-1), and Quanta's arena against its liveness lower bound.
 
     apt-get install python3-torch python3-torchvision
     /usr/bin/python3 benchmarks/models_vs_pytorch.py [--models resnet18,...]
-        [--batch 1] [--threads 1] [--calibration-images 2] [--repeats 20]
+        [--batches 1,32] [--threads 1,2] [--calibration-images 256]
+        [--calibration-batch 1] [--repeats 20]
 
 A program to read, not a test: the machine is shared and noisy, which is
 why every number comes from the same run.
@@ -86,125 +90,181 @@ def run(command, **kwargs):
     return result.stdout
 
 
-def quant_run(build, model, x_path, out_path, pipeline, repeats, threads):
+def quant_run(build, model, x_path, out_path, pipeline, repeats, threads,
+              batch=None):
     command = [os.path.join(build, "bin", "quant-run"), model,
                f"--input={x_path}", f"--output={out_path}",
-               f"--benchmark={repeats}"]
+               f"--benchmark={repeats}", f"--num-threads={threads}"]
+    if batch:
+        command.append(f"--onnx-batch={batch}")
     if pipeline:
         command.append(f"--pass-pipeline=builtin.module({pipeline})")
-    stdout = run(command, env=dict(os.environ, OMP_NUM_THREADS=str(threads)))
+    stdout = run(command)
     match = re.search(r"best ([0-9.]+) ms, median ([0-9.]+) ms", stdout)
-    return float(match.group(2)), float(match.group(1))
+    arena = re.search(r"arena .*", stdout)
+    return (float(match.group(2)), float(match.group(1))), (
+        arena.group(0) if arena else "")
+
+
+def torch_int8(name, quantizable, engine, batches):
+    """PyTorch's own PTQ of the quantizable architecture; returns the
+    converted model and the calibration's seconds."""
+    torch.backends.quantized.engine = engine
+    model = getattr(torchvision.models.quantization, name)(
+        quantize=False).eval()
+    model.load_state_dict(quantizable.state_dict())
+    model.fuse_model()
+    model.qconfig = get_default_qconfig(engine)
+    torch.ao.quantization.prepare(model, inplace=True)
+    start = time.perf_counter()
+    with torch.no_grad():
+        for batch in batches:
+            model(torch.from_numpy(batch))
+    seconds = time.perf_counter() - start
+    torch.ao.quantization.convert(model, inplace=True)
+    return model, seconds
+
+
+def int_list(text):
+    return [int(value) for value in text.split(",")]
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--models", default="digits_cnn,mobilenet_v2,resnet18")
-    parser.add_argument("--batch", type=int, default=1)
-    parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--calibration-images", type=int, default=2)
+    parser.add_argument("--batches", type=int_list, default=[1, 32])
+    parser.add_argument("--threads", type=int_list, default=[1, 2])
+    parser.add_argument("--calibration-images", type=int, default=256)
+    parser.add_argument("--calibration-batch", type=int, default=1)
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--engines", default="onednn,qnnpack")
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
     args = parser.parse_args()
-    torch.set_num_threads(args.threads)
     work = tempfile.mkdtemp(prefix="quanta-models-")
     rng = np.random.default_rng(0)
-    print(f"batch {args.batch}, {args.threads} thread(s), "
-          f"{args.calibration_images} calibration image(s), median of "
-          f"{args.repeats} calls (best in brackets)")
+    bin_dir = os.path.join(args.build, "bin")
+    print(f"{args.calibration_images} calibration images in batches of "
+          f"{args.calibration_batch}; latency: median of {args.repeats} "
+          f"calls (best in brackets)")
 
     for name in args.models.split(","):
+        # The images: calibration, then the largest timed batch.
+        timed = max(args.batches)
         if name == "digits_cnn":
             onnx = os.path.join(ROOT, "examples", "digits", "digits_cnn.onnx")
-            images = np.load(os.path.join(ROOT, "examples", "digits",
-                                          "test_images.npy"))
-            shape = (args.batch, 1, 8, 8)
+            pool = np.load(os.path.join(ROOT, "examples", "digits",
+                                        "test_images.npy"))
+            images = pool[np.arange(args.calibration_images + timed)
+                          % len(pool)]
             float_model = quantizable = None
         else:
             float_model, quantizable = torchvision_pair(name)
             onnx = os.path.join(work, f"{name}.onnx")
-            shape = (args.batch, 3, 224, 224)
-            torch.onnx.export(float_model, torch.zeros(shape), onnx,
-                              opset_version=13, do_constant_folding=True)
+            torch.onnx.export(float_model, torch.zeros(1, 3, 224, 224), onnx,
+                              opset_version=13, do_constant_folding=True,
+                              input_names=["input"],
+                              dynamic_axes={"input": {0: "batch"}})
             images = rng.standard_normal(
-                (args.calibration_images + 1,) + shape[1:]).astype(np.float32)
-        # Calibration batches of `batch` images, and one batch to time.
-        batches = [images[i:i + args.batch]
-                   for i in range(0, args.calibration_images, args.batch)]
-        x = images[-args.batch:]
-        x_path = os.path.join(work, f"{name}_x.npy")
-        np.save(x_path, x)
+                (args.calibration_images + timed, 3, 224, 224)).astype(
+                    np.float32)
+        step = args.calibration_batch
+        batches = [images[i:i + step]
+                   for i in range(0, args.calibration_images, step)]
         data = []
         for index, batch in enumerate(batches):
             path = os.path.join(work, f"{name}_cal{index}.npy")
             np.save(path, batch)
             data.append(path)
+        print(f"\n{name}")
 
-        # Quanta: import, PTQ, int8 and float.
-        bin_dir = os.path.join(args.build, "bin")
-        imported = os.path.join(work, f"{name}.mlir")
-        run([os.path.join(bin_dir, "quant-translate"), "--import-onnx", onnx,
-             f"--onnx-batch={args.batch}", "--mlir-print-debuginfo",
-             "-o", imported])
-        start = time.perf_counter()
-        int8 = os.path.join(work, f"{name}.int8.mlir")
-        run([os.path.join(bin_dir, "quant-opt"), imported,
-             f"--quanta-ptq=qconfig=x86 data={','.join(data)} quiet",
-             "--quanta-quantize", "--quanta-propagate-layout", "-o", int8])
-        calibration = time.perf_counter() - start
-        quanta_float = quant_run(args.build, onnx if name != "digits_cnn"
-                                 else imported, x_path,
-                                 os.path.join(work, "f.npy"),
-                                 "quanta-lower-x86", args.repeats,
-                                 args.threads)
-        quanta_int8 = quant_run(args.build, int8, x_path,
-                                os.path.join(work, "q.npy"),
-                                "quanta-lower-x86", args.repeats, args.threads)
-        reference = np.load(os.path.join(work, "f.npy"))
-        quantized = np.load(os.path.join(work, "q.npy"))
-        rows = [("Quanta fp32", quanta_float, None),
-                ("Quanta int8", quanta_int8,
-                 (sqnr(reference, quantized),
-                  (reference.argmax(1) == quantized.argmax(1)).mean()))]
-
-        if float_model is not None:
-            tx = torch.from_numpy(x)
-            with torch.no_grad():
-                torch_reference = float_model(tx).numpy()
-            rows.append(("PyTorch fp32", time_torch(float_model, tx,
-                                                    args.repeats), None))
-            for engine in args.engines.split(","):
-                torch.backends.quantized.engine = engine
-                model = getattr(torchvision.models.quantization, name)(
-                    quantize=False).eval()
-                model.load_state_dict(quantizable.state_dict())
-                model.fuse_model()
-                model.qconfig = get_default_qconfig(engine)
-                torch.ao.quantization.prepare(model, inplace=True)
-                with torch.no_grad():
-                    for batch in batches:
-                        model(torch.from_numpy(batch))
-                torch.ao.quantization.convert(model, inplace=True)
-                with torch.no_grad():
-                    out = model(tx).numpy()
-                rows.append((f"PyTorch int8 ({engine})",
-                             time_torch(model, tx, args.repeats),
-                             (sqnr(torch_reference, out),
-                              (torch_reference.argmax(1) ==
-                               out.argmax(1)).mean())))
-
-        print(f"\n{name} (Quanta calibration + quantization: "
-              f"{calibration:.1f} s)")
-        int8_median = quanta_int8[0]
-        for label, (median, best), agreement in rows:
-            line = f"  {label:24s} {median:9.3f} ms [{best:8.3f}]"
-            if label != "Quanta int8":
-                line += f"  Quanta int8 is {median / int8_median:5.2f}x faster"
-            if agreement:
-                line += (f"  SQNR vs fp32 {agreement[0]:5.1f} dB, "
-                         f"same top-1 {agreement[1] * 100:5.1f}%")
+        # Calibration, side by side at each thread count.
+        stats = os.path.join(work, f"{name}.stats.json")
+        for threads in args.threads:
+            torch.set_num_threads(threads)
+            calibrated = os.path.join(work, f"{name}.cal.mlir")
+            run([os.path.join(bin_dir, "quant-translate"), "--import-onnx",
+                 onnx, f"--onnx-batch={step}", "--mlir-print-debuginfo",
+                 "-o", calibrated])
+            start = time.perf_counter()
+            run([os.path.join(bin_dir, "quant-opt"), calibrated,
+                 "--quanta-prepare=qconfig=x86",
+                 f"--quanta-calibrate=data={','.join(data)} quiet "
+                 f"threads={threads}",
+                 f"--quanta-export-statistics=file={stats}", "-o", os.devnull])
+            quanta_seconds = time.perf_counter() - start
+            line = (f"  calibration, {threads} thread(s): Quanta "
+                    f"{quanta_seconds:6.1f} s (JIT compilation included)")
+            if quantizable is not None:
+                _, torch_seconds = torch_int8(name, quantizable, "onednn",
+                                              batches)
+                line += (f", PyTorch (onednn qconfig) {torch_seconds:6.1f} s:"
+                         f" Quanta {torch_seconds / quanta_seconds:4.2f}x "
+                         f"faster")
             print(line)
+
+        torch_models = []
+        if quantizable is not None:
+            torch.set_num_threads(1)
+            for engine in args.engines.split(","):
+                model, _ = torch_int8(name, quantizable, engine, batches)
+                torch_models.append((engine, model))
+
+        for batch_size in args.batches:
+            x = images[args.calibration_images:][:batch_size]
+            x_path = os.path.join(work, f"{name}_x{batch_size}.npy")
+            np.save(x_path, x)
+            imported = os.path.join(work, f"{name}.{batch_size}.mlir")
+            run([os.path.join(bin_dir, "quant-translate"), "--import-onnx",
+                 onnx, f"--onnx-batch={batch_size}", "--mlir-print-debuginfo",
+                 "-o", imported])
+            int8 = os.path.join(work, f"{name}.{batch_size}.int8.mlir")
+            run([os.path.join(bin_dir, "quant-opt"), imported,
+                 "--quanta-prepare=qconfig=x86",
+                 f"--quanta-import-statistics=files={stats}",
+                 "--quanta-freeze-qparams", "--quanta-quantize",
+                 "--quanta-propagate-layout", "-o", int8])
+            for threads in args.threads:
+                torch.set_num_threads(threads)
+                quanta_float, _ = quant_run(
+                    args.build, imported, x_path, os.path.join(work, "f.npy"),
+                    "quanta-lower-x86", args.repeats, threads)
+                quanta_int8, arena = quant_run(
+                    args.build, int8, x_path, os.path.join(work, "q.npy"),
+                    "quanta-lower-x86", args.repeats, threads)
+                reference = np.load(os.path.join(work, "f.npy"))
+                quantized = np.load(os.path.join(work, "q.npy"))
+                rows = [("Quanta fp32", quanta_float, None),
+                        ("Quanta int8", quanta_int8,
+                         (sqnr(reference, quantized),
+                          (reference.argmax(1) == quantized.argmax(1)).mean()))]
+                if float_model is not None:
+                    tx = torch.from_numpy(x)
+                    with torch.no_grad():
+                        torch_reference = float_model(tx).numpy()
+                    rows.append(("PyTorch fp32",
+                                 time_torch(float_model, tx, args.repeats),
+                                 None))
+                    for engine, model in torch_models:
+                        torch.backends.quantized.engine = engine
+                        with torch.no_grad():
+                            out = model(tx).numpy()
+                        rows.append((f"PyTorch int8 ({engine})",
+                                     time_torch(model, tx, args.repeats),
+                                     (sqnr(torch_reference, out),
+                                      (torch_reference.argmax(1) ==
+                                       out.argmax(1)).mean())))
+                print(f"  batch {batch_size}, {threads} thread(s); Quanta "
+                      f"int8 {arena}")
+                int8_median = quanta_int8[0]
+                for label, (median, best), agreement in rows:
+                    line = f"    {label:24s} {median:9.3f} ms [{best:8.3f}]"
+                    if label != "Quanta int8":
+                        line += (f"  Quanta int8 is "
+                                 f"{median / int8_median:5.2f}x faster")
+                    if agreement:
+                        line += (f"  SQNR vs fp32 {agreement[0]:5.1f} dB, "
+                                 f"same top-1 {agreement[1] * 100:5.1f}%")
+                    print(line)
 
 
 if __name__ == "__main__":

@@ -15,6 +15,8 @@ packages=(
   # --target-triple=aarch64-linux-gnu); llvm-22 has llvm-objdump and
   # llvm-mca.
   qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+  # The OpenMP runtime that code lowered with quanta.threads != 1 calls.
+  libomp-22-dev
 )
 # Extra packages only some targets need, e.g. QUANTA_EXTRA_PACKAGES=python3-torch
 # for regenerating golden files.

@@ -3,6 +3,7 @@
 #include "quanta/Target/ObjectFile.h"
 #include "quanta/Dialect/Quanta/IR/QuantaDialect.h"
 #include "quanta/Dialect/Quanta/Transforms/Jit.h"
+#include "quanta/Dialect/Quanta/Transforms/MemoryPlan.h"
 #include "quanta/Dialect/Quanta/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -152,9 +153,21 @@ LogicalResult quanta::emitCHeader(ModuleOp module, StringRef origin,
      << " * Each function takes MLIR memref descriptors: its arguments, then\n"
      << " * its results as out-parameters whose buffers the caller owns.\n"
      << " * Quantized tensors hold their storage integers; the comment of\n"
-     << " * each function gives their scales and zero points. The object\n"
-     << " * file needs only the C library and libm (link with -lm).\n"
-     << " *\n"
+     << " * each function gives their scales and zero points.\n";
+  if (getModuleThreads(module) == 1)
+    os << " * The object file needs only the C library and libm (link with\n"
+       << " * -lm).\n";
+  else
+    os << " * The kernels run on "
+       << (getModuleThreads(module) == 0
+               ? std::string("the OpenMP runtime's threads (OMP_NUM_THREADS, "
+                             "else every core)")
+               : std::to_string(getModuleThreads(module)) + " threads")
+       << ": the object file\n"
+       << " * needs the C library, libm and LLVM's OpenMP runtime (Debian's\n"
+       << " * libomp-22-dev): link with -lm -L/usr/lib/llvm-22/lib -lomp\n"
+       << " * -Wl,-rpath,/usr/lib/llvm-22/lib.\n";
+  os << " *\n"
      << " * The code needs a CPU with " << target.str() << ". Each entry\n"
      << " * point checks at its first call that the CPU has these features,\n"
      << " * and otherwise writes the missing one to stderr and aborts;\n"
@@ -168,6 +181,7 @@ LogicalResult quanta::emitCHeader(ModuleOp module, StringRef origin,
      << "#include <stdint.h>\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
 
   llvm::StringSet<> declaredTypes;
+  auto plans = getMemoryPlans(module);
   for (func::FuncOp func : *functions) {
     FunctionType type = func.getFunctionType();
     SmallVector<std::pair<std::string, CBuffer>> buffers;
@@ -206,6 +220,12 @@ LogicalResult quanta::emitCHeader(ModuleOp module, StringRef origin,
       os << "&" << entry.first << "_descriptor";
     });
     os << ");\n}\n\n";
+    for (auto &[planned, plan] : plans)
+      if (planned == name && plan.arenaBytes + plan.buffersLeft > 0)
+        os << "/* @" << name << "'s intermediate tensors: " << plan.describe()
+           << ". The arena is static (.bss), allocated once with the\n"
+           << " * program: calls of @" << name
+           << " must not overlap in time. */\n";
     os << "/* The first feature @" << name
        << " needs that this CPU lacks, or NULL. */\n"
        << "const char *" << name << "_missing_cpu_feature(void);\n\n";
@@ -273,6 +293,7 @@ LogicalResult quanta::emitObjectFile(ModuleOp module,
     StringRef name = function.getName();
     if (!function.isDeclaration() || function.isIntrinsic() ||
         cLibrary.contains(name) || libm.contains(name) ||
+        (getModuleThreads(module) != 1 && name.starts_with("__kmpc_")) ||
         (name.ends_with("f") && libm.contains(name.drop_back())))
       continue;
     emitWarning(module.getLoc()) << "the object file calls '" << name

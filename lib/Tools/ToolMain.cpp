@@ -42,6 +42,14 @@ static llvm::cl::opt<std::string>
              llvm::cl::desc("passes to run before lowering, as for quant-opt: "
                             "'builtin.module(...)' or the bare list"));
 
+// Not "threads": libLLVM registers an option of that name.
+static llvm::cl::opt<int64_t> threads(
+    "num-threads",
+    llvm::cl::desc("threads the kernels run on: 1 (default) sequential, N, "
+                   "or 0 for the OpenMP runtime's choice (OMP_NUM_THREADS, "
+                   "else every core); the output is the same for any count"),
+    llvm::cl::init(1));
+
 static llvm::cl::opt<int64_t> onnxBatch(
     "onnx-batch",
     llvm::cl::desc("for an .onnx input: the size of its inputs' symbolic "
@@ -112,6 +120,15 @@ int quanta::quantaToolMain(
   if (!module)
     return 1;
   setModuleTarget(*module, *target);
+  if (threads < 0) {
+    llvm::errs() << tool << ": error: --num-threads must be >= 0, got "
+                 << threads << "\n";
+    return 1;
+  }
+  if (threads != 1)
+    (*module)->setAttr(kThreadsAttrName,
+                       IntegerAttr::get(IntegerType::get(&context, 64),
+                                        static_cast<int64_t>(threads)));
   if (!pipeline.empty() && failed(runPassPipeline(*module)))
     return 1;
   return failed(body(*module, *target)) ? 1 : 0;

@@ -39,6 +39,10 @@
 // CHECK: void _mlir_ciface_sum(quanta_memref_i32_0d *arg0, quanta_memref_f64_3d *arg1, quanta_memref_i32_0d *result0, quanta_memref_f64_3d *result1);
 // CHECK: quanta_memref_i32_0d arg0_descriptor = {(int32_t *)arg0, (int32_t *)arg0, 0};
 // CHECK: quanta_memref_f64_3d arg1_descriptor = {(double *)arg1, (double *)arg1, 0, {2, 3, 4}, {12, 4, 1}};
+// The result of @twice is an intermediate of @sum, in its static arena,
+// which the header states.
+// CHECK: /* @sum's intermediate tensors: arena 192 bytes for 1 buffers, 1.00x the liveness lower bound (192 bytes); 0 allocations per call. The arena is static (.bss), allocated once with the
+// CHECK-NEXT:  * program: calls of @sum must not overlap in time. */
 // CHECK-NOT: helper
 // CHECK: #endif /* QUANTA_C_HEADER_MLIR_H */
 

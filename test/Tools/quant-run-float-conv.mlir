@@ -21,4 +21,4 @@
 
 // Every convolution became a tile loop of FMAs.
 // LOWERED-NOT: linalg.conv_2d
-// LOWERED-COUNT-5: {quanta.dot_step = "fma"}
+// LOWERED-COUNT-5: {quanta.dot_step = "fma"{{(, quanta.parallel)?}}}

@@ -18,7 +18,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "quanta/Dialect/Quanta/IR/QuantaDialect.h"
 #include "quanta/Dialect/Quanta/Transforms/Jit.h"
+#include "quanta/Dialect/Quanta/Transforms/MemoryPlan.h"
 #include "quanta/Runtime/NumpyFile.h"
 #include "quanta/Target/Emulator.h"
 #include "quanta/Tools/ToolMain.h"
@@ -208,6 +210,10 @@ static LogicalResult run(ModuleOp module,
       return emitError(loc) << "--benchmark times code on this machine's "
                             << "architecture only: under emulation the "
                             << "times mean nothing";
+    if (quanta::getModuleThreads(module) != 1)
+      return emitError(loc) << "--num-threads: there is no OpenMP runtime for "
+                            << target.getTriple() << " to link the emulated "
+                            << "program with; run it with --num-threads=1";
     SmallVector<ArrayRef<char>> inputBytes;
     for (const quanta::runtime::NumpyArray &array : arrays)
       inputBytes.push_back(array.bytes);
@@ -263,6 +269,9 @@ static LogicalResult run(ModuleOp module,
       llvm::outs() << llvm::format(", %.1f GOPS (best)",
                                    opsPerCall / best * 1e-9);
     llvm::outs() << "\n";
+    for (auto &[name, plan] : quanta::getMemoryPlans(module))
+      if (name == entry.getSymName())
+        llvm::outs() << name << ": " << plan.describe() << "\n";
   }
   return success();
 }

@@ -14,6 +14,14 @@
 #include "mlir/Pass/Pass.h"
 
 namespace mlir::quanta {
+class TargetDescription;
+
+/// What quanta-lower-x86 and quanta-lower-neon do, for a resolved target:
+/// every quanta.qmatmul to its tiled kernel and, with `lowerFloat`, the f32
+/// GEMMs, convolutions and depthwise convolutions to theirs. `pass` names
+/// the caller in diagnostics.
+LogicalResult lowerKernels(ModuleOp module, const TargetDescription &target,
+                           StringRef pass, bool lowerFloat = true);
 
 #define GEN_PASS_DECL
 #include "quanta/Conversion/Passes.h.inc"

@@ -81,7 +81,11 @@ def LowerX86 : Pass<"quanta-lower-x86", "ModuleOp"> {
     `conv_2d_nchw_fchw`, its input and output transposed around the same
     kernel (k in (kh, kw, c) order where its loops use (c, kh, kw)). Other
     matmuls (a transposed or broadcast input, weights that differ per
-    batch) and convolutions are left as they are.
+    batch) and convolutions are left as they are. An f32
+    `depthwise_conv_2d_nchw_chw` / `_nhwc_hwc` becomes one loop nest over
+    its outputs in their own layout with the taps unrolled (the op's sum in
+    its own order), which LLVM vectorizes across the innermost output
+    dimension instead of reducing one tap at a time.
 
     The NCHW <-> NHWC transposes around NCHW convolutions
     (`linalg.transpose` with permutation [0, 2, 3, 1] or [0, 3, 1, 2])
@@ -104,7 +108,8 @@ def LowerX86 : Pass<"quanta-lower-x86", "ModuleOp"> {
            "or generic">,
     Option<"lowerFloat", "float", "bool", /*default=*/"true",
            "also lower f32 matmuls, batch matmuls and 2-D convolutions "
-           "with constant weights to tiled FMA code">,
+           "with constant weights to tiled FMA code, and f32 depthwise "
+           "convolutions to vectorizable loops">,
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect",

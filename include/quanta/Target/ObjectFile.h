@@ -34,8 +34,9 @@ FailureOr<SmallVector<func::FuncOp>> getCInterfaceFunctions(ModuleOp module);
 /// getCInterfaceFunctions, the memref descriptor types and the
 /// `_mlir_ciface_<name>` entry point (arguments, then results as
 /// caller-owned out-parameters), a `<name>_run` inline wrapper over plain
-/// contiguous buffers and `<name>_missing_cpu_feature` (addCpuCheck).
-/// `origin` is named in the header's comment.
+/// contiguous buffers and `<name>_missing_cpu_feature` (addCpuCheck),
+/// with each function's arena when `module` holds the memory plan of its
+/// lowering (getMemoryPlans). `origin` is named in the header's comment.
 LogicalResult emitCHeader(ModuleOp module, StringRef origin,
                           const TargetDescription &target,
                           llvm::raw_ostream &os);

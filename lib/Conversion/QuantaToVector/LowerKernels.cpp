@@ -75,12 +75,11 @@ resolveTarget(ModuleOp module, TargetArch arch, StringRef pass,
   return *target;
 }
 
-/// Lowers every kernel of `module` for `target`.
-static LogicalResult lowerKernels(ModuleOp module,
-                                  const TargetDescription &target,
-                                  StringRef pass, bool lowerFloat) {
+LogicalResult mlir::quanta::lowerKernels(ModuleOp module,
+                                         const TargetDescription &target,
+                                         StringRef pass, bool lowerFloat) {
   SmallVector<QMatmulOp> qmatmuls;
-  SmallVector<Operation *> floatGemms;
+  SmallVector<Operation *> floatGemms, floatDepthwise;
   module->walk([&](Operation *op) {
     if (auto qmatmul = dyn_cast<QMatmulOp>(op))
       qmatmuls.push_back(qmatmul);
@@ -88,6 +87,9 @@ static LogicalResult lowerKernels(ModuleOp module,
                        linalg::Conv2DNhwcFhwcOp, linalg::Conv2DNhwcHwcfOp,
                        linalg::Conv2DNchwFchwOp>(op))
       floatGemms.push_back(op);
+    else if (llvm::isa<linalg::DepthwiseConv2DNchwChwOp,
+                       linalg::DepthwiseConv2DNhwcHwcOp>(op))
+      floatDepthwise.push_back(op);
   });
   for (QMatmulOp op : qmatmuls)
     if (failed(lowerQMatmul(op, target, pass)))
@@ -98,9 +100,12 @@ static LogicalResult lowerKernels(ModuleOp module,
     module->walk(
         [](FunctionOpInterface func) { preferVectorWidth(func, 512); });
   // Those that are not f32 with constant weights stay as they are.
-  if (lowerFloat)
+  if (lowerFloat) {
     for (Operation *op : floatGemms)
       (void)lowerFloatGemm(op, target);
+    for (Operation *op : floatDepthwise)
+      (void)lowerFloatDepthwise(op);
+  }
   // The layout transposes around NCHW convolutions, including those the
   // float lowering just added.
   SmallVector<linalg::TransposeOp> transposes;

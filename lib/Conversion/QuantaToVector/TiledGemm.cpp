@@ -2,6 +2,8 @@
 
 #include "TiledGemm.h"
 
+#include "quanta/Dialect/Quanta/IR/QuantaDialect.h"
+
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -472,8 +474,10 @@ Value TiledGemm::rowLoops(Value output, Value rowBegin, Value rowEnd,
   // strip0 a constant (see tile), and no strips past it.
   const int64_t groupColumns = tiling.lanes * strips;
   const int64_t fullStrips = n / groupColumns * strips;
+  // Each row tile writes its own rows (of the output, or of the partial
+  // sums when blocking by tap): the threads may share out the row loop.
   auto rowLoop = [&](Value strip0, Value current) {
-    return scf::ForOp::create(
+    auto loop = scf::ForOp::create(
         b, loc, rowBegin, rowEnd, index(rows), current,
         [&](OpBuilder &nb, Location, Value row0, ValueRange inner) {
           OpBuilder::InsertionGuard guard(b);
@@ -482,6 +486,8 @@ Value TiledGemm::rowLoops(Value output, Value rowBegin, Value rowEnd,
                                tile(inner[0], row0, strip0, rows, strips, split,
                                     lastPosition, classes));
         });
+    loop->setAttr(kParallelLoopAttrName, b.getUnitAttr());
+    return loop;
   };
   if (fullStrips > 0) {
     auto columns = scf::ForOp::create(

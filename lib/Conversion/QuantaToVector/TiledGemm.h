@@ -316,6 +316,13 @@ LogicalResult lowerQMatmul(QMatmulOp op, const TargetDescription &target,
 /// neither.
 LogicalResult lowerFloatGemm(Operation *op, const TargetDescription &target);
 
+/// Replaces an f32 depthwise 2-D convolution (NHWC with an HWC filter, NCHW
+/// with a CHW one) on static tensors by one loop nest over its outputs in
+/// their own layout, the taps unrolled in the body (the same sum, in the
+/// same order, as the op's loops); returns failure without changing
+/// anything otherwise.
+LogicalResult lowerFloatDepthwise(Operation *op);
+
 /// Replaces a linalg.transpose between NCHW and NHWC (permutation
 /// [0, 2, 3, 1] or [0, 3, 1, 2]) of a static tensor by 16x16 vector tiles
 /// (LowerTranspose.cpp); returns failure without changing anything

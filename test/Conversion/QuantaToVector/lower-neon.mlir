@@ -34,7 +34,7 @@
 // DOT: scf.for %{{.*}} = %c8{{.*}} to %c10{{.*}} step %c1
 // DOT: vector.transfer_read %{{.*}} : tensor<9x40xi8>, vector<4xi8>
 // DOT: arm_neon.intr.sdot
-// DOT: {quanta.dot_step = "sdot"}
+// DOT: {quanta.dot_step = "sdot"{{(, quanta.parallel)?}}}
 // I8MM-LABEL: func.func @gemm_u8
 // I8MM-NOT: arith.xori
 // I8MM: scf.for %[[PAIR:.*]] = %c0 to %c5 step %c1 iter_args(%{{.*}} = %{{.*}}) -> (tensor<400xi8>)
@@ -47,7 +47,7 @@
 // I8MM: arm_neon.intr.usmmla %{{.*}}, %{{.*}}, %{{.*}} : vector<16xi8> to vector<4xi32>
 // I8MM: vector.shuffle %{{.*}}, %{{.*}} [0, 1, 4, 5] : vector<8xi32>, vector<8xi32>
 // I8MM: vector.shuffle %{{.*}}, %{{.*}} [2, 3, 6, 7] : vector<8xi32>, vector<8xi32>
-// I8MM: {quanta.dot_step = "usmmla"}
+// I8MM: {quanta.dot_step = "usmmla"{{(, quanta.parallel)?}}}
 // BASE-LABEL: func.func @gemm_u8
 // BASE: arith.xori %{{.*}}, %c-128_i8 : i8
 // BASE: vector.insert %{{.*}}, %{{.*}} [3] : vector<4xi32> into vector<4x4xi32>
@@ -57,10 +57,10 @@
 // BASE: quanta.intrinsic "llvm.aarch64.neon.saddlp"
 // BASE: vector.shuffle %{{.*}}, %{{.*}} [0, 2, 4, 6] : vector<4xi32>, vector<4xi32>
 // BASE: vector.shuffle %{{.*}}, %{{.*}} [1, 3, 5, 7] : vector<4xi32>, vector<4xi32>
-// BASE: {quanta.dot_step = "smull+sadalp"}
+// BASE: {quanta.dot_step = "smull+sadalp"{{(, quanta.parallel)?}}}
 // TARGET-LABEL: func.func @gemm_u8
 // TARGET: arm_neon.intr.sdot
-// TARGET: {quanta.dot_step = "sdot"}
+// TARGET: {quanta.dot_step = "sdot"{{(, quanta.parallel)?}}}
 module attributes {quanta.target = "aarch64+neon+dotprod"} {
 func.func @gemm_u8(%a: tensor<9x40x!in>) -> tensor<9x12x!out> {
   %r = quanta.qmatmul %a {weights = dense<3> : tensor<40x12xi8>, weight_zero_points = array<i32: 0>, column_offsets = array<i32: 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5>, multipliers = array<i32: 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824>, shifts = array<i32: -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8>, output_min = 0 : i32, output_max = 255 : i32} : tensor<9x40x!in> -> tensor<9x12x!out>
@@ -78,14 +78,14 @@ func.func @gemm_u8(%a: tensor<9x40x!in>) -> tensor<9x12x!out> {
 // DOT-LABEL: func.func @gemm_s8
 // DOT-NOT: arith.xori
 // DOT: arith.constant dense<5> : tensor<12xi32>
-// DOT: {quanta.dot_step = "sdot"}
+// DOT: {quanta.dot_step = "sdot"{{(, quanta.parallel)?}}}
 // I8MM-LABEL: func.func @gemm_s8
 // I8MM: arm_neon.intr.smmla
 // I8MM-NOT: usmmla
-// I8MM: {quanta.dot_step = "smmla"}
+// I8MM: {quanta.dot_step = "smmla"{{(, quanta.parallel)?}}}
 // TARGET-LABEL: func.func @gemm_s8
 // TARGET: arm_neon.intr.smmla
-// TARGET: {quanta.dot_step = "smmla"}
+// TARGET: {quanta.dot_step = "smmla"{{(, quanta.parallel)?}}}
 module attributes {quanta.target = "aarch64+neon+dotprod+i8mm"} {
 func.func @gemm_s8(%a: tensor<9x40x!in>) -> tensor<9x12x!out> {
   %r = quanta.qmatmul %a {weights = dense<3> : tensor<40x12xi8>, weight_zero_points = array<i32: 0>, column_offsets = array<i32: 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5>, multipliers = array<i32: 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824>, shifts = array<i32: -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8>, output_min = 0 : i32, output_max = 255 : i32} : tensor<9x40x!in> -> tensor<9x12x!out>
@@ -107,13 +107,13 @@ func.func @gemm_s8(%a: tensor<9x40x!in>) -> tensor<9x12x!out> {
 // DOT: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1, 2, 3]] : tensor<1x4x4x16xi8> into tensor<256xi8>
 // DOT: scf.for %[[CLASS:.*]] = %c0{{.*}} to %c9{{.*}} step %c1
 // DOT: arm_neon.intr.sdot
-// DOT: {quanta.dot_step = "sdot"}
+// DOT: {quanta.dot_step = "sdot"{{(, quanta.parallel)?}}}
 // I8MM-LABEL: func.func @conv_pad
 // I8MM: tensor.pad %{{.*}} low[0, 1, 1, 0] high[0, 1, 1, 0]
 // I8MM: scf.for %{{.*}} = %c0 to %c8 step %c1 iter_args(%{{.*}} = %{{.*}}) -> (tensor<2304xi8>)
 // I8MM: arm_neon.intr.usmmla
 // I8MM-NOT: scf.for %{{.*}} = %c0{{.*}} to %c9{{.*}} step %c1
-// I8MM: {quanta.dot_step = "usmmla"}
+// I8MM: {quanta.dot_step = "usmmla"{{(, quanta.parallel)?}}}
 // TARGET-LABEL: func.func @conv_pad
 // TARGET: arm_neon.intr.smull
 module attributes {quanta.target = "aarch64+neon"} {

@@ -17,14 +17,14 @@
 // YMM: vector.broadcast %{{.*}} : f32 to vector<8xf32>
 // YMM: vector.fma %{{.*}} : vector<8xf32>
 // YMM: vector.transfer_write %{{.*}} : vector<8xf32>, tensor<7x10xf32>
-// YMM: {quanta.dot_step = "fma"}
+// YMM: {quanta.dot_step = "fma"{{(, quanta.parallel)?}}}
 // YMM-NOT: linalg.matmul
 
 // ZMM-LABEL: func.func @constant_weights
 // ZMM-SAME: passthrough = {{\[\[}}"prefer-vector-width", "512"], ["min-legal-vector-width", "512"]]
 // ZMM: tensor<320xf32>
 // ZMM: vector.fma %{{.*}} : vector<16xf32>
-// ZMM: {quanta.dot_step = "fma"}
+// ZMM: {quanta.dot_step = "fma"{{(, quanta.parallel)?}}}
 // ZMM-NOT: linalg.matmul
 
 // OFF-LABEL: func.func @constant_weights
@@ -90,13 +90,13 @@ func.func @left_alone(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>, %c: tensor<4x16
 // YMM: %[[AT:.*]] = arith.addi %[[BASE]], %[[OFFSET]]
 // YMM: tensor.extract %[[FLAT]][%[[AT]]] : tensor<180xf32>
 // YMM: vector.fma
-// YMM: {quanta.dot_step = "fma"}
+// YMM: {quanta.dot_step = "fma"{{(, quanta.parallel)?}}}
 // YMM: tensor.expand_shape %{{.*}} {{\[\[}}0, 1, 2], [3]] output_shape [2, 4, 3, 4] : tensor<24x4xf32> into tensor<2x4x3x4xf32>
 // YMM: affine.apply #[[CORNER]]
-// YMM: {quanta.dot_step = "fma"}
+// YMM: {quanta.dot_step = "fma"{{(, quanta.parallel)?}}}
 // YMM: linalg.conv_2d_nhwc_hwcf
 // ZMM-LABEL: func.func @convolution
-// ZMM-COUNT-2: {quanta.dot_step = "fma"}
+// ZMM-COUNT-2: {quanta.dot_step = "fma"{{(, quanta.parallel)?}}}
 // ZMM: linalg.conv_2d_nhwc_hwcf
 // OFF-LABEL: func.func @convolution
 // OFF-COUNT-3: linalg.conv_2d_nhwc_hwcf
@@ -118,7 +118,7 @@ func.func @convolution(%x: tensor<2x5x6x3xf32>, %init: tensor<2x4x3x4xf32>, %cor
 // YMM: vector.transpose
 // YMM: tensor.collapse_shape %arg1 {{\[\[}}0], [1], [2, 3]] : tensor<1x4x4x5xf32> into tensor<1x4x20xf32>
 // YMM: vector.transpose
-// YMM: {quanta.dot_step = "fma"}
+// YMM: {quanta.dot_step = "fma"{{(, quanta.parallel)?}}}
 // YMM: tensor.expand_shape %{{.*}} output_shape [1, 4, 5, 4] : tensor<20x4xf32> into tensor<1x4x5x4xf32>
 // YMM: tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2], [3]] : tensor<1x4x5x4xf32> into tensor<1x20x4xf32>
 // YMM: vector.transpose
@@ -126,7 +126,7 @@ func.func @convolution(%x: tensor<2x5x6x3xf32>, %init: tensor<2x4x3x4xf32>, %cor
 // YMM-NOT: linalg.conv_2d
 // YMM-NOT: linalg.transpose
 // ZMM-LABEL: func.func @nchw
-// ZMM: {quanta.dot_step = "fma"}
+// ZMM: {quanta.dot_step = "fma"{{(, quanta.parallel)?}}}
 // OFF-LABEL: func.func @nchw
 // OFF: linalg.conv_2d_nchw_fchw
 func.func @nchw(%x: tensor<1x3x5x6xf32>, %init: tensor<1x4x4x5xf32>) -> tensor<1x4x4x5xf32> {

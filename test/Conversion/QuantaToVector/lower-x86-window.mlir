@@ -26,11 +26,11 @@
 // VNNI: %[[AT:.*]] = arith.addi %[[BASE]], %[[OFFSET]]
 // VNNI: vector.transfer_read %[[FLAT]][%[[AT]]], %{{.*}} : tensor<240xi8>, vector<4xi8>
 // VNNI: quanta.intrinsic "llvm.x86.avx512.vpdpbusd.512"
-// VNNI: {quanta.dot_step = "vpdpbusd.512"}
+// VNNI: {quanta.dot_step = "vpdpbusd.512"{{(, quanta.parallel)?}}}
 // AVX2-LABEL: func.func @window
 // AVX2: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1, 2, 3]] : tensor<2x5x6x4xi8> into tensor<240xi8>
 // AVX2: quanta.intrinsic "llvm.x86.avx2.pmadd.ub.sw"
-// AVX2: {quanta.dot_step = "vpmaddubsw+vpmaddwd"}
+// AVX2: {quanta.dot_step = "vpmaddubsw+vpmaddwd"{{(, quanta.parallel)?}}}
 func.func @window(%a: tensor<2x5x6x3x!in>) -> tensor<8x20x!out> {
   %r = quanta.qmatmul %a {weights = dense<1> : tensor<18x20xi8>, weight_zero_points = array<i32: 0>, column_offsets = array<i32: 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>, multipliers = array<i32: 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824>, shifts = array<i32: -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8>, output_min = 10 : i32, output_max = 255 : i32, window = array<i64: 3, 2, 2, 2, 1, 2>} : tensor<2x5x6x3x!in> -> tensor<8x20x!out>
   return %r : tensor<8x20x!out>
@@ -54,7 +54,7 @@ func.func @window(%a: tensor<2x5x6x3x!in>) -> tensor<8x20x!out> {
 // AVX2: arith.extsi %{{.*}} : i8 to i16
 // AVX2: tensor.pad %{{.*}} low[0, 0, 0, 0] high[0, 0, 0, 1]
 // AVX2: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1, 2, 3]] : tensor<2x5x6x4xi16> into tensor<240xi16>
-// AVX2: {quanta.dot_step = "vpmaddwd"}
+// AVX2: {quanta.dot_step = "vpmaddwd"{{(, quanta.parallel)?}}}
 func.func @window_weight_zero_point(%a: tensor<2x5x6x3x!in>) -> tensor<8x20x!out> {
   %r = quanta.qmatmul %a {weights = dense<100> : tensor<18x20xi8>, weight_zero_points = array<i32: -3>, column_offsets = array<i32: 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>, multipliers = array<i32: 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824>, shifts = array<i32: -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8>, output_min = 10 : i32, output_max = 255 : i32, window = array<i64: 3, 2, 2, 2, 1, 2>} : tensor<2x5x6x3x!in> -> tensor<8x20x!out>
   return %r : tensor<8x20x!out>
@@ -105,7 +105,7 @@ func.func @window_weight_zero_point(%a: tensor<2x5x6x3x!in>) -> tensor<8x20x!out
 // AVX2-LABEL: func.func @window_padding
 // AVX2: tensor.collapse_shape %arg0 {{\[\[}}0, 1, 2, 3]] : tensor<1x4x4x4xi8> into tensor<64xi8>
 // AVX2: arith.constant dense<[15, 13, 14, 12, 7, 11, 5, 6, 9, 10, 4, 8, 3, 1, 2, 0]> : tensor<16xindex>
-// AVX2: {quanta.dot_step = "vpmaddubsw+vpmaddwd"}
+// AVX2: {quanta.dot_step = "vpmaddubsw+vpmaddwd"{{(, quanta.parallel)?}}}
 func.func @window_padding(%a: tensor<1x4x4x4xi8>) -> tensor<16x16x!out> {
   %pad = arith.constant 3 : i8
   %p = tensor.pad %a low[0, 1, 1, 0] high[0, 1, 1, 0] {

@@ -35,7 +35,7 @@
 // AVX2: vector.shuffle %[[PIECES]], %[[PIECES]] [0, 2, 1, 3] : vector<4xi64>, vector<4xi64>
 // AVX2-NOT: vector<8xi64>
 // AVX2: vector.transfer_write {{.*}} : vector<16xi8>, tensor<6x16xi8>
-// AVX2: {quanta.dot_step = "vpmaddubsw+vpmaddwd"}
+// AVX2: {quanta.dot_step = "vpmaddubsw+vpmaddwd"{{(, quanta.parallel)?}}}
 // VNNI-LABEL: func.func @seven_bit
 // VNNI-SAME: attributes {passthrough = {{\[\[}}"prefer-vector-width", "512"], ["min-legal-vector-width", "512"{{\]\]}}}
 // VNNI: quanta.intrinsic "llvm.x86.avx512.vpdpbusd.512"({{.*}}) : (vector<16xi32>, vector<64xi8>, vector<64xi8>) -> vector<16xi32>
@@ -45,18 +45,18 @@
 // VNNI: quanta.intrinsic "llvm.x86.avx512.packuswb.512"({{.*}}) : (vector<32xi16>, vector<32xi16>) -> vector<64xi8>
 // VNNI: vector.shuffle {{.*}} [0, 2, 4, 6, 1, 3, 5, 7] : vector<8xi64>, vector<8xi64>
 // VNNI: vector.transfer_write {{.*}} : vector<16xi8>, tensor<6x16xi8>
-// VNNI: {quanta.dot_step = "vpdpbusd.512"}
+// VNNI: {quanta.dot_step = "vpdpbusd.512"{{(, quanta.parallel)?}}}
 // AVXVNNI-LABEL: func.func @seven_bit
 // AVXVNNI-SAME: attributes {passthrough = {{\[\[}}"min-legal-vector-width", "256"{{\]\]}}}
 // AVXVNNI: quanta.intrinsic "llvm.x86.avx512.vpdpbusd.256"({{.*}}) : (vector<8xi32>, vector<32xi8>, vector<32xi8>) -> vector<8xi32>
-// AVXVNNI: {quanta.dot_step = "vpdpbusd"}
+// AVXVNNI: {quanta.dot_step = "vpdpbusd"{{(, quanta.parallel)?}}}
 // GENERIC-LABEL: func.func @seven_bit
 // GENERIC-NOT: quanta.intrinsic
 // GENERIC: vector.shuffle
 // GENERIC: %[[LOW:.*]] = arith.maxsi
 // GENERIC: %[[CLAMPED:.*]] = arith.minsi %[[LOW]]
 // GENERIC: arith.trunci %[[CLAMPED]] : vector<8xi32> to vector<8xi8>
-// GENERIC: {quanta.dot_step = "generic"}
+// GENERIC: {quanta.dot_step = "generic"{{(, quanta.parallel)?}}}
 func.func @seven_bit(%a: tensor<6x8x!in>) -> tensor<6x16x!out> {
   %r = quanta.qmatmul %a {weights = dense<-128> : tensor<8x16xi8>, weight_zero_points = array<i32: 0>, column_offsets = array<i32: 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>, multipliers = array<i32: 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824>, shifts = array<i32: -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8>, output_min = 0 : i32, output_max = 255 : i32} : tensor<6x8x!in> -> tensor<6x16x!out>
   return %r : tensor<6x16x!out>
@@ -75,7 +75,7 @@ func.func @seven_bit(%a: tensor<6x8x!in>) -> tensor<6x16x!out> {
 // AVX2: arith.extui {{.*}} : i8 to i16
 // AVX2: arith.constant dense<"0x80FF80FF{{.*}}"> : tensor<256xi16>
 // AVX2: quanta.intrinsic "llvm.x86.avx2.pmadd.wd"({{.*}}) : (vector<16xi16>, vector<16xi16>) -> vector<8xi32>
-// AVX2: {quanta.dot_step = "vpmaddwd"}
+// AVX2: {quanta.dot_step = "vpmaddwd"{{(, quanta.parallel)?}}}
 // VNNI-LABEL: func.func @full_range
 // VNNI: llvm.x86.avx512.vpdpbusd.512
 func.func @full_range(%a: tensor<6x8x!in>) -> tensor<6x16x!out> {
@@ -93,7 +93,7 @@ func.func @full_range(%a: tensor<6x8x!in>) -> tensor<6x16x!out> {
 // AVX2-LABEL: func.func @small_weights
 // AVX2: arith.xori
 // AVX2: llvm.x86.avx2.pmadd.ub.sw
-// AVX2: {quanta.dot_step = "vpmaddubsw+vpmaddwd"}
+// AVX2: {quanta.dot_step = "vpmaddubsw+vpmaddwd"{{(, quanta.parallel)?}}}
 func.func @small_weights(%a: tensor<6x8x!in>) -> tensor<6x16x!out> {
   %r = quanta.qmatmul %a {weights = dense<64> : tensor<8x16xi8>, weight_zero_points = array<i32: 0>, column_offsets = array<i32: 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>, multipliers = array<i32: 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824>, shifts = array<i32: -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8>, output_min = 0 : i32, output_max = 255 : i32} : tensor<6x8x!in> -> tensor<6x16x!out>
   return %r : tensor<6x16x!out>

@@ -1,6 +1,8 @@
 //===- QuantaDialect.cpp - The quanta dialect -----------------------------===//
 
 #include "quanta/Dialect/Quanta/IR/QuantaDialect.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "quanta/Dialect/Quanta/IR/QuantaOps.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -44,6 +46,25 @@ static llvm::Expected<TargetDescription> parseTargetAttr(Attribute value) {
 
 LogicalResult QuantaDialect::verifyOperationAttribute(Operation *op,
                                                       NamedAttribute attr) {
+  if (attr.getName() == kThreadsAttrName) {
+    auto threads = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!isa<ModuleOp>(op))
+      return op->emitError()
+             << "'" << kThreadsAttrName << "' belongs on a builtin.module";
+    if (!threads || !threads.getType().isInteger(64) || threads.getInt() < 0)
+      return op->emitError()
+             << "'" << kThreadsAttrName
+             << "' must be an i64 thread count >= 0 (0: the OpenMP "
+                "runtime's choice), got "
+             << attr.getValue();
+    return success();
+  }
+  if (attr.getName() == kParallelLoopAttrName) {
+    if (!isa<scf::ForOp>(op) || !isa<UnitAttr>(attr.getValue()))
+      return op->emitError() << "'" << kParallelLoopAttrName
+                             << "' is a unit attribute of scf.for";
+    return success();
+  }
   if (attr.getName() != kTargetAttrName)
     return success();
   if (!isa<ModuleOp>(op))
@@ -54,6 +75,11 @@ LogicalResult QuantaDialect::verifyOperationAttribute(Operation *op,
     return op->emitError() << "'" << kTargetAttrName << "' "
                            << llvm::toString(target.takeError());
   return success();
+}
+
+int64_t quanta::getModuleThreads(ModuleOp module) {
+  auto threads = module->getAttrOfType<IntegerAttr>(kThreadsAttrName);
+  return threads ? threads.getInt() : 1;
 }
 
 FailureOr<std::optional<TargetDescription>>

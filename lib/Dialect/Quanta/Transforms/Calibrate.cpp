@@ -11,18 +11,21 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "quanta/Conversion/Passes.h"
 #include "quanta/Dialect/Quanta/Transforms/Jit.h"
 #include "quanta/Dialect/Quanta/Transforms/ObserverStatistics.h"
 #include "quanta/Dialect/Quanta/Transforms/OpRoles.h"
 #include "quanta/Dialect/Quanta/Transforms/Passes.h"
 #include "quanta/Numerics/FakeQuant.h"
 #include "quanta/Runtime/NumpyFile.h"
+#include "quanta/Target/TargetDescription.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/ExecutionEngine/CRunnerUtils.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Pass/PassManager.h"
 
@@ -411,14 +414,22 @@ static void writeBackModule(FakeQuantOp op, const FakeQuantModule &variant,
 /// Clones `module`, rewrites its observers and modules into runtime calls
 /// for `session`, lowers the clone to LLVM in a private context and
 /// JIT-compiles it.
-static FailureOr<std::unique_ptr<ExecutionEngine>>
-createCalibrationEngine(ModuleOp module, StringRef entryName,
-                        ArrayRef<ObserverCall> calls,
-                        CalibrationSession &session) {
+static FailureOr<std::unique_ptr<ExecutionEngine>> createCalibrationEngine(
+    ModuleOp module, StringRef entryName, ArrayRef<ObserverCall> calls,
+    CalibrationSession &session, bool floatKernels, int64_t threads) {
   OwningOpRef<ModuleOp> clone = module.clone();
+  (*clone)->setAttr(
+      kThreadsAttrName,
+      IntegerAttr::get(IntegerType::get(module.getContext(), 64), threads));
   rewriteObservers(*clone, calls, session);
   exposeCInterface((*clone).lookupSymbol<func::FuncOp>(entryName));
   if (failed(lowerFakeQuantOps(*clone)))
+    return failure();
+  // The float layers on the tiled kernels, as quant-run runs them: the
+  // JIT pipeline alone would run them as scalar loops, tens of times
+  // slower than PyTorch's eager calibration.
+  if (floatKernels && failed(lowerKernels(*clone, TargetDescription::host(),
+                                          "quanta-calibrate")))
     return failure();
 
   return compileForJit(
@@ -535,6 +546,11 @@ void CalibratePass::runOnOperation() {
       return signalPassFailure();
     }
   }
+  if (threads < 0) {
+    emitError(module.getLoc(), "quanta-calibrate: threads must be >= 0, got ")
+        << static_cast<int64_t>(threads);
+    return signalPassFailure();
+  }
   if (data.empty()) {
     emitError(module.getLoc(),
               "quanta-calibrate: no calibration data (data=<files>)");
@@ -563,7 +579,14 @@ void CalibratePass::runOnOperation() {
               : ObserverCall{ObserverRole::Calibrated, source->second});
       return WalkResult::advance();
     }
-    bool running = hasRunningStatistics(op.getObserver());
+    // A weight observer whose statistics quanta-insert-observers computed
+    // has seen its tensor, as PyTorch's sees the weight once: observing
+    // it again per batch would not change min/max but would grow a
+    // histogram, and would keep the raw weights in the JIT code (tripling
+    // ResNet-18's compile time).
+    bool running =
+        hasRunningStatistics(op.getObserver()) &&
+        !(op.getStatsAttr() && matchPattern(op.getInput(), m_Constant()));
     bool recording = isa<RecordingObserverAttr>(op.getObserver());
     if (recording && recordDir.empty())
       op.emitWarning("RecordingObserver: its tensors are not recorded "
@@ -613,10 +636,26 @@ void CalibratePass::runOnOperation() {
   session.errors.resize(session.observers.size() + session.fakeQuants.size());
   session.recordings.resize(recordedOps.size());
 
-  FailureOr<std::unique_ptr<ExecutionEngine>> engine =
-      createCalibrationEngine(module, entryFunc->getSymName(), calls, session);
+  auto compileStart = std::chrono::steady_clock::now();
+  FailureOr<std::unique_ptr<ExecutionEngine>> engine = createCalibrationEngine(
+      module, entryFunc->getSymName(), calls, session, floatKernels, threads);
   if (failed(engine))
     return signalPassFailure();
+  // The engine generates code at the first lookup: before the batches, so
+  // that their rate is the model's.
+  const std::string entrySymbol =
+      ("_mlir_ciface_" + entryFunc->getSymName()).str();
+  if (auto lookup = (*engine)->lookupPacked(entrySymbol); !lookup) {
+    emitError(module.getLoc(), "quanta-calibrate: ")
+        << llvm::toString(lookup.takeError());
+    return signalPassFailure();
+  }
+  if (!quiet)
+    llvm::errs() << llvm::formatv(
+        "quanta-calibrate: compiled in {0:f1} s\n",
+        std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                      compileStart)
+            .count());
 
   // Result buffers, reused for every batch.
   SmallVector<std::vector<float>> results;
@@ -638,8 +677,7 @@ void CalibratePass::runOnOperation() {
     SmallVector<void *> arguments;
     for (MemRefDescriptor &descriptor : descriptors)
       arguments.push_back(descriptor.packed());
-    if (llvm::Error error = (*engine)->invokePacked(
-            ("_mlir_ciface_" + entryFunc->getSymName()).str(), arguments)) {
+    if (llvm::Error error = (*engine)->invokePacked(entrySymbol, arguments)) {
       emitError(module.getLoc(), "quanta-calibrate: running batch ")
           << index << " failed: " << llvm::toString(std::move(error));
       return signalPassFailure();

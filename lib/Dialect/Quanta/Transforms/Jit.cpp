@@ -2,6 +2,7 @@
 
 #include "quanta/Dialect/Quanta/Transforms/Jit.h"
 #include "quanta/Dialect/Quanta/IR/QuantaDialect.h"
+#include "quanta/Dialect/Quanta/Transforms/MemoryPlan.h"
 #include "quanta/Dialect/Quanta/Transforms/Passes.h"
 
 #include "mlir/Bytecode/BytecodeWriter.h"
@@ -87,6 +88,12 @@ quanta::compileForJit(ModuleOp module, StringRef tool, SymbolRegistrar extra,
     return emitError(module.getLoc())
            << tool << ": cannot lower the module to LLVM for the JIT (see "
            << "the diagnostics above)";
+  SmallVector<NamedAttribute> plans;
+  for (auto &[name, plan] : getMemoryPlans(*jitModule))
+    plans.emplace_back(StringAttr::get(module.getContext(), name),
+                       plan.toAttribute(module.getContext()));
+  module->setAttr(kMemoryPlanAttrName,
+                  DictionaryAttr::get(module.getContext(), plans));
 
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
@@ -114,6 +121,10 @@ quanta::compileForJit(ModuleOp module, StringRef tool, SymbolRegistrar extra,
   std::function<llvm::Error(llvm::Module *)> optimize =
       makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0, machine.get());
   ExecutionEngineOptions engineOptions;
+  // Multithreaded code calls the OpenMP runtime.
+  const SmallVector<StringRef> openmpRuntime{QUANTA_OPENMP_RUNTIME};
+  if (getModuleThreads(module) != 1)
+    engineOptions.sharedLibPaths = openmpRuntime;
   engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
   engineOptions.transformer = optimize;
   // The engine generates code with a machine of the same description.

@@ -15,6 +15,7 @@
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MathToLibm/MathToLibm.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/OpenMPToLLVM/ConvertOpenMPToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
@@ -297,21 +298,41 @@ void quanta::buildLowerToLLVMPipeline(OpPassManager &pm) {
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addPass(quanta::createConstantsAsBytes());
   // The canonicalizer folds the loops' buffer results to the buffers they
   // write (scf.for yielding its iteration argument), which shows the
   // allocation behind each reshaped result.
   pm.addPass(createCanonicalizerPass());
+  // With quanta.threads: the kernels' row loops parallel, before the
+  // memory plan, which keeps per-iteration buffers of parallel loops out
+  // of the shared arena.
+  pm.addPass(quanta::createParallelize());
   pm.addPass(quanta::createAllocateResultShapes());
   // Results become caller-owned out-parameters: nothing leaks per call.
   bufferization::BufferResultsToOutParamsPassOptions outParams;
   outParams.modifyPublicFunctions = true;
   outParams.hoistStaticAllocs = true;
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  // What is left allocated is intermediate: one arena per function, so
+  // nothing is allocated per call (before deallocation, which then has
+  // nothing of it to free).
+  pm.addPass(quanta::createPlanMemory());
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(quanta::createLowerIntrinsics());
   pm.addPass(quanta::createExpandStridedCopies());
-  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  // Parallel loops for linalg's parallel dimensions: with one thread
+  // scf-to-cf runs them as the sequential loops convert-linalg-to-loops
+  // would write. Before vector-to-scf, so that the stack buffers it makes
+  // go into the parallel bodies' allocation scopes, not one shared by all
+  // threads.
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  quanta::ParallelizeOptions openmp;
+  openmp.phase = "openmp";
+  pm.addPass(quanta::createParallelize(openmp));
   pm.addPass(createConvertVectorToSCFPass());
+  quanta::ParallelizeOptions scopes;
+  scopes.phase = "scopes";
+  pm.addPass(quanta::createParallelize(scopes));
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
@@ -329,6 +350,7 @@ void quanta::buildLowerToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createUBToLLVMConversionPass());
+  pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 

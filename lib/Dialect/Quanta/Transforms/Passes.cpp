@@ -29,6 +29,10 @@ struct PrepareOptionsBase : public PassPipelineOptions<Derived> {
       *this, "fold-constant-weights",
       llvm::cl::desc("compute statistics of constant weights now"),
       llvm::cl::init(true)};
+  Option<int64_t> threads{
+      *this, "threads",
+      llvm::cl::desc("threads the model runs on during calibration"),
+      llvm::cl::init(1)};
 };
 
 struct PrepareOptions : public PrepareOptionsBase<PrepareOptions> {};
@@ -46,6 +50,11 @@ struct PtqOptions : public PrepareOptionsBase<PtqOptions> {
   Option<std::string> recordDir{
       *this, "record-dir",
       llvm::cl::desc("directory for the tensors of RecordingObservers")};
+  Option<bool> floatKernels{
+      *this, "float-kernels",
+      llvm::cl::desc("run the float layers on the tiled kernels (false: as "
+                     "loops in the ops' own summation order)"),
+      llvm::cl::init(true)};
 };
 
 /// quanta-prepare's passes: TOSA to linalg, then observer insertion.
@@ -92,6 +101,8 @@ void quanta::registerQuantaPassesAndPipelines() {
         calibrate.batchLimit = options.batchLimit;
         calibrate.quiet = options.quiet;
         calibrate.recordDir = options.recordDir;
+        calibrate.floatKernels = options.floatKernels;
+        calibrate.threads = options.threads;
         pm.addPass(createCalibrate(calibrate));
         pm.addNestedPass<func::FuncOp>(createFreezeQParams());
       });

@@ -73,6 +73,19 @@ inline constexpr llvm::StringLiteral kTargetAttrName = "quanta.target";
 FailureOr<std::optional<TargetDescription>> getModuleTarget(ModuleOp module);
 void setModuleTarget(ModuleOp module, const TargetDescription &target);
 
+/// The module attribute giving the threads its kernels run on (an i64: 1,
+/// the default, for sequential code; 0 for the OpenMP runtime's choice,
+/// OMP_NUM_THREADS or every core; N for N): set by quant-run and
+/// quant-compile from --num-threads and by quanta-calibrate, read by the
+/// lowering to LLVM (quanta-parallelize), verified by the dialect.
+inline constexpr llvm::StringLiteral kThreadsAttrName = "quanta.threads";
+/// `module`'s thread count (1 without the attribute).
+int64_t getModuleThreads(ModuleOp module);
+/// Marks an scf.for whose iterations write disjoint parts of its buffers
+/// and read nothing another iteration writes (the row loops of the tiled
+/// kernels): quanta-parallelize may run them on threads in any order.
+inline constexpr llvm::StringLiteral kParallelLoopAttrName = "quanta.parallel";
+
 /// Whether every instruction `root` uses by name (quanta.intrinsic,
 /// llvm.call_intrinsic, arm_neon and x86vector ops) exists on `target`;
 /// else an error at the first op of each such instruction naming the

@@ -59,7 +59,9 @@ using SymbolRegistrar = llvm::function_ref<void(
 /// be able to run. Functions given exposeCInterface are called through
 /// their `_mlir_ciface_` wrappers. Instructions the target lacks
 /// (verifyRunsOn) are errors, before LLVM sees them. Errors are reported
-/// at the module's location, prefixed by `tool`.
+/// at the module's location, prefixed by `tool`. The memory plan of the
+/// lowered copy (quanta-plan-memory) is recorded on `module`
+/// (getMemoryPlans).
 FailureOr<std::unique_ptr<ExecutionEngine>>
 compileForJit(ModuleOp module, StringRef tool, SymbolRegistrar extra = {},
               const TargetDescription *target = nullptr);

@@ -100,7 +100,13 @@ def Calibrate : Pass<"quanta-calibrate", "ModuleOp"> {
     module, turns every `quanta.observe` whose observer keeps running
     statistics into a call into Quanta's runtime (the same observer code the
     numeric library tests against PyTorch), lowers the clone to the LLVM
-    dialect in a private context (one-shot bufferization, loops, LLVM),
+    dialect in a private context (the f32 matmuls, convolutions and
+    depthwise convolutions on the tiled kernels of `quanta-lower-x86` /
+    `quanta-lower-neon` for this machine, then one-shot bufferization,
+    loops, LLVM; with `float-kernels=false` as loops in each op's own
+    summation order, several times slower on real networks: the FMA kernels
+    round each step once, which moves a maximum an observer sees in the
+    last bits, and a scale by an ulp or two),
     JIT-compiles it with `mlir::ExecutionEngine`, and calls `entry` once per
     calibration batch, in order. The statistics the observers hold at the
     end are written as `stats` attributes (`#quanta.min_max_stats`,
@@ -146,15 +152,24 @@ def Calibrate : Pass<"quanta-calibrate", "ModuleOp"> {
            "do not report progress on stderr">,
     Option<"recordDir", "record-dir", "std::string", /*default=*/"",
            "directory for the tensors of RecordingObservers (.npy files)">,
+    Option<"floatKernels", "float-kernels", "bool", /*default=*/"true",
+           "run the float matmuls and convolutions on the tiled kernels "
+           "(false: as loops in the ops' own summation order)">,
+    Option<"threads", "threads", "int64_t", /*default=*/"1",
+           "threads the model runs on (0: the OpenMP runtime's choice); "
+           "the statistics are the same for any count">,
   ];
   // The rewritten clone lives in the user's context until it is serialized.
   let dependentDialects = [
+    "::mlir::affine::AffineDialect",
     "::mlir::arith::ArithDialect",
     "::mlir::bufferization::BufferizationDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect",
     "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect",
+    "::mlir::vector::VectorDialect",
   ];
 }
 
@@ -423,6 +438,103 @@ def AllocateResultShapes : Pass<"quanta-allocate-result-shapes"> {
     of it, so that the function returns the allocation itself and
     buffer-results-to-out-params writes the result in place.
   }];
+}
+
+def Parallelize : Pass<"quanta-parallelize", "ModuleOp"> {
+  let summary = "Run the kernels' independent loops on threads (OpenMP)";
+  let description = [{
+    Part of the lowering to LLVM; does nothing unless the module's
+    `quanta.threads` is not 1. Runs twice. Phase `loops`, on buffers after
+    bufferization: every `scf.for` marked `quanta.parallel` (the row loops
+    of the tiled kernels) that carries no values becomes an `scf.parallel`
+    (not inside another one). Phase `openmp`, once linalg ops are
+    `scf.parallel` loops (convert-linalg-to-parallel-loops): upstream's
+    convert-scf-to-openmp with `num_threads` = `quanta.threads` (no clause
+    for 0: OMP_NUM_THREADS, else every core), then a canonicalization that
+    drops the allocation scopes it wraps around bodies that allocate
+    nothing. Phase `scopes`, after vector-to-scf has put the stack buffers
+    of transfers into the remaining scopes: each scope's body inlined
+    between `llvm.intr.stacksave` and `llvm.intr.stackrestore`, as the LLVM
+    lowering of `memref.alloca_scope` does, but before scf-to-cf, which
+    would split the body into blocks a scope does not allow.
+
+    Every parallel iteration writes its own part of the output and no
+    reduction is split across threads, so the results are the same bytes
+    for every thread count. The code then calls the LLVM OpenMP runtime
+    (`libomp`, Debian's libomp-22-dev): the JIT loads it, object files link
+    it (the C header gives the link line).
+  }];
+  let options = [
+    Option<"phase", "phase", "std::string", /*default=*/"\"loops\"",
+           "loops (marked scf.for to scf.parallel), openmp "
+           "(scf.parallel to OpenMP) or scopes (allocation scopes inlined)">,
+  ];
+  let dependentDialects = [
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::omp::OpenMPDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
+def PlanMemory : Pass<"quanta-plan-memory", "ModuleOp"> {
+  let summary = "Place a function's intermediate buffers in one arena "
+                "planned by liveness";
+  let description = [{
+    Runs after one-shot bufferization and buffer-results-to-out-params,
+    before buffer deallocation. In every function, each `memref.alloc` of a
+    static, identity-layout buffer becomes a `memref.view` at a planned
+    offset of one arena: a private, uninitialized `memref.global`
+    `@__quanta_arena_<function>` of `i8`, 64-byte aligned, allocated once
+    when the code is loaded. Nothing is allocated per call.
+
+    A buffer lives from its allocation to the last use of it or of any view
+    of it (a use inside a loop, a call or any other region counts as a use
+    by the function-level op that holds it). Buffers whose lifetimes do not
+    overlap share bytes. The offsets come from the greedy-by-size plan
+    (largest buffer first, each at the lowest offset where it overlaps no
+    live buffer already placed; TFLite's arena planner does the same). A
+    buffer allocated inside a loop lives for the loop's whole execution in
+    one place, which is what the fresh allocation per iteration meant.
+
+    Left to the allocator: buffers of dynamic shape or another layout,
+    buffers allocated inside `scf.parallel` / `scf.forall` (one per
+    thread), and buffers a view of which reaches a terminator (yielded out
+    of a loop or returned), whose lifetime the function does not bound.
+
+    The arena makes a function non-reentrant: calls of the same compiled
+    function must not overlap in time (the threads inside one call are
+    fine). With `report`, a remark per function gives the arena's size,
+    the liveness lower bound (the largest total of simultaneously live
+    bytes, which no placement can beat) and the allocations left. The
+    same numbers are attributes of the arena global
+    (`quanta.lower_bound_bytes`), which quant-compile and quant-run print.
+  }];
+  let options = [
+    Option<"report", "report", "bool", /*default=*/"false",
+           "a remark per function with the arena size and its lower bound">,
+  ];
+}
+
+def ConstantsAsBytes : Pass<"quanta-constants-as-bytes", "ModuleOp"> {
+  let summary = "Store large constant buffers as bytes";
+  let description = [{
+    Runs after one-shot bufferization. Every `memref.global` constant of
+    at least `min-bytes` bytes with a dense, non-splat initializer of
+    integers, floats or indices becomes a global of `i8` holding the same
+    bytes (little-endian, as on every target Quanta lowers for), aligned to
+    64 bytes, and each `memref.get_global` of it a `memref.view` of the byte
+    global in the original type.
+
+    Why: LLVM's AsmPrinter writes an `i8` array as one block of bytes but
+    any other constant array one element at a time through APFloat/APInt;
+    ResNet-18's 47 MB of packed float weights took seconds of every
+    compilation, JIT included.
+  }];
+  let options = [
+    Option<"minBytes", "min-bytes", "int64_t", /*default=*/"4096",
+           "smallest constant to store as bytes">,
+  ];
 }
 
 def ExpandStridedCopies : Pass<"quanta-expand-strided-copies"> {

@@ -1,0 +1,81 @@
+// RUN: quant-opt %s --quanta-parallelize -split-input-file | FileCheck %s
+// RUN: quant-opt %s --quanta-parallelize=phase=openmp -split-input-file | FileCheck %s --check-prefix=OPENMP
+
+// With quanta.threads, a marked loop carrying no values becomes an
+// scf.parallel; an unmarked one, and a marked one inside it, stay.
+// CHECK-LABEL: func.func @rows
+// CHECK: scf.parallel (%[[ROW:.*]]) = (%c0) to (%c64) step (%c8) {
+// CHECK:   scf.for %{{.*}} = %c0 to %c8 step %c1 {
+// CHECK-NOT: scf.parallel
+// CHECK:   memref.store %{{.*}}, %{{.*}}[%[[ROW]]]
+// CHECK: scf.reduce
+// CHECK: scf.for
+// CHECK-NOT: scf.parallel
+// OPENMP-LABEL: func.func @rows
+// OPENMP: } {quanta.parallel}
+module attributes {quanta.threads = 2 : i64} {
+  func.func @rows(%out: memref<64xf32>, %value: f32) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c8 = arith.constant 8 : index
+    %c64 = arith.constant 64 : index
+    scf.for %row = %c0 to %c64 step %c8 {
+      scf.for %inner = %c0 to %c8 step %c1 {
+        memref.store %value, %out[%row] : memref<64xf32>
+      } {quanta.parallel}
+    } {quanta.parallel}
+    scf.for %row = %c0 to %c64 step %c8 {
+      memref.store %value, %out[%row] : memref<64xf32>
+    }
+    return
+  }
+}
+
+// -----
+
+// One thread (no attribute): nothing changes.
+// CHECK-LABEL: func.func @sequential
+// CHECK: scf.for
+// CHECK: } {quanta.parallel}
+// OPENMP-LABEL: func.func @sequential
+// OPENMP-NOT: omp.
+func.func @sequential(%out: memref<64xf32>, %value: f32) {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %c64 = arith.constant 64 : index
+  scf.for %row = %c0 to %c64 step %c8 {
+    memref.store %value, %out[%row] : memref<64xf32>
+  } {quanta.parallel}
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c8, %c8) step (%c8, %c8) {
+    memref.store %value, %out[%i] : memref<64xf32>
+  }
+  return
+}
+
+// -----
+
+// Phase openmp: a linalg-style parallel nest stays parallel over its
+// leading dimensions up to the first that iterates more than once (here
+// the batch of 1 and the rows), the rest become sequential loops inside,
+// then OpenMP with num_threads.
+// OPENMP-LABEL: func.func @image
+// OPENMP: omp.parallel num_threads(%{{.*}} : i32) {
+// OPENMP: omp.wsloop {
+// OPENMP-NEXT: omp.loop_nest (%{{.*}}, %{{.*}}) : index = (%c0, %c0) to (%c1, %c56) step (%c1, %c1) collapse(2) {
+// OPENMP: scf.for %{{.*}} = %c0 to %c56 step %c1 {
+// OPENMP-NEXT: scf.for %{{.*}} = %c0 to %c64 step %c1 {
+// OPENMP-NEXT: memref.load
+module attributes {quanta.threads = 3 : i64} {
+  func.func @image(%in: memref<1x56x56x64xf32>, %out: memref<1x56x56x64xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c56 = arith.constant 56 : index
+    %c64 = arith.constant 64 : index
+    scf.parallel (%n, %h, %w, %c) = (%c0, %c0, %c0, %c0) to (%c1, %c56, %c56, %c64) step (%c1, %c1, %c1, %c1) {
+      %v = memref.load %in[%n, %h, %w, %c] : memref<1x56x56x64xf32>
+      memref.store %v, %out[%n, %h, %w, %c] : memref<1x56x56x64xf32>
+      scf.reduce
+    }
+    return
+  }
+}

@@ -1,0 +1,32 @@
+// RUN: for e in fhwc_3x3 hwcf_s2_dilated nchw_3x3_s2_dilated; do \
+// RUN:   for threads in 2 3 0; do \
+// RUN:     quant-run %S/Inputs/float_conv_exec.mlir --entry=$e --num-threads=$threads --pass-pipeline="builtin.module(quanta-lower-x86)" --input=%S/Inputs/float_conv_${e}_input.npy --output=%t.$threads.$e.npy && \
+// RUN:     cmp %t.$threads.$e.npy %S/Inputs/float_conv_${e}_expected.npy && echo "$e $threads equal" || exit 1; \
+// RUN:   done; \
+// RUN: done | FileCheck %s --check-prefix=FLOAT
+
+// The digits CNN (ONNX; convolution, max pool, depthwise convolution,
+// relu6, average pool, fully connected) calibrated on 1 and on 2 threads
+// gives the same statistics; quantized, on 1, 2, 3 and the runtime's
+// number of threads, the same output bytes.
+// RUN: quant-translate --import-onnx %quanta_src_root/examples/digits/digits_cnn.onnx --onnx-batch=32 --mlir-print-debuginfo -o %t.cnn32.mlir
+// RUN: quant-opt %t.cnn32.mlir --quanta-prepare=qconfig=x86 --quanta-calibrate='data=%quanta_src_root/examples/digits/calibration/batch0.npy,%quanta_src_root/examples/digits/calibration/batch1.npy quiet' --quanta-export-statistics=file=%t.1.json -o /dev/null
+// RUN: quant-opt %t.cnn32.mlir --quanta-prepare=qconfig=x86 --quanta-calibrate='data=%quanta_src_root/examples/digits/calibration/batch0.npy,%quanta_src_root/examples/digits/calibration/batch1.npy quiet threads=2' --quanta-export-statistics=file=%t.2.json -o /dev/null
+// RUN: cmp %t.1.json %t.2.json
+// RUN: quant-translate --import-onnx %quanta_src_root/examples/digits/digits_cnn.onnx --onnx-batch=400 --mlir-print-debuginfo | quant-opt --quanta-prepare=qconfig=x86 --quanta-import-statistics=files=%t.1.json --quanta-freeze-qparams --quanta-quantize --quanta-propagate-layout -o %t.int8.mlir
+// RUN: for threads in 1 2 3 0; do \
+// RUN:   quant-run %t.int8.mlir --num-threads=$threads --input=%quanta_src_root/examples/digits/test_images.npy --pass-pipeline='builtin.module(quanta-lower-x86)' --output=%t.out.$threads.npy || exit 1; \
+// RUN: done
+// RUN: cmp %t.out.1.npy %t.out.2.npy
+// RUN: cmp %t.out.1.npy %t.out.3.npy
+// RUN: cmp %t.out.1.npy %t.out.0.npy
+
+// Negative: a thread count below 0, and threads under emulation.
+// RUN: not quant-run %t.int8.mlir --num-threads=-1 --input=%quanta_src_root/examples/digits/test_images.npy 2>&1 | FileCheck %s --check-prefix=NEGATIVE
+// RUN: not quant-run %t.int8.mlir --num-threads=2 --target-triple=aarch64-linux-gnu --input=%quanta_src_root/examples/digits/test_images.npy 2>&1 | FileCheck %s --check-prefix=EMULATED
+// RUN: not quant-opt %t.cnn32.mlir --quanta-prepare --quanta-calibrate='data=%quanta_src_root/examples/digits/calibration/batch0.npy threads=-2' -o /dev/null 2>&1 | FileCheck %s --check-prefix=CALIBRATE
+
+// FLOAT-COUNT-9: {{[a-z0-9_]+}} {{[023]}} equal
+// NEGATIVE: quant-run: error: --num-threads must be >= 0, got -1
+// EMULATED: error: --num-threads: there is no OpenMP runtime for aarch64-unknown-linux-gnu to link the emulated program with; run it with --num-threads=1
+// CALIBRATE: error: quanta-calibrate: threads must be >= 0, got -2
