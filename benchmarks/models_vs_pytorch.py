@@ -6,7 +6,7 @@ weights and batch-norm statistics from a fixed seed: no pretrained weights
 can be downloaded) and the bundled digits CNN:
 
 - calibration: Quanta (the model exported to ONNX with a symbolic batch,
-  imported, quanta-prepare with the x86 qconfig, quanta-calibrate on the
+  imported, quanta-prepare with --qconfig (onednn), quanta-calibrate on the
   fast float kernels) against PyTorch's eager calibration (fuse, prepare
   with the onednn qconfig, forward), on the same images in the same
   batches, at the same thread count; both observe activations with
@@ -32,6 +32,7 @@ A program to read, not a test: the machine is shared and noisy, which is
 why every number comes from the same run.
 """
 import argparse
+import copy
 import os
 import re
 import subprocess
@@ -106,9 +107,9 @@ def quant_run(build, model, x_path, out_path, pipeline, repeats, threads,
         arena.group(0) if arena else "")
 
 
-def torch_int8(name, quantizable, engine, batches):
-    """PyTorch's own PTQ of the quantizable architecture; returns the
-    converted model and the calibration's seconds."""
+def torch_calibrated(name, quantizable, engine, batches):
+    """PyTorch's own PTQ of the quantizable architecture up to convert;
+    returns the calibrated model and the calibration's seconds."""
     torch.backends.quantized.engine = engine
     model = getattr(torchvision.models.quantization, name)(
         quantize=False).eval()
@@ -120,9 +121,16 @@ def torch_int8(name, quantizable, engine, batches):
     with torch.no_grad():
         for batch in batches:
             model(torch.from_numpy(batch))
-    seconds = time.perf_counter() - start
-    torch.ao.quantization.convert(model, inplace=True)
-    return model, seconds
+    return model, time.perf_counter() - start
+
+
+def torch_converted(calibrated, engine):
+    """A converted copy: under the thread count of the moment, since
+    PyTorch 1.13's onednn int8 convolutions fail (\"could not create a
+    primitive descriptor for a reorder primitive\") when the thread count
+    changes after convert packed their weights."""
+    torch.backends.quantized.engine = engine
+    return torch.ao.quantization.convert(copy.deepcopy(calibrated))
 
 
 def int_list(text):
@@ -138,6 +146,9 @@ def main():
     parser.add_argument("--calibration-batch", type=int, default=1)
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--engines", default="onednn,qnnpack")
+    parser.add_argument("--qconfig", default="onednn",
+                        help="Quanta's qconfig (PyTorch's calibration "
+                             "comparison uses onednn's)")
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
     args = parser.parse_args()
     work = tempfile.mkdtemp(prefix="quanta-models-")
@@ -187,7 +198,7 @@ def main():
                  "-o", calibrated])
             start = time.perf_counter()
             run([os.path.join(bin_dir, "quant-opt"), calibrated,
-                 "--quanta-prepare=qconfig=x86",
+                 f"--quanta-prepare=qconfig={args.qconfig}",
                  f"--quanta-calibrate=data={','.join(data)} quiet "
                  f"threads={threads}",
                  f"--quanta-export-statistics=file={stats}", "-o", os.devnull])
@@ -195,19 +206,19 @@ def main():
             line = (f"  calibration, {threads} thread(s): Quanta "
                     f"{quanta_seconds:6.1f} s (JIT compilation included)")
             if quantizable is not None:
-                _, torch_seconds = torch_int8(name, quantizable, "onednn",
-                                              batches)
+                _, torch_seconds = torch_calibrated(name, quantizable,
+                                                    "onednn", batches)
                 line += (f", PyTorch (onednn qconfig) {torch_seconds:6.1f} s:"
                          f" Quanta {torch_seconds / quanta_seconds:4.2f}x "
                          f"faster")
             print(line)
 
-        torch_models = []
+        calibrated_models = []
         if quantizable is not None:
             torch.set_num_threads(1)
             for engine in args.engines.split(","):
-                model, _ = torch_int8(name, quantizable, engine, batches)
-                torch_models.append((engine, model))
+                model, _ = torch_calibrated(name, quantizable, engine, batches)
+                calibrated_models.append((engine, model))
 
         for batch_size in args.batches:
             x = images[args.calibration_images:][:batch_size]
@@ -219,7 +230,7 @@ def main():
                  "-o", imported])
             int8 = os.path.join(work, f"{name}.{batch_size}.int8.mlir")
             run([os.path.join(bin_dir, "quant-opt"), imported,
-                 "--quanta-prepare=qconfig=x86",
+                 f"--quanta-prepare=qconfig={args.qconfig}",
                  f"--quanta-import-statistics=files={stats}",
                  "--quanta-freeze-qparams", "--quanta-quantize",
                  "--quanta-propagate-layout", "-o", int8])
@@ -244,8 +255,8 @@ def main():
                     rows.append(("PyTorch fp32",
                                  time_torch(float_model, tx, args.repeats),
                                  None))
-                    for engine, model in torch_models:
-                        torch.backends.quantized.engine = engine
+                    for engine, calibrated in calibrated_models:
+                        model = torch_converted(calibrated, engine)
                         with torch.no_grad():
                             out = model(tx).numpy()
                         rows.append((f"PyTorch int8 ({engine})",

@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace mlir::quanta {
 #define GEN_PASS_DEF_PARALLELIZE
@@ -39,48 +40,110 @@ static void toParallel(scf::ForOp loop) {
   loop.erase();
 }
 
-/// Keeps `loop` (an scf.parallel with one scf.reduce and no results, as
-/// convert-linalg-to-parallel-loops writes a linalg op's parallel
-/// dimensions) parallel over its leading dimensions up to the first that
-/// iterates more than once, the others sequential scf.for loops inside it:
-/// OpenMP would otherwise collapse every dimension into one iteration
-/// space, one element per iteration, with a division per index, and LLVM
-/// could no longer vectorize the innermost loop (measured: ResNet-18 int8
-/// 2.3x slower on 2 threads than on 1).
-static void keepOuterDimensionsParallel(scf::ParallelOp loop) {
-  const unsigned rank = loop.getNumLoops();
-  unsigned parallelDims = 1;
-  for (unsigned dim = 0; dim < rank; ++dim) {
-    parallelDims = dim + 1;
-    std::optional<int64_t> lower =
-                               getConstantIntValue(loop.getLowerBound()[dim]),
-                           upper =
-                               getConstantIntValue(loop.getUpperBound()[dim]);
-    if (!lower || !upper || *upper - *lower > 1)
-      break;
+/// Below this many iterations of its innermost bodies a loop nest stays
+/// sequential: forking and joining the threads costs more than it saves
+/// (measured: the digits CNN, a few thousand multiply-adds per layer, 4 us
+/// on one thread and 47 us on two when every loop was parallel).
+static constexpr uint64_t kMinParallelIterations = 1 << 14;
+
+/// The iterations of a loop whose bounds are not constants, for the
+/// estimate.
+static constexpr uint64_t kUnknownTripCount = 64;
+
+static uint64_t getTripCount(Value lower, Value upper, Value step) {
+  std::optional<int64_t> low = getConstantIntValue(lower),
+                         high = getConstantIntValue(upper),
+                         stride = getConstantIntValue(step);
+  if (!low || !high || !stride || *stride <= 0)
+    return kUnknownTripCount;
+  return *high <= *low ? 0 : llvm::divideCeil(*high - *low, *stride);
+}
+
+static uint64_t getTripCount(Operation *op) {
+  if (auto loop = dyn_cast<scf::ForOp>(op))
+    return getTripCount(loop.getLowerBound(), loop.getUpperBound(),
+                        loop.getStep());
+  if (auto loop = dyn_cast<scf::ParallelOp>(op)) {
+    uint64_t trips = 1;
+    for (auto [lower, upper, step] :
+         llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep()))
+      trips = llvm::SaturatingMultiply(trips, getTripCount(lower, upper, step));
+    return trips;
   }
-  if (parallelDims == rank || loop.getNumResults() != 0)
+  return 1;
+}
+
+/// How many times the innermost bodies of the loops in `block` run, about:
+/// each loop's trip count times the most its body's branches run.
+static uint64_t estimateIterations(Block &block) {
+  uint64_t total = 1;
+  for (Operation &op : block) {
+    if (op.getNumRegions() == 0)
+      continue;
+    uint64_t inner = 0;
+    for (Region &region : op.getRegions())
+      for (Block &nested : region)
+        inner = std::max(inner, estimateIterations(nested));
+    total = llvm::SaturatingAdd(
+        total, llvm::SaturatingMultiply(getTripCount(&op), inner));
+  }
+  return total;
+}
+
+static bool isWorthThreads(Operation *loop) {
+  return llvm::SaturatingMultiply(
+             getTripCount(loop),
+             estimateIterations(loop->getRegion(0).front())) >=
+         kMinParallelIterations;
+}
+
+/// Splits `loop` (an scf.parallel with one scf.reduce and no results, as
+/// convert-linalg-to-parallel-loops writes a linalg op's parallel
+/// dimensions) into an scf.parallel over its first `parallelDims`
+/// dimensions (0: none) with sequential scf.for loops over the others
+/// inside it.
+static void splitParallelLoop(scf::ParallelOp loop, unsigned parallelDims) {
+  const unsigned rank = loop.getNumLoops();
+  if (parallelDims >= rank || loop.getNumResults() != 0)
     return;
   OpBuilder builder(loop);
   Location loc = loop.getLoc();
-  auto outer = scf::ParallelOp::create(
-      builder, loc, loop.getLowerBound().take_front(parallelDims),
-      loop.getUpperBound().take_front(parallelDims),
-      loop.getStep().take_front(parallelDims));
-  builder.setInsertionPointToStart(outer.getBody());
+  SmallVector<Value> ivs;
+  if (parallelDims > 0) {
+    auto outer = scf::ParallelOp::create(
+        builder, loc, loop.getLowerBound().take_front(parallelDims),
+        loop.getUpperBound().take_front(parallelDims),
+        loop.getStep().take_front(parallelDims));
+    llvm::append_range(ivs, outer.getInductionVars());
+    builder.setInsertionPointToStart(outer.getBody());
+  }
   scf::LoopNest inner = scf::buildLoopNest(
       builder, loc, loop.getLowerBound().drop_front(parallelDims),
       loop.getUpperBound().drop_front(parallelDims),
       loop.getStep().drop_front(parallelDims));
+  for (scf::ForOp nested : inner.loops)
+    ivs.push_back(nested.getInductionVar());
   Block *innermost = inner.loops.back().getBody();
   Block *body = loop.getBody();
   body->getTerminator()->erase();
   innermost->getOperations().splice(innermost->begin(), body->getOperations());
-  for (unsigned dim = 0; dim < rank; ++dim)
-    loop.getInductionVars()[dim].replaceAllUsesWith(
-        dim < parallelDims ? outer.getInductionVars()[dim]
-                           : inner.loops[dim - parallelDims].getInductionVar());
+  for (auto [old, replacement] : llvm::zip_equal(loop.getInductionVars(), ivs))
+    old.replaceAllUsesWith(replacement);
   loop.erase();
+}
+
+/// How many leading dimensions of `loop` stay parallel: up to the first
+/// that iterates more than once. OpenMP would otherwise collapse every
+/// dimension into one iteration space, one element per iteration, with a
+/// division per index, and LLVM could no longer vectorize the innermost
+/// loop (measured: ResNet-18 int8 2.3x slower on 2 threads than on 1).
+static unsigned countOuterParallelDims(scf::ParallelOp loop) {
+  const unsigned rank = loop.getNumLoops();
+  for (unsigned dim = 0; dim < rank; ++dim)
+    if (getTripCount(loop.getLowerBound()[dim], loop.getUpperBound()[dim],
+                     loop.getStep()[dim]) > 1)
+      return dim + 1;
+  return rank;
 }
 
 /// `scope`'s body in its place between a stack save and a restore: what
@@ -123,7 +186,7 @@ struct ParallelizePass : public quanta::impl::ParallelizeBase<ParallelizePass> {
       SmallVector<scf::ForOp> marked;
       module.walk<WalkOrder::PreOrder>([&](scf::ForOp loop) {
         if (loop->hasAttr(kParallelLoopAttrName) && loop.getNumResults() == 0 &&
-            !loop->getParentOfType<scf::ParallelOp>())
+            isWorthThreads(loop) && !loop->getParentOfType<scf::ParallelOp>())
           marked.push_back(loop);
       });
       for (scf::ForOp loop : marked)
@@ -145,7 +208,8 @@ struct ParallelizePass : public quanta::impl::ParallelizeBase<ParallelizePass> {
         outermost.push_back(loop);
     });
     for (scf::ParallelOp loop : outermost)
-      keepOuterDimensionsParallel(loop);
+      splitParallelLoop(
+          loop, isWorthThreads(loop) ? countOuterParallelDims(loop) : 0);
     OpPassManager openmp(ModuleOp::getOperationName());
     ConvertSCFToOpenMPPassOptions options;
     options.numThreads = static_cast<unsigned>(threads);

@@ -2,31 +2,38 @@
 // RUN: quant-opt %s --quanta-parallelize=phase=openmp -split-input-file | FileCheck %s --check-prefix=OPENMP
 
 // With quanta.threads, a marked loop carrying no values becomes an
-// scf.parallel; an unmarked one, and a marked one inside it, stay.
+// scf.parallel; an unmarked one, a marked one inside it, and one with too
+// little work to share (under 2^14 iterations of its bodies) stay.
 // CHECK-LABEL: func.func @rows
-// CHECK: scf.parallel (%[[ROW:.*]]) = (%c0) to (%c64) step (%c8) {
+// CHECK: scf.parallel (%[[ROW:.*]]) = (%c0) to (%c65536) step (%c8) {
 // CHECK:   scf.for %{{.*}} = %c0 to %c8 step %c1 {
 // CHECK-NOT: scf.parallel
 // CHECK:   memref.store %{{.*}}, %{{.*}}[%[[ROW]]]
 // CHECK: scf.reduce
 // CHECK: scf.for
 // CHECK-NOT: scf.parallel
+// CHECK: scf.for %{{.*}} = %c0 to %c64 step %c8 {
+// CHECK: } {quanta.parallel}
 // OPENMP-LABEL: func.func @rows
 // OPENMP: } {quanta.parallel}
 module attributes {quanta.threads = 2 : i64} {
-  func.func @rows(%out: memref<64xf32>, %value: f32) {
+  func.func @rows(%out: memref<65536xf32>, %value: f32) {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %c8 = arith.constant 8 : index
     %c64 = arith.constant 64 : index
-    scf.for %row = %c0 to %c64 step %c8 {
+    %c65536 = arith.constant 65536 : index
+    scf.for %row = %c0 to %c65536 step %c8 {
       scf.for %inner = %c0 to %c8 step %c1 {
-        memref.store %value, %out[%row] : memref<64xf32>
+        memref.store %value, %out[%row] : memref<65536xf32>
       } {quanta.parallel}
     } {quanta.parallel}
-    scf.for %row = %c0 to %c64 step %c8 {
-      memref.store %value, %out[%row] : memref<64xf32>
+    scf.for %row = %c0 to %c65536 step %c8 {
+      memref.store %value, %out[%row] : memref<65536xf32>
     }
+    scf.for %row = %c0 to %c64 step %c8 {
+      memref.store %value, %out[%row] : memref<65536xf32>
+    } {quanta.parallel}
     return
   }
 }
@@ -74,6 +81,28 @@ module attributes {quanta.threads = 3 : i64} {
     scf.parallel (%n, %h, %w, %c) = (%c0, %c0, %c0, %c0) to (%c1, %c56, %c56, %c64) step (%c1, %c1, %c1, %c1) {
       %v = memref.load %in[%n, %h, %w, %c] : memref<1x56x56x64xf32>
       memref.store %v, %out[%n, %h, %w, %c] : memref<1x56x56x64xf32>
+      scf.reduce
+    }
+    return
+  }
+}
+
+// -----
+
+// Too little work for threads: the nest becomes sequential loops.
+// OPENMP-LABEL: func.func @small
+// OPENMP-NOT: omp.
+// OPENMP: scf.for
+// OPENMP-NEXT: scf.for
+// OPENMP-NOT: omp.
+module attributes {quanta.threads = 2 : i64} {
+  func.func @small(%in: memref<8x8xf32>, %out: memref<8x8xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c8 = arith.constant 8 : index
+    scf.parallel (%i, %j) = (%c0, %c0) to (%c8, %c8) step (%c1, %c1) {
+      %v = memref.load %in[%i, %j] : memref<8x8xf32>
+      memref.store %v, %out[%i, %j] : memref<8x8xf32>
       scf.reduce
     }
     return
