@@ -178,8 +178,53 @@ struct ParallelizePass : public quanta::impl::ParallelizeBase<ParallelizePass> {
                          << "' (expected loops, openmp or scopes)";
       return signalPassFailure();
     }
-    if (threads == 1)
+    if (phase == "scopes") {
+      // Upstream vector-to-scf allocates the buffer of an unrolled
+      // transfer in the innermost loop around it (an scf.for is an
+      // allocation scope), which scf-to-cf and LLVM turn into a
+      // stack allocation per iteration: the masked edge tiles of
+      // MobileNetV2's NCHW transposes at batch 32 overflowed the 8 MB
+      // stack. Each buffer is written before it is read in an iteration,
+      // so one per allocation scope (the function, or a thread's
+      // parallel body) serves every iteration.
+      module.walk([](memref::AllocaOp alloca) {
+        if (!alloca.getDynamicSizes().empty() ||
+            !alloca.getSymbolOperands().empty())
+          return;
+        // scf loops are allocation scopes in MLIR, but scf-to-cf lowers
+        // them without restoring the stack.
+        Operation *scope = alloca->getParentOp();
+        while (scope &&
+               (!scope->hasTrait<OpTrait::AutomaticAllocationScope>() ||
+                isa<scf::ForOp, scf::ParallelOp, scf::ForallOp, scf::WhileOp>(
+                    scope)))
+          scope = scope->getParentOp();
+        if (!scope || alloca->getParentOp() == scope)
+          return;
+        Block &entry = scope->getRegion(0).front();
+        alloca->moveBefore(&entry, entry.begin());
+      });
+      SmallVector<memref::AllocaScopeOp> scopes;
+      module.walk(
+          [&](memref::AllocaScopeOp scope) { scopes.push_back(scope); });
+      for (memref::AllocaScopeOp scope : scopes)
+        inlineWithStackRestore(scope);
       return;
+    }
+    if (threads == 1) {
+      // convert-linalg-to-parallel-loops wrote scf.parallel loops, each an
+      // automatic allocation scope: vector-to-scf would put its stack
+      // buffers in their bodies, which scf-to-cf then turns into plain
+      // loops that allocate stack on every iteration (MobileNetV2 at batch
+      // 32 overflowed the 8 MB stack). Sequential loops, inner first.
+      if (phase == "openmp") {
+        SmallVector<scf::ParallelOp> loops;
+        module.walk([&](scf::ParallelOp loop) { loops.push_back(loop); });
+        for (scf::ParallelOp loop : loops)
+          splitParallelLoop(loop, 0);
+      }
+      return;
+    }
     if (phase == "loops") {
       // Outermost first: a marked loop inside one already parallel stays
       // sequential (its thread runs it).
@@ -192,14 +237,6 @@ struct ParallelizePass : public quanta::impl::ParallelizeBase<ParallelizePass> {
       for (scf::ForOp loop : marked)
         if (!loop->getParentOfType<scf::ParallelOp>())
           toParallel(loop);
-      return;
-    }
-    if (phase == "scopes") {
-      SmallVector<memref::AllocaScopeOp> scopes;
-      module.walk(
-          [&](memref::AllocaScopeOp scope) { scopes.push_back(scope); });
-      for (memref::AllocaScopeOp scope : scopes)
-        inlineWithStackRestore(scope);
       return;
     }
     SmallVector<scf::ParallelOp> outermost;

@@ -1,5 +1,6 @@
 // RUN: quant-opt %s --quanta-parallelize -split-input-file | FileCheck %s
 // RUN: quant-opt %s --quanta-parallelize=phase=openmp -split-input-file | FileCheck %s --check-prefix=OPENMP
+// RUN: quant-opt %s --quanta-parallelize=phase=scopes -split-input-file | FileCheck %s --check-prefix=SCOPES
 
 // With quanta.threads, a marked loop carrying no values becomes an
 // scf.parallel; an unmarked one, a marked one inside it, and one with too
@@ -107,4 +108,25 @@ module attributes {quanta.threads = 2 : i64} {
     }
     return
   }
+}
+
+// -----
+
+// Phase scopes, for any thread count: a static stack buffer that
+// vector-to-scf put inside a loop moves to the start of the function, so
+// that it is allocated once, not once per iteration.
+// SCOPES-LABEL: func.func @tile_buffer
+// SCOPES-NEXT: memref.alloca() : memref<vector<16x16xf32>>
+// SCOPES: scf.for
+// SCOPES-NOT: memref.alloca
+// SCOPES: return
+func.func @tile_buffer(%out: memref<64xf32>, %value: vector<16x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  scf.for %i = %c0 to %c64 step %c1 {
+    %buffer = memref.alloca() : memref<vector<16x16xf32>>
+    memref.store %value, %buffer[] : memref<vector<16x16xf32>>
+  }
+  return
 }

@@ -443,17 +443,21 @@ def AllocateResultShapes : Pass<"quanta-allocate-result-shapes"> {
 def Parallelize : Pass<"quanta-parallelize", "ModuleOp"> {
   let summary = "Run the kernels' independent loops on threads (OpenMP)";
   let description = [{
-    Part of the lowering to LLVM; does nothing unless the module's
-    `quanta.threads` is not 1. Runs twice. Phase `loops`, on buffers after
-    bufferization: every `scf.for` marked `quanta.parallel` (the row loops
+    Part of the lowering to LLVM; runs three times. With the module's
+    `quanta.threads` = 1, phase `loops` does nothing and phase `openmp`
+    makes every `scf.parallel` sequential loops. Phase `loops`, on buffers
+    after bufferization: every `scf.for` marked `quanta.parallel` (the row loops
     of the tiled kernels) that carries no values becomes an `scf.parallel`
     (not inside another one). Phase `openmp`, once linalg ops are
     `scf.parallel` loops (convert-linalg-to-parallel-loops): upstream's
     convert-scf-to-openmp with `num_threads` = `quanta.threads` (no clause
     for 0: OMP_NUM_THREADS, else every core), then a canonicalization that
     drops the allocation scopes it wraps around bodies that allocate
-    nothing. Phase `scopes`, after vector-to-scf has put the stack buffers
-    of transfers into the remaining scopes: each scope's body inlined
+    nothing. Phase `scopes` (for every thread count), after vector-to-scf,
+    which puts the stack buffer of an unrolled transfer in the innermost
+    loop around it (a stack allocation per iteration, once lowered): every
+    static `memref.alloca` moves to the start of its allocation scope (the
+    function, or a parallel body), then each scope's body is inlined
     between `llvm.intr.stacksave` and `llvm.intr.stackrestore`, as the LLVM
     lowering of `memref.alloca_scope` does, but before scf-to-cf, which
     would split the body into blocks a scope does not allow.
