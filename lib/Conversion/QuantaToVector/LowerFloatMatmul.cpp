@@ -351,9 +351,9 @@ LogicalResult mlir::quanta::lowerFloatGemm(Operation *operation,
 /// input too (ow for NCHW, c for NHWC), so LLVM vectorizes the loop nest
 /// across it; the op's own loops reduce over the taps innermost, one scalar
 /// at a time (measured: torchvision's MobileNetV2 in float, 317 ms per
-/// image with the op's loops, 18.5 ms with these). Each output starts from the init
-/// tensor and adds input * filter tap by tap in (kh, kw) order, as the op's
-/// region does.
+/// image with the op's loops, 18.5 ms with these). Each output starts from the
+/// init tensor and adds input * filter tap by tap in (kh, kw) order, as the
+/// op's region does.
 LogicalResult mlir::quanta::lowerFloatDepthwise(Operation *operation) {
   const bool nchw = isa<linalg::DepthwiseConv2DNchwChwOp>(operation);
   if (!nchw && !isa<linalg::DepthwiseConv2DNhwcHwcOp>(operation))
