@@ -13,11 +13,13 @@
 // dq -> tensor.pad -> linalg.conv_2d_nhwc_fhwc -> q chain through
 // quanta-quantize (quanta.qmatmul reading the image through its window)
 // against oneDNN's u8s8 and fp32 convolutions, and Quanta's fp32 lowering
-// of the float convolution; and prints GOPS and ratios. A program to read, not
-// a test: timings on a shared machine are noisy, which is why everything runs
-// in one process.
+// of the float convolution; then depthwise convolutions (MobileNetV2's
+// shapes, strides 1 and 2, 3x3 and 5x5) the same way against oneDNN's
+// grouped u8s8 and fp32 convolutions; and prints GOPS and ratios. A program
+// to read, not a test: timings on a shared machine are noisy, which is why
+// everything runs in one process.
 //
-//   DNNL_MAX_CPU_ISA=AVX2 build/bin/quanta-gemm-benchmark
+//   DNNL_MAX_CPU_ISA=AVX2 build/bin/quanta-gemm-benchmark [--depthwise]
 //
 //===----------------------------------------------------------------------===//
 
@@ -54,13 +56,35 @@ struct Shape {
 };
 
 /// A 2-D convolution of a 1 x size x size x channels NHWC input with
-/// `filters` square kernels of side `kernel`, stride 1, `pad` on every side.
+/// `filters` square kernels of side `kernel`, `pad` on every side; or with
+/// `depthwise`, one kernel per channel (filters == channels, HWC filter).
 struct ConvShape {
-  int64_t size, channels, filters, kernel, pad;
-  int64_t outputSize() const { return size + 2 * pad - kernel + 1; }
-  /// The GEMM it is: M = output pixels, N = filters, K = patch size.
+  int64_t size, channels, filters, kernel, pad, stride = 1;
+  bool depthwise = false;
+  int64_t outputSize() const { return (size + 2 * pad - kernel) / stride + 1; }
+  /// The GEMM of the same multiply-adds: M = output pixels, N = filters,
+  /// K = patch size.
   Shape gemm() const {
-    return {outputSize() * outputSize(), filters, kernel * kernel * channels};
+    return {outputSize() * outputSize(), filters,
+            kernel * kernel * (depthwise ? 1 : channels)};
+  }
+  /// The filter's shape: FHWC, or HWC for a depthwise convolution.
+  SmallVector<int64_t> filterShape() const {
+    if (depthwise)
+      return {kernel, kernel, channels};
+    return {filters, kernel, kernel, channels};
+  }
+  /// The filter (output channel) of the filter's `i`-th value.
+  int64_t filterOf(int64_t i) const {
+    return depthwise ? i % channels : i / (kernel * kernel * channels);
+  }
+  /// The linalg op and its attributes, up to `ins(`.
+  std::string opText() const {
+    return (depthwise ? "linalg.depthwise_conv_2d_nhwc_hwc"
+                      : "linalg.conv_2d_nhwc_fhwc") +
+           std::string(" {dilations = dense<1> : tensor<2xi64>, strides = "
+                       "dense<") +
+           std::to_string(stride) + "> : tensor<2xi64>} ";
   }
 };
 
@@ -304,7 +328,7 @@ std::string floatConvSource(const ConvShape &c, const std::vector<float> &w) {
   const int64_t padded = c.size + 2 * c.pad, out = c.outputSize();
   const std::string input = type({1, c.size, c.size, c.channels}),
                     pad = type({1, padded, padded, c.channels}),
-                    filter = type({c.filters, c.kernel, c.kernel, c.channels}),
+                    filter = type(c.filterShape()),
                     result = type({1, out, out, c.filters});
   std::ostringstream os;
   os << "func.func @conv(%x: " << input << ") -> " << result << " {\n"
@@ -319,30 +343,29 @@ std::string floatConvSource(const ConvShape &c, const std::vector<float> &w) {
      << "  %e = tensor.empty() : " << result << "\n"
      << "  %init = linalg.fill ins(%zero : f32) outs(%e : " << result << ") -> "
      << result << "\n"
-     << "  %c = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : "
-        "tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : "
-     << pad << ", " << filter << ") outs(%init : " << result << ") -> "
-     << result << "\n  return %c : " << result << "\n}\n";
+     << "  %c = " << c.opText() << "ins(%p, %w : " << pad << ", " << filter
+     << ") outs(%init : " << result << ") -> " << result
+     << "\n  return %c : " << result << "\n}\n";
   return os.str();
 }
 
 /// The quantized convolution as a float chain between dq/q pairs, as
 /// quanta-freeze-qparams leaves it: u8 input of `inputStorage` (scale
-/// 0.05), s8 weights (FHWC, per-filter scales 8192 * `channelScales`, so
+/// 0.05), s8 weights (c.filterShape(), per-filter scales 8192 *
+/// `channelScales`, so
 /// that the float constants quantize back to `weights`), u8 output (scale
 /// 409.6): filter f requantizes by channelScales[f], as in the GEMMs.
 std::string convSource(const ConvShape &c, const std::vector<int8_t> &weights,
                        ArrayRef<float> channelScales, StringRef inputStorage,
                        int32_t outputZero) {
-  const int64_t filterSize = c.kernel * c.kernel * c.channels;
   std::vector<float> scaled(weights.size());
+  for (size_t i = 0; i < weights.size(); ++i)
+    scaled[i] = weights[i] * (channelScales[c.filterOf(i)] * 8192.0f);
   std::string scales;
   for (int64_t f = 0; f < c.filters; ++f) {
-    const float weightScale = channelScales[f] * 8192.0f;
-    for (int64_t i = 0; i < filterSize; ++i)
-      scaled[f * filterSize + i] = weights[f * filterSize + i] * weightScale;
     char text[32];
-    std::snprintf(text, sizeof(text), "%s%.9g", f ? ", " : "", weightScale);
+    std::snprintf(text, sizeof(text), "%s%.9g", f ? ", " : "",
+                  channelScales[f] * 8192.0f);
     scales += text;
   }
   auto type = [](ArrayRef<int64_t> shape, StringRef element) {
@@ -357,16 +380,15 @@ std::string convSource(const ConvShape &c, const std::vector<int8_t> &weights,
                     inputI8 = type({1, c.size, c.size, c.channels}, "i8"),
                     pad = type({1, padded, padded, c.channels}, "f32"),
                     padQ = type({1, padded, padded, c.channels}, "!in"),
-                    filter = type({c.filters, c.kernel, c.kernel, c.channels},
-                                  "f32"),
-                    filterQ =
-                        type({c.filters, c.kernel, c.kernel, c.channels}, "!w"),
+                    filter = type(c.filterShape(), "f32"),
+                    filterQ = type(c.filterShape(), "!w"),
                     result = type({1, out, out, c.filters}, "f32"),
                     resultQ = type({1, out, out, c.filters}, "!out"),
                     resultI8 = type({1, out, out, c.filters}, "i8");
   std::ostringstream os;
   os << "!in = !quant.uniform<" << inputStorage.str() << ":f32, 0.05>\n"
-     << "!w = !quant.uniform<i8:f32:0, {" << scales << "}>\n"
+     << "!w = !quant.uniform<i8:f32:" << (c.depthwise ? 2 : 0) << ", {"
+     << scales << "}>\n"
      << "!out = !quant.uniform<u8:f32, 409.6:" << outputZero << ">\n"
      << "func.func @conv(%a: " << inputI8 << ") -> " << resultI8 << " {\n"
      << "  %aq = quant.scast %a : " << inputI8 << " to " << inputQ << "\n"
@@ -386,11 +408,8 @@ std::string convSource(const ConvShape &c, const std::vector<int8_t> &weights,
      << "  %e = tensor.empty() : " << result << "\n"
      << "  %init = linalg.fill ins(%zero : f32) outs(%e : " << result << ") -> "
      << result << "\n"
-     << "  %c = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : "
-        "tensor<2xi64>, "
-        "strides = dense<1> : tensor<2xi64>} ins(%pd, %w : "
-     << pad << ", " << filter << ") outs(%init : " << result << ") -> "
-     << result << "\n"
+     << "  %c = " << c.opText() << "ins(%pd, %w : " << pad << ", " << filter
+     << ") outs(%init : " << result << ") -> " << result << "\n"
      << "  %y = quant.qcast %c : " << result << " to " << resultQ << "\n"
      << "  %s = quant.scast %y : " << resultQ << " to " << resultI8 << "\n"
      << "  return %s : " << resultI8 << "\n}\n";
@@ -450,7 +469,8 @@ OneDnnPrimitive makePrimitive(dnnl::engine &engine, dnnl::stream &stream,
   return result;
 }
 
-/// oneDNN's NHWC convolution of `src` by FHWC weights.
+/// oneDNN's NHWC convolution of `src` by FHWC weights, or with
+/// c.depthwise by HWC ones (a grouped convolution, one channel per group).
 OneDnnPrimitive makeOneDnnConv(dnnl::engine &engine, dnnl::stream &stream,
                                const ConvShape &c,
                                dnnl::memory::data_type srcType,
@@ -462,16 +482,19 @@ OneDnnPrimitive makeOneDnnConv(dnnl::engine &engine, dnnl::stream &stream,
   const int64_t out = c.outputSize();
   dnnl::memory::desc srcDesc({1, c.channels, c.size, c.size}, srcType,
                              tag::nhwc);
-  dnnl::memory::desc userWeights({c.filters, c.channels, c.kernel, c.kernel},
-                                 weightType, tag::ohwi);
-  dnnl::memory::desc anyWeights({c.filters, c.channels, c.kernel, c.kernel},
-                                weightType, tag::any);
+  const dnnl::memory::dims weightDims =
+      c.depthwise
+          ? dnnl::memory::dims{c.channels, 1, 1, c.kernel, c.kernel}
+          : dnnl::memory::dims{c.filters, c.channels, c.kernel, c.kernel};
+  dnnl::memory::desc userWeights(weightDims, weightType,
+                                 c.depthwise ? tag::hwigo : tag::ohwi);
+  dnnl::memory::desc anyWeights(weightDims, weightType, tag::any);
   dnnl::memory::desc dstDesc({1, c.filters, out, out}, dstType, tag::nhwc);
   dnnl::convolution_forward::primitive_desc pd(
-      dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
-                                      dnnl::algorithm::convolution_direct,
-                                      srcDesc, anyWeights, dstDesc, {1, 1},
-                                      {c.pad, c.pad}, {c.pad, c.pad}),
+      dnnl::convolution_forward::desc(
+          dnnl::prop_kind::forward_inference,
+          dnnl::algorithm::convolution_direct, srcDesc, anyWeights, dstDesc,
+          {c.stride, c.stride}, {c.pad, c.pad}, {c.pad, c.pad}),
       requantization(dstType, scales, outputZero), engine);
   return makePrimitive<decltype(pd), dnnl::convolution_forward>(
       engine, stream, pd, userWeights, srcData, weightData, dstData);
@@ -556,7 +579,8 @@ int main(int argc, char **argv) {
     std::perror("quanta-gemm-benchmark: re-executing with OMP_NUM_THREADS=1");
     return 1;
   }
-  (void)argc;
+  // --depthwise: the depthwise rows alone.
+  const bool onlyDepthwise = argc > 1 && StringRef(argv[1]) == "--depthwise";
   DialectRegistry registry;
   quanta::registerJitDialects(registry);
   MLIRContext context(registry);
@@ -698,7 +722,7 @@ int main(int argc, char **argv) {
     return weights;
   };
 
-  for (const Shape &s : shapes) {
+  for (const Shape &s : onlyDepthwise ? ArrayRef<Shape>() : shapes) {
     const double ops = 2.0 * s.m * s.n * s.k;
     const int repeats = ops > 1e9 ? 4 : 20;
     std::vector<int8_t> weights = randomWeights(s.k * s.n);
@@ -737,18 +761,32 @@ int main(int argc, char **argv) {
 
   // ResNet-50's 3x3 convolutions of stages 2-5 and a 1x1 expansion, batch
   // 1. Quanta's time includes the padding.
-  const ConvShape convs[] = {{56, 64, 64, 3, 1},
-                             {28, 128, 128, 3, 1},
-                             {14, 256, 256, 3, 1},
-                             {7, 512, 512, 3, 1},
-                             {56, 64, 256, 1, 0}};
-  std::printf("conv HxWxC,F,KxK (NHWC, stride 1): GOPS of the equivalent "
-              "GEMM, same columns\n");
+  // Then MobileNetV2's depthwise 3x3 convolutions (every distinct input
+  // size, channel count and stride) and two 5x5 ones of MobileNetV3's
+  // shapes, batch 1.
+  auto depthwise = [](int64_t size, int64_t channels, int64_t kernel,
+                      int64_t stride) {
+    return ConvShape{size,       channels, channels, kernel,
+                     kernel / 2, stride,   true};
+  };
+  const ConvShape convs[] = {{56, 64, 64, 3, 1},       {28, 128, 128, 3, 1},
+                             {14, 256, 256, 3, 1},     {7, 512, 512, 3, 1},
+                             {56, 64, 256, 1, 0},      depthwise(112, 32, 3, 1),
+                             depthwise(112, 96, 3, 2), depthwise(56, 144, 3, 1),
+                             depthwise(56, 144, 3, 2), depthwise(28, 192, 3, 1),
+                             depthwise(28, 192, 3, 2), depthwise(14, 384, 3, 1),
+                             depthwise(14, 576, 3, 1), depthwise(14, 576, 3, 2),
+                             depthwise(7, 960, 3, 1),  depthwise(28, 120, 5, 1),
+                             depthwise(14, 672, 5, 2)};
+  std::printf("conv HxWxC,F,KxK (NHWC, stride 1; dw: depthwise, s2: stride "
+              "2): GOPS of the equivalent GEMM, same columns\n");
   for (const ConvShape &c : convs) {
+    if (onlyDepthwise && !c.depthwise)
+      continue;
     const Shape g = c.gemm();
     const double ops = 2.0 * g.m * g.n * g.k;
     const int repeats = 15;
-    std::vector<int8_t> weights = randomWeights(g.k * g.n); // FHWC
+    std::vector<int8_t> weights = randomWeights(g.k * g.n); // filterShape
     std::vector<float> w32(weights.begin(), weights.end());
     std::vector<uint8_t> full, seven;
     randomInputs(c.size * c.size * c.channels, full, seven);
@@ -772,12 +810,13 @@ int main(int argc, char **argv) {
     measureFloat(context, floatConvSource(c, w32), a32, inputShape, outputShape,
                  fp32, stream, c32, ops, repeats, row);
     char label[48];
-    std::snprintf(label, sizeof(label), "%lldx%lldx%lld,%lld,%lldx%lld",
+    std::snprintf(label, sizeof(label), "%lldx%lldx%lld,%lld,%lldx%lld%s%s",
                   (long long)c.size, (long long)c.size, (long long)c.channels,
                   (long long)c.filters, (long long)c.kernel,
-                  (long long)c.kernel);
+                  (long long)c.kernel, c.depthwise ? "dw" : "",
+                  c.stride == 2 ? "s2" : "");
     printRow(label, row);
-    if (&c == &convs[0])
+    if (&c == &convs[0] || (c.depthwise && !convs[&c - convs - 1].depthwise))
       std::printf("  (oneDNN u8 implementation: %s)\n",
                   int8.implementation.c_str());
   }

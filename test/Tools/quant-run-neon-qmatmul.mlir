@@ -21,3 +21,13 @@
 // CHECK-COUNT-13: smull {{[a-z0-9_]+}} identical
 // CHECK-COUNT-13: sdot {{[a-z0-9_]+}} identical
 // CHECK-COUNT-13: smmla {{[a-z0-9_]+}} identical
+
+// The depthwise cases of quant-run-qdepthwise.mlir (quanta.qmatmul's
+// depthwise form: 8 channels per vector, NEON's requantization),
+// byte-identical to the same NumPy goldens on an ARMv8.0 core.
+// RUN: for entry in k3_pad1_u8 k3_s2_s8 k5_d2_u8 k3_valid_u8 k3_small_u8 k3_wide_shift_s8 k3_high_rounding_u8; do \
+// RUN:   quant-run %S/Inputs/qdepthwise_exec.mlir --entry=$entry --target-triple=aarch64-linux-gnu --mcpu=cortex-a72 --qemu-cpu=cortex-a72 \
+// RUN:     --pass-pipeline='builtin.module(quanta-lower-neon)' --input=%S/Inputs/qdepthwise_${entry}_input.npy --output=%t.dw.$entry.npy || exit 1; \
+// RUN:   cmp %t.dw.$entry.npy %S/Inputs/qdepthwise_${entry}_expected.npy && echo "depthwise $entry identical" || exit 1; \
+// RUN: done | FileCheck %s --check-prefix=DEPTHWISE
+// DEPTHWISE-COUNT-7: depthwise {{[a-z0-9_]+}} identical

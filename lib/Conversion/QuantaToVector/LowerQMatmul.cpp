@@ -24,6 +24,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "TiledGemm.h"
+#include "VectorRequantize.h"
 
 #include "quanta/Dialect/Quanta/IR/QuantaOps.h"
 #include "quanta/Numerics/IntegerKernels.h"
@@ -76,18 +77,6 @@ enum class DotStep {
 /// offsets absorbing the difference.
 enum class InputSign { Any, Unsigned, Signed };
 
-/// How the epilogue computes the numeric library's requantization.
-enum class Epilogue {
-  /// In plain vector arithmetic (x86 and the generic kernel): the even and
-  /// odd i32 lanes multiplied, the high words kept where every shift
-  /// allows it (shiftHighHalves), since x86 shifts 64-bit lanes only with
-  /// AVX-512; else in 64-bit lanes (shiftWide).
-  HighHalves,
-  /// AArch64: a high or long multiply, a rounding shift (srshl),
-  /// saturating narrows and adds (requantizeNeon).
-  Neon,
-};
-
 struct KernelShape {
   DotStep step;
   GemmTiling tiling;
@@ -95,7 +84,7 @@ struct KernelShape {
   /// Outputs narrowed two pairs of strips at once with saturating packs
   /// (x86) or narrows (AArch64): TiledGemm's pairedStrips.
   bool packs;
-  Epilogue epilogue;
+  VectorRequantizer::Kind epilogue;
   StringRef name;
 };
 } // namespace
@@ -106,20 +95,36 @@ static KernelShape getKernelShape(DotStep step) {
   // tile of 4 strips (a 196 x 256 x 2304 GEMM, its last 4 rows in a half
   // tile: 0.311 ms instead of 0.314 with 2).
   case DotStep::Vnni512:
-    return {step, {16, 4, 8, 2, 4, 4, 2, 6, 4}, InputSign::Unsigned,
-            true, Epilogue::HighHalves,         "vpdpbusd.512"};
+    return {step, {16, 4, 8, 2, 4, 4, 2, 6, 4},        InputSign::Unsigned,
+            true, VectorRequantizer::Kind::HighHalves, "vpdpbusd.512"};
   case DotStep::Vnni:
-    return {step, {8, 4, 6, 2, 2, 4, 2}, InputSign::Unsigned,
-            true, Epilogue::HighHalves,  "vpdpbusd"};
+    return {step,
+            {8, 4, 6, 2, 2, 4, 2},
+            InputSign::Unsigned,
+            true,
+            VectorRequantizer::Kind::HighHalves,
+            "vpdpbusd"};
   case DotStep::MaddUbs:
-    return {step, {8, 4, 4, 2, 2, 4, 2}, InputSign::Unsigned,
-            true, Epilogue::HighHalves,  "vpmaddubsw+vpmaddwd"};
+    return {step,
+            {8, 4, 4, 2, 2, 4, 2},
+            InputSign::Unsigned,
+            true,
+            VectorRequantizer::Kind::HighHalves,
+            "vpmaddubsw+vpmaddwd"};
   case DotStep::MaddWd:
-    return {step, {8, 2, 4, 2, 2, 4, 2}, InputSign::Any,
-            true, Epilogue::HighHalves,  "vpmaddwd"};
+    return {step,
+            {8, 2, 4, 2, 2, 4, 2},
+            InputSign::Any,
+            true,
+            VectorRequantizer::Kind::HighHalves,
+            "vpmaddwd"};
   case DotStep::Generic:
-    return {step,  {8, 4, 4, 2, 2, 4, 2}, InputSign::Any,
-            false, Epilogue::HighHalves,  "generic"};
+    return {step,
+            {8, 4, 4, 2, 2, 4, 2},
+            InputSign::Any,
+            false,
+            VectorRequantizer::Kind::HighHalves,
+            "generic"};
   // 32 q registers. sdot: 7 x 3 accumulators, 7 input loads (4 k groups
   // each) and 3 weight vectors per group (interleaved: one ldp and one
   // ldr): 84 sdot to 19 loads a step, which keeps a Neoverse N1's dispatch
@@ -133,7 +138,7 @@ static KernelShape getKernelShape(DotStep step) {
              /*groupsPerLoad=*/4, /*stripInterleave=*/3},
             InputSign::Signed,
             false,
-            Epilogue::Neon,
+            VectorRequantizer::Kind::Neon,
             "sdot"};
   // 4 row pairs x 2 strips of 2 x 2 column pairs: 16 accumulators, 4
   // packed input loads and 4 weight loads per 16 smmla (llvm-mca on a
@@ -144,15 +149,15 @@ static KernelShape getKernelShape(DotStep step) {
              /*groupsPerLoad=*/1, /*stripInterleave=*/2},
             InputSign::Any,
             true,
-            Epilogue::Neon,
+            VectorRequantizer::Kind::Neon,
             "smmla"};
   // 4 rows x 1 strip, each accumulator 4 q registers (4 partial sums of
   // 4 columns): 16 accumulator registers, 4 input and 4 weight loads per
   // 32 smull and 32 sadalp (llvm-mca on a Neoverse N1: one smull a cycle,
   // the bound of its one multiply pipe). K is padded to 16 per segment.
   case DotStep::NeonWiden:
-    return {step,  {4, 16, 4, 1, 2, 2, 1}, InputSign::Signed,
-            false, Epilogue::Neon,         "smull+sadalp"};
+    return {step,  {4, 16, 4, 1, 2, 2, 1},        InputSign::Signed,
+            false, VectorRequantizer::Kind::Neon, "smull+sadalp"};
   }
   llvm_unreachable("unknown dot step");
 }
@@ -199,17 +204,17 @@ private:
   Value finish(Value acc, Value row, Value column) override;
   Value narrowPairs(ArrayRef<Value> outputs) override;
 
-  /// The LLVM intrinsic `name` on `args` (a quanta.intrinsic op).
-  Value callIntrinsic(StringRef name, Type type, ValueRange args);
+  Value callIntrinsic(StringRef name, Type type, ValueRange args) {
+    return quanta::callIntrinsic(b, loc, name, type, args);
+  }
   Value constantTensor(ArrayRef<int32_t> values);
-  Value constantTensor64(ArrayRef<int64_t> values);
   Value prepareInput(Value storage);
   Value packRowPairs(Value prepared);
   Value readInput(VectorType type, Value base, Value kGroup, Value from = {});
   Value computeRowSums(Value storage);
   Value shiftHighHalves(Value acc, Value column);
   Value shiftWide(Value acc, Value column);
-  /// Epilogue::Neon: the zero point added, before the clamp.
+  /// VectorRequantizer::Kind::Neon: the zero point added, before the clamp.
   Value requantizeNeon(Value acc, Value column);
   int64_t outputZeroPoint();
   Value narrowPairsNeon(ArrayRef<Value> outputs);
@@ -224,25 +229,15 @@ private:
   int64_t flipDelta = 0;
   /// The input packed into row pairs (NeonMmla; packRowPairs).
   bool rowPairs = false;
-  /// Every column shifts by t >= 32 (see shiftHighHalves).
-  bool highHalfShifts = false;
-  /// Every column shifts by t >= 33: the rounding is added to the high
-  /// words (roundingHigh), and with it the output zero point where
-  /// zeroPointFolded (see shiftHighHalves).
-  bool roundHighWords = false, zeroPointFolded = false;
   ArrayRef<int8_t> weights;
   /// An implicit im2col input: its window over the padded image, or over
   /// the image inside `pad` when the kernel skips the padding's taps (all
   /// steps but NeonMmla, whose row pairs are packed from the padded image).
   std::optional<ImageWindow> image;
   tensor::PadOp pad;
-  Value input, groupOffsets, offsets, multipliers, roundingEven, roundingOdd,
-      roundingHigh, shifts, weightZero, rowSums;
-  /// Epilogue::Neon: srshl's shift amounts per column, -(t - 31) in i32 with
-  /// neonHighWords, else -t in i64.
-  Value negatedShifts;
-  bool neonHighWords = false;
-  VectorType i32Vector, i64Vector;
+  Value input, groupOffsets, offsets, weightZero, rowSums;
+  std::optional<VectorRequantizer> requantizer;
+  VectorType i32Vector;
   /// The dot step's input operand (i16 pairs for vpmaddwd, else bytes).
   VectorType lhsVector;
   /// What readInput reads per k group: the g bytes of one row, or with
@@ -258,7 +253,7 @@ private:
 /// image inside it and skips the taps that fall in the padding, as
 /// oneDNN's convolutions do (9% of a 14x14 3x3 convolution's work with
 /// padding 1). Null otherwise.
-static tensor::PadOp getSkippablePad(QMatmulOp op) {
+tensor::PadOp mlir::quanta::getSkippablePad(QMatmulOp op) {
   if (!op.getWindow())
     return {};
   auto cast = op.getInput().getDefiningOp<quant::StorageCastOp>();
@@ -314,21 +309,9 @@ QMatmulLowering::QMatmulLowering(QMatmulOp op, const KernelShape &shape,
   }
 }
 
-Value QMatmulLowering::callIntrinsic(StringRef name, Type type,
-                                     ValueRange args) {
-  return IntrinsicOp::create(b, loc, type, b.getStringAttr(name), args);
-}
-
 Value QMatmulLowering::constantTensor(ArrayRef<int32_t> values) {
   auto type = RankedTensorType::get({static_cast<int64_t>(values.size())},
                                     b.getI32Type());
-  return arith::ConstantOp::create(b, loc,
-                                   DenseElementsAttr::get(type, values));
-}
-
-Value QMatmulLowering::constantTensor64(ArrayRef<int64_t> values) {
-  auto type = RankedTensorType::get({static_cast<int64_t>(values.size())},
-                                    b.getI64Type());
   return arith::ConstantOp::create(b, loc,
                                    DenseElementsAttr::get(type, values));
 }
@@ -656,115 +639,6 @@ Value QMatmulLowering::dot(Value acc, Value lhs, Value rhs) {
   llvm_unreachable("unknown dot step");
 }
 
-/// A constant tensor read at `column` as a `type` vector.
-static Value readColumns(OpBuilder &b, Location loc, Value tensor, Value column,
-                         VectorType type) {
-  Type element = cast<ShapedType>(tensor.getType()).getElementType();
-  Value pad = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
-  return vector::TransferReadOp::create(b, loc, type, tensor, column, pad,
-                                        ArrayRef<bool>{true});
-}
-
-static Value splat(OpBuilder &b, Location loc, VectorType type, int64_t value) {
-  return arith::ConstantOp::create(
-      b, loc,
-      DenseElementsAttr::get(cast<ShapedType>(type),
-                             b.getIntegerAttr(type.getElementType(), value)));
-}
-
-/// (acc * mul + 2^(t-1)) >> t for t >= 32 without a 64-bit shift, which
-/// AVX2 lacks (vpsraq is AVX-512): the 64-bit products of the even and the
-/// odd lanes (each one vpmuldq on the sign-extended halves), plus the
-/// rounding, keep only their high halves, and floor(P / 2^t) is the high
-/// half shifted right by t - 32 (vpsravd). |P| < 2^63 keeps the high half
-/// exact and the result within i32.
-///
-/// For t >= 33 the rounding can wait for the high words, one i32 add
-/// instead of two i64 ones: with P = H * 2^32 + r (0 <= r < 2^32),
-/// H * 2^32 + 2^(t-1) is a multiple of 2^32 below the next multiple of
-/// 2^t, so adding r cannot cross it, and floor((P + 2^(t-1)) / 2^t) =
-/// (H + 2^(t-33)) >> (t - 32). The output zero point zo rides along as
-/// zo * 2^(t-32) in the same constant, floor((x + zo * 2^s) / 2^s) being
-/// floor(x / 2^s) + zo, where that stays below 2^30 in magnitude (|H| <=
-/// 2^30, so the sum cannot wrap).
-Value QMatmulLowering::shiftHighHalves(Value acc, Value column) {
-  const int64_t lanes = tiling.lanes;
-  auto pairType = VectorType::get({lanes / 2}, b.getI64Type());
-  Value thirtyTwo = splat(b, loc, pairType, 32);
-  // The even lanes sign-extended in place; the odd lanes shifted down.
-  auto evenLanes = [&](Value v) -> Value {
-    Value pairs = vector::BitCastOp::create(b, loc, pairType, v);
-    return arith::ShRSIOp::create(
-        b, loc, arith::ShLIOp::create(b, loc, pairs, thirtyTwo), thirtyTwo);
-  };
-  auto oddLanes = [&](Value v) -> Value {
-    return arith::ShRSIOp::create(
-        b, loc, vector::BitCastOp::create(b, loc, pairType, v), thirtyTwo);
-  };
-  Value multiplier = readColumns(b, loc, multipliers, column, i32Vector);
-  Value half = arith::DivUIOp::create(b, loc, column, index(2));
-  Value even =
-      arith::MulIOp::create(b, loc, evenLanes(acc), evenLanes(multiplier));
-  Value odd =
-      arith::MulIOp::create(b, loc, oddLanes(acc), oddLanes(multiplier));
-  if (!roundHighWords) {
-    even = arith::AddIOp::create(
-        b, loc, even, readColumns(b, loc, roundingEven, half, pairType));
-    odd = arith::AddIOp::create(
-        b, loc, odd, readColumns(b, loc, roundingOdd, half, pairType));
-  }
-  // Lane 2j takes the high word of even product j, lane 2j+1 that of odd
-  // product j.
-  SmallVector<int64_t> highWords;
-  for (int64_t j = 0; j < lanes / 2; ++j) {
-    highWords.push_back(2 * j + 1);
-    highWords.push_back(lanes + 2 * j + 1);
-  }
-  Value high = vector::ShuffleOp::create(
-      b, loc, vector::BitCastOp::create(b, loc, i32Vector, even),
-      vector::BitCastOp::create(b, loc, i32Vector, odd), highWords);
-  if (roundHighWords)
-    high = arith::AddIOp::create(
-        b, loc, high, readColumns(b, loc, roundingHigh, column, i32Vector));
-  return arith::ShRSIOp::create(b, loc, high,
-                                readColumns(b, loc, shifts, column, i32Vector));
-}
-
-/// (acc * mul + 2^(t-1)) >> t in 64-bit lanes, for any t: the rounding
-/// multiply of the numeric library as written, used when some column has
-/// t < 32 (a real multiplier of at least 0.5). Clamped to [-2^30, 2^30],
-/// beyond every output range, as the high-half path's results are: adding
-/// the output zero point cannot wrap.
-Value QMatmulLowering::shiftWide(Value acc, Value column) {
-  auto pairType = VectorType::get({tiling.lanes / 2}, b.getI64Type());
-  Value wide = arith::ExtSIOp::create(b, loc, i64Vector, acc);
-  Value product = arith::MulIOp::create(
-      b, loc, wide,
-      arith::ExtSIOp::create(
-          b, loc, i64Vector,
-          readColumns(b, loc, multipliers, column, i32Vector)));
-  // The rounding of column c is roundingEven/Odd[c / 2] by c's parity.
-  SmallVector<int64_t> interleave;
-  for (int64_t j = 0; j < tiling.lanes / 2; ++j) {
-    interleave.push_back(j);
-    interleave.push_back(tiling.lanes / 2 + j);
-  }
-  Value half = arith::DivUIOp::create(b, loc, column, index(2));
-  Value rounding = vector::ShuffleOp::create(
-      b, loc, readColumns(b, loc, roundingEven, half, pairType),
-      readColumns(b, loc, roundingOdd, half, pairType), interleave);
-  Value shifted = arith::ShRSIOp::create(
-      b, loc, arith::AddIOp::create(b, loc, product, rounding),
-      arith::ExtSIOp::create(b, loc, i64Vector,
-                             readColumns(b, loc, shifts, column, i32Vector)));
-  Value clamped = arith::MinSIOp::create(
-      b, loc,
-      arith::MaxSIOp::create(b, loc, shifted,
-                             splat(b, loc, i64Vector, -(int64_t(1) << 30))),
-      splat(b, loc, i64Vector, int64_t(1) << 30));
-  return arith::TruncIOp::create(b, loc, i32Vector, clamped);
-}
-
 /// out = clamp((acc * mul + 2^(t-1)) >> t + zo): requantize() of the
 /// numeric library on L lanes.
 Value QMatmulLowering::finish(Value acc, Value row, Value column) {
@@ -776,18 +650,7 @@ Value QMatmulLowering::finish(Value acc, Value row, Value column) {
         arith::MulIOp::create(
             b, loc, readColumns(b, loc, weightZero, column, i32Vector), sums));
   }
-  Value result;
-  if (shape.epilogue == Epilogue::Neon) {
-    result = requantizeNeon(acc, column);
-  } else {
-    Value shifted =
-        highHalfShifts ? shiftHighHalves(acc, column) : shiftWide(acc, column);
-    // |shifted| <= 2^30 (see shiftHighHalves, shiftWide): no wrap.
-    result = zeroPointFolded ? shifted
-                             : arith::AddIOp::create(
-                                   b, loc, shifted,
-                                   splat(b, loc, i32Vector, outputZeroPoint()));
-  }
+  Value result = requantizer->requantize(acc, column);
   if (pairedStrips)
     return result;
   return arith::TruncIOp::create(
@@ -803,61 +666,6 @@ int64_t QMatmulLowering::outputZeroPoint() {
   return cast<quant::UniformQuantizedType>(
              op.getOutput().getType().getElementType())
       .getZeroPoint();
-}
-
-/// The L outputs of `acc` (requantize() of the numeric library, r =
-/// sat32((P + 2^(t-1)) >> t) for P = acc * m, then clamp(r + zp)) in NEON's
-/// own instructions, exactly:
-///
-/// - every t >= 32 (real multipliers below 0.5, the usual case): sqdmulh
-///   gives Q = floor(P / 2^31) (2 * acc * m >> 32; it saturates only for
-///   two INT32_MIN operands, and m > 0), and r = (Q + 2^(s-1)) >> s with
-///   s = t - 31, which srshl by -s computes: with P = Q * 2^31 + R,
-///   0 <= R < 2^31, (P + 2^(t-1)) / 2^t = (Q + 2^(s-1) + R / 2^31) / 2^s,
-///   whose floor is that of (Q + 2^(s-1)) / 2^s, an integer over 2^s;
-/// - otherwise smull and smull2 form P in 64-bit lanes, srshl by -t
-///   computes (P + 2^(t-1)) >> t (ARM's pseudocode adds the rounding at
-///   unbounded width) and sqxtn saturates it to i32 as the library does.
-///
-/// sqadd then adds the zero point, and the clamp that follows gives the
-/// library's clamp(r + zp) for every r: the clamp range lies inside i32,
-/// so a sum that saturates is beyond it either way. 3 instructions per 4
-/// outputs (7 on the 64-bit path) before the narrowing, where the plain
-/// 64-bit arithmetic of shiftWide took about 30 (NEON has no 64-bit min,
-/// max or variable right shift). sqrdmulh (which rounds the doubled
-/// product) would round twice and is not used.
-Value QMatmulLowering::requantizeNeon(Value acc, Value column) {
-  auto pair = VectorType::get({2}, b.getI32Type());
-  auto wide = VectorType::get({2}, b.getI64Type());
-  auto half = [&](Value v, int64_t offset) -> Value {
-    return vector::ExtractStridedSliceOp::create(
-        b, loc, v, ArrayRef<int64_t>{offset}, ArrayRef<int64_t>{2},
-        ArrayRef<int64_t>{1});
-  };
-  Value multiplier = readColumns(b, loc, multipliers, column, i32Vector);
-  Value shifted;
-  if (neonHighWords) {
-    Value high = callIntrinsic("llvm.aarch64.neon.sqdmulh", i32Vector,
-                               {acc, multiplier});
-    shifted = callIntrinsic(
-        "llvm.aarch64.neon.srshl", i32Vector,
-        {high, readColumns(b, loc, negatedShifts, column, i32Vector)});
-  } else {
-    Value negated = readColumns(b, loc, negatedShifts, column, i64Vector);
-    SmallVector<Value> narrowed;
-    for (int64_t offset = 0; offset < tiling.lanes; offset += 2) {
-      Value product = arm_neon::SMullOp::create(b, loc, wide, half(acc, offset),
-                                                half(multiplier, offset));
-      Value rounded = callIntrinsic("llvm.aarch64.neon.srshl", wide,
-                                    {product, half(negated, offset)});
-      narrowed.push_back(
-          callIntrinsic("llvm.aarch64.neon.sqxtn", pair, rounded));
-    }
-    shifted = vector::ShuffleOp::create(b, loc, narrowed[0], narrowed[1],
-                                        ArrayRef<int64_t>{0, 1, 2, 3});
-  }
-  return callIntrinsic("llvm.aarch64.neon.sqadd", i32Vector,
-                       {shifted, splat(b, loc, i32Vector, outputZeroPoint())});
 }
 
 /// `bytes`, saturated to the output's storage type, clamped to a narrower
@@ -919,7 +727,7 @@ Value QMatmulLowering::narrowPairsNeon(ArrayRef<Value> outputs) {
 /// permute: two vpermq where one and a vextracti64x4 store would do (one
 /// uop per four accumulators; not worked around).
 Value QMatmulLowering::narrowPairs(ArrayRef<Value> outputs) {
-  if (shape.epilogue == Epilogue::Neon)
+  if (shape.epilogue == VectorRequantizer::Kind::Neon)
     return narrowPairsNeon(outputs);
   const int64_t lanes = tiling.lanes;
   const bool zmm = lanes == 16;
@@ -1033,9 +841,9 @@ Value QMatmulLowering::build() {
       wordPairs && !widenWeights ? inputElement : b.getI8Type();
   packedVector = VectorType::get({tiling.lanes * tiling.group}, packedElement);
   i32Vector = VectorType::get({tiling.lanes}, b.getI32Type());
-  i64Vector = VectorType::get({tiling.lanes}, b.getI64Type());
   pairedStrips = shape.packs;
-  laneInterleavedPairs = shape.packs && shape.epilogue != Epilogue::Neon;
+  laneInterleavedPairs =
+      shape.packs && shape.epilogue != VectorRequantizer::Kind::Neon;
   rowPairs = shape.step == DotStep::NeonMmla;
   // The dot step's input: g bytes broadcast to the L lanes, a row pair's 2
   // x 8 bytes (smmla), or a row's 16 bytes (smull).
@@ -1070,7 +878,6 @@ Value QMatmulLowering::build() {
   // Padding columns (multiplier 0) take a shift every path accepts.
   SmallVector<int32_t> offsetValues(paddedN, 0), multiplierValues(paddedN, 0),
       zeroValues(paddedN, 0), totalShifts(paddedN, 33);
-  SmallVector<int64_t> evenValues(paddedN / 2, 0), oddValues(paddedN / 2, 0);
   // Flipping the sign bit adds flipDelta to every input: take flipDelta *
   // colsum back out of the offsets.
   const std::vector<int32_t> columnSums =
@@ -1087,57 +894,12 @@ Value QMatmulLowering::build() {
     offsetValues[at] = static_cast<int32_t>(offset); // wraps like the i32 acc
     multiplierValues[at] = op.getMultipliers()[col];
     totalShifts[at] = 31 - op.getShifts()[col];
-    (at % 2 ? oddValues : evenValues)[at / 2] = int64_t(1)
-                                                << (totalShifts[at] - 1);
     zeroValues[at] = perChannel(op.getWeightZeroPoints(), col);
     hasWeightZeroPoints |= zeroValues[at] != 0;
   }
-  if (shape.epilogue == Epilogue::Neon) {
-    // With every t >= 32, sqdmulh's high words shift by t - 31 in i32
-    // lanes; else the 64-bit products shift by t (requantizeNeon).
-    neonHighWords =
-        llvm::all_of(totalShifts, [](int32_t t) { return t >= 32; });
-    SmallVector<int64_t> negated;
-    SmallVector<int32_t> negatedHigh;
-    for (int32_t t : totalShifts) {
-      negated.push_back(-t);
-      negatedHigh.push_back(31 - t);
-    }
-    negatedShifts =
-        neonHighWords ? constantTensor(negatedHigh) : constantTensor64(negated);
-  }
-  highHalfShifts = shape.epilogue == Epilogue::HighHalves &&
-                   llvm::all_of(totalShifts, [](int32_t t) { return t >= 32; });
-  roundHighWords = highHalfShifts &&
-                   llvm::all_of(totalShifts, [](int32_t t) { return t >= 33; });
-  if (roundHighWords) {
-    auto outputType = cast<quant::UniformQuantizedType>(
-        op.getOutput().getType().getElementType());
-    const int64_t zeroPoint = outputType.getZeroPoint();
-    auto rounding = [&](int32_t t, int64_t zo) {
-      return (int64_t(1) << (t - 33)) + zo * (int64_t(1) << (t - 32));
-    };
-    zeroPointFolded = llvm::all_of(totalShifts, [&](int32_t t) {
-      return std::abs(rounding(t, zeroPoint)) < (int64_t(1) << 30);
-    });
-    SmallVector<int32_t> highValues;
-    for (int32_t t : totalShifts)
-      highValues.push_back(
-          static_cast<int32_t>(rounding(t, zeroPointFolded ? zeroPoint : 0)));
-    roundingHigh = constantTensor(highValues);
-  }
-  if (highHalfShifts)
-    for (int32_t &t : totalShifts)
-      t -= 32;
   offsets = constantTensor(offsetValues);
-  multipliers = constantTensor(multiplierValues);
-  if (shape.epilogue != Epilogue::Neon) {
-    if (!roundHighWords) {
-      roundingEven = constantTensor64(evenValues);
-      roundingOdd = constantTensor64(oddValues);
-    }
-    shifts = constantTensor(totalShifts);
-  }
+  requantizer.emplace(b, loc, shape.epilogue, tiling.lanes, multiplierValues,
+                      totalShifts, outputZeroPoint());
 
   auto storageType = op.getInput().getType().clone(b.getI8Type());
   Value storage =
@@ -1268,6 +1030,8 @@ LogicalResult mlir::quanta::lowerQMatmul(QMatmulOp op,
   FailureOr<SmallVector<int8_t>> weights = getWeightValues(op, pass);
   if (failed(weights))
     return failure();
+  if (op.getDepthwise())
+    return lowerQDepthwise(op, target, *weights);
   KernelShape shape = getKernelShape(chooseDotStep(target, op, *weights));
   Value result = QMatmulLowering(op, shape, *weights).build();
   if (target.getArch() == TargetArch::X86_64)

@@ -301,13 +301,28 @@ namespace mlir::linalg {
 class TransposeOp;
 } // namespace mlir::linalg
 
+namespace mlir::tensor {
+class PadOp;
+} // namespace mlir::tensor
+
 namespace mlir::quanta {
 
 /// Replaces `op` by its tiled kernel for `target` (the best dot step it
-/// has; plain vector arithmetic on other architectures). `pass` names the
-/// pass in diagnostics.
+/// has; plain vector arithmetic on other architectures), or a depthwise
+/// one by the kernel of LowerQDepthwise.cpp. `pass` names the pass in
+/// diagnostics.
 LogicalResult lowerQMatmul(QMatmulOp op, const TargetDescription &target,
                            StringRef pass);
+
+/// Replaces the depthwise `op`, whose weights are `weights`, by the
+/// depthwise kernel for `target`.
+LogicalResult lowerQDepthwise(QMatmulOp op, const TargetDescription &target,
+                              ArrayRef<int8_t> weights);
+
+/// The tensor.pad of constant value that makes `op`'s image (through its
+/// storage cast), padding height and width only, which a kernel can read
+/// inside instead of the padded copy; null otherwise.
+tensor::PadOp getSkippablePad(QMatmulOp op);
 
 /// Replaces an f32 linalg.matmul or linalg.batch_matmul with constant
 /// weights that is one GEMM (getMatmulWeightLayout), or an f32 2-D

@@ -206,9 +206,11 @@ std::optional<QMatmulOp::Window> QMatmulOp::getConvWindow() {
 }
 
 /// The M x K shape of `op`'s input as a matrix: the input itself, or the
-/// im2col matrix of its window.
+/// im2col matrix of its window (one channel per column when depthwise).
 static FailureOr<std::pair<int64_t, int64_t>>
 getInputMatrixShape(QMatmulOp op) {
+  if (op.getDepthwise() && !op.getWindow())
+    return op.emitOpError("depthwise needs a window");
   if (!op.getWindow()) {
     if (failed(getQuantized8Bit(op, "input", op.getInput().getType())))
       return failure();
@@ -236,7 +238,8 @@ getInputMatrixShape(QMatmulOp op) {
            << values << "] does not fit the " << shape[1] << "x" << shape[2]
            << " input";
   return std::make_pair(shape[0] * outH * outW,
-                        w.kernelH * w.kernelW * shape[3]);
+                        w.kernelH * w.kernelW *
+                            (op.getDepthwise() ? 1 : shape[3]));
 }
 
 LogicalResult QMatmulOp::verify() {
@@ -260,6 +263,10 @@ LogicalResult QMatmulOp::verify() {
            << (getWindow() ? "im2col " : "") << inputRows << "x" << inputColumns
            << ", weights " << k << "x" << n << ", output " << outputShape[0]
            << "x" << outputShape[1];
+  if (getDepthwise() && getInput().getType().getDimSize(3) != n)
+    return emitOpError("a depthwise convolution's ")
+           << n << " output channels must be its input's "
+           << getInput().getType().getDimSize(3);
   const auto perChannel = [&](StringRef name, size_t size) -> LogicalResult {
     if (static_cast<int64_t>(size) != n)
       return emitOpError() << name << " must hold one value per output "

@@ -13,10 +13,10 @@
 // quantized input, which quanta.qmatmul reads in place through its window
 // (NCHW inputs transposed to NHWC first, before their constant padding; a
 // reshape for 1x1 NHWC kernels of stride 1), so every target needs one
-// integer kernel. A depthwise convolution
-// (NHWC with HWC or HWCM filters) is no GEMM; it becomes one linalg.generic
-// over its outputs on the storage integers, the taps unrolled in its body and
-// the requantization per channel. The constants (s8 weights, column offsets,
+// integer kernel. A depthwise convolution (NHWC with HWC or HWCM filters,
+// NCHW with CHW ones) becomes quanta.qmatmul's depthwise form, whose
+// column n reads channel n only (input channels repeated for a depth
+// multiplier above 1). The constants (s8 weights, column offsets,
 // requantization multipliers, output range) come from the numeric library's
 // prepareIntegerGemm, the same code the reference kernels and the Python
 // binding use. Add, mul, unary elementwise ops, max pooling and data
@@ -106,9 +106,6 @@ struct GemmChain {
   /// Convolutions only: strides and dilations (H, W), kernel size.
   SmallVector<int64_t, 2> strides, dilations;
   int64_t kernelH = 1, kernelW = 1;
-  /// DepthwiseNhwcHwcm only: the [N,OH,OW,C,M] -> [N,OH,OW,C*M] collapse
-  /// tosa-to-linalg puts between the core and its bias add.
-  tensor::CollapseShapeOp channelCollapse;
 };
 
 /// The GEMM a chain computes: out[M,N] = lhs[M,K] x weights[K,N]. A
@@ -403,15 +400,16 @@ static FailureOr<GemmChain> matchGemmChain(quant::QuantizeCastOp qcast,
       step(generic.getDpsInputOperand(std::get<2>(*biasAdd))->get(), generic);
     }
   skipReshape();
+  // The [N,OH,OW,C,M] -> [N,OH,OW,C*M] collapse tosa-to-linalg puts
+  // between a depthwise HWCM core and its bias add: the GEMM's output
+  // already has the C*M channels.
   if (auto collapse = current.getDefiningOp<tensor::CollapseShapeOp>();
       collapse &&
       isa_and_present<linalg::DepthwiseConv2DNhwcHwcmOp>(
           collapse.getSrc().getDefiningOp()) &&
       collapse.getReassociationIndices() ==
-          SmallVector<ReassociationIndices>{{0}, {1}, {2}, {3, 4}}) {
-    chain.channelCollapse = collapse;
+          SmallVector<ReassociationIndices>{{0}, {1}, {2}, {3, 4}})
     step(collapse.getSrc(), collapse);
-  }
   if (failed(matchCore(current.getDefiningOp(), chain, whyNot)))
     return failure();
   core = chain.core;
@@ -709,14 +707,18 @@ static Value buildGemmOutput(OpBuilder &builder, Location loc,
                        element);
   }
   // Convolutions: the GEMM's rows are (n, oh, ow), its columns the
-  // channels, i.e. NHWC; NCHW transposes it.
+  // channels, i.e. NHWC (NHWCM for a depthwise HWCM core without its
+  // collapse); NCHW transposes it.
   const bool nchw = isNchw(chain.kind);
   ArrayRef<int64_t> shape = outputType.getShape();
   auto nhwcType = RankedTensorType::get(
       nchw ? ArrayRef<int64_t>{shape[0], shape[2], shape[3], shape[1]} : shape,
       storageElement);
+  ReassociationIndices channels{3};
+  if (outputType.getRank() == 5)
+    channels.push_back(4);
   Value nhwc = tensor::ExpandShapeOp::create(builder, loc, nhwcType, storage,
-                                             {{0, 1, 2}, {3}});
+                                             {{0, 1, 2}, channels});
   return fromStorage(builder, loc, nchw ? toNchw(builder, loc, nhwc) : nhwc,
                      element);
 }
@@ -742,131 +744,46 @@ splitMultipliers(const nx::IntegerGemm &gemm) {
   return {multipliers, shifts};
 }
 
-/// A depthwise convolution as one linalg.generic over its outputs on storage
-/// integers: each output starts from its channel's column offset, adds
-/// input * (weight - zb) for every tap (unrolled in the body; the input
-/// read at (oh * SH + kh * DH, ow * SW + kw * DW)), is requantized and
-/// clamped, and never leaves registers. These are the integers of
-/// quantizedConv2d with groups == channels, since
-///   sum_k (a - za) (b - zb) + bias_q = sum_k a (b - zb) + columnOffsets.
-/// With the channels innermost, LLVM vectorizes across them (two generics,
-/// an i32 accumulator in memory between them, ran at a third of the
-/// speed: 112x112x32 3x3 at 29.5 GOPS). The input was padded with za by
-/// the tensor.pad before the core.
-static void replaceDepthwise(quant::QuantizeCastOp qcast, GemmChain &chain,
-                             const nx::IntegerGemm &gemm,
-                             ArrayRef<int8_t> weights) {
-  OpBuilder builder(qcast);
-  MLIRContext *context = qcast.getContext();
-  Location loc = chain.core.getLoc();
-  Type i32 = builder.getI32Type();
-  // The loop nest runs in NHWC with HWC(M) filters: an NCHW [C, KH, KW]
-  // filter is laid out as [KH, KW, C] (the GEMM's K x N order).
-  const bool nchw = isNchw(chain.kind);
-  ArrayRef<int64_t> weightShape =
-      cast<ShapedType>(chain.weights.getType()).getShape();
-  SmallVector<int64_t> filterShape =
-      nchw ? SmallVector<int64_t>{chain.kernelH, chain.kernelW, gemm.n}
-           : SmallVector<int64_t>(weightShape);
-  SmallVector<int32_t> centredFilter(weights.size());
-  for (int64_t row = 0; row < gemm.k; ++row)
-    for (int64_t column = 0; column < gemm.n; ++column)
-      centredFilter[nchw ? row * gemm.n + column
-                         : getWeightIndex(chain, filterShape, row, column)] =
-          weights[row * gemm.n + column] - gemm.weightZeroPoints[column];
-  Value filter = arith::ConstantOp::create(
-      builder, loc,
-      DenseElementsAttr::get(RankedTensorType::get(filterShape, i32),
-                             ArrayRef<int32_t>(centredFilter)));
-
-  // The output [N, OH, OW, C] or [N, OH, OW, C, M]; the per-channel
-  // constants are shaped like the filter's channel dimensions ([C] or
-  // [C, M]), which are the output's last ones.
-  auto outputType = cast<RankedTensorType>(chain.core->getResult(0).getType())
-                        .clone(builder.getI8Type());
-  if (nchw) {
-    ArrayRef<int64_t> shape = outputType.getShape();
-    outputType = outputType.clone({shape[0], shape[2], shape[3], shape[1]});
-  }
-  const int64_t rank = outputType.getRank();
-  auto channelType =
-      RankedTensorType::get(ArrayRef<int64_t>(filterShape).drop_front(2), i32);
-  auto channelConstant = [&](ArrayRef<int32_t> values) -> Value {
-    return arith::ConstantOp::create(
-        builder, loc, DenseElementsAttr::get(channelType, values));
+/// The NHWC image `input` with each channel c repeated `multiplier` times
+/// (channel c * M + m of the result is c): a depthwise convolution with a
+/// depth multiplier M > 1 reads it as one of multiplier 1.
+static Value repeatChannels(OpBuilder &builder, Location loc, Value input,
+                            int64_t multiplier) {
+  Type element = getElementTypeOrSelf(input.getType());
+  Value storage = toStorage(builder, loc, input);
+  auto type = cast<RankedTensorType>(storage.getType());
+  ArrayRef<int64_t> shape = type.getShape();
+  MLIRContext *context = builder.getContext();
+  auto d = [&](unsigned position) {
+    return getAffineDimExpr(position, context);
   };
-  auto [multipliers, shifts] = splitMultipliers(gemm);
-  SmallVector<AffineExpr> channelDims;
-  for (int64_t dim = 3; dim < rank; ++dim)
-    channelDims.push_back(getAffineDimExpr(dim, context));
-  AffineMap channelMap = AffineMap::get(rank, 0, channelDims, context);
-  Value storage =
-      toStorage(builder, loc,
-                nchw ? buildGemmInput(builder, loc, chain, getGemmShape(chain))
-                     : chain.quantizedInput);
-  const bool signedInput = chain.inputType.isSigned();
-  Value result =
+  auto repeatedType = RankedTensorType::get(
+      {shape[0], shape[1], shape[2], shape[3], multiplier},
+      type.getElementType());
+  Value repeated =
       linalg::GenericOp::create(
-          builder, loc, outputType,
-          ValueRange{channelConstant(gemm.columnOffsets),
-                     channelConstant(multipliers), channelConstant(shifts)},
-          ValueRange{tensor::EmptyOp::create(
-              builder, loc, outputType.getShape(), builder.getI8Type())},
-          SmallVector<AffineMap>{
-              channelMap, channelMap, channelMap,
-              AffineMap::getMultiDimIdentityMap(rank, context)},
-          SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
-          [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
-            IntegerBody body(nested, nestedLoc);
-            SmallVector<Value> at;
-            for (int64_t dim = 0; dim < rank; ++dim)
-              at.push_back(linalg::IndexOp::create(nested, nestedLoc, dim));
-            auto index = [&](int64_t value) -> Value {
-              return arith::ConstantIndexOp::create(nested, nestedLoc, value);
-            };
-            // out * stride + tap * dilation along spatial dimension `dim`.
-            auto position = [&](int64_t dim, int64_t tap) -> Value {
-              return arith::AddIOp::create(
-                  nested, nestedLoc,
-                  arith::MulIOp::create(nested, nestedLoc, at[1 + dim],
-                                        index(chain.strides[dim])),
-                  index(tap * chain.dilations[dim]));
-            };
-            Value acc = args[0];
-            for (int64_t kh = 0; kh < chain.kernelH; ++kh)
-              for (int64_t kw = 0; kw < chain.kernelW; ++kw) {
-                Value x = tensor::ExtractOp::create(
-                    nested, nestedLoc, storage,
-                    ValueRange{at[0], position(0, kh), position(1, kw), at[3]});
-                SmallVector<Value> tap{index(kh), index(kw)};
-                tap.append(at.begin() + 3, at.end());
-                Value w =
-                    tensor::ExtractOp::create(nested, nestedLoc, filter, tap);
-                acc = body.add(acc, body.mul(body.widen(x, signedInput), w));
-              }
-            Value requantized =
-                body.requantize(acc, args[1], args[2], gemm.outputZeroPoint);
-            linalg::YieldOp::create(
-                nested, nestedLoc,
-                body.clampToStorage(requantized, gemm.outputRange));
+          builder, loc, repeatedType, storage,
+          tensor::EmptyOp::create(builder, loc, repeatedType.getShape(),
+                                  type.getElementType())
+              .getResult(),
+          ArrayRef<AffineMap>{
+              AffineMap::get(5, 0, {d(0), d(1), d(2), d(3)}, context),
+              AffineMap::getMultiDimIdentityMap(5, context)},
+          SmallVector<utils::IteratorType>(5, utils::IteratorType::parallel),
+          [](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+            linalg::YieldOp::create(nested, nestedLoc, args[0]);
           })
           .getResult(0);
-  if (chain.channelCollapse)
-    result = tensor::CollapseShapeOp::create(
-        builder, loc, result, chain.channelCollapse.getReassociationIndices());
-  if (nchw)
-    result = toNchw(builder, loc, result);
-  auto qcastType = cast<RankedTensorType>(qcast.getResult().getType());
-  replaceAndErase(
-      qcast, chain,
-      fromStorage(builder, loc, result, qcastType.getElementType()));
+  return fromStorage(builder, loc,
+                     tensor::CollapseShapeOp::create(
+                         builder, loc, repeated,
+                         ArrayRef<ReassociationIndices>{{0}, {1}, {2}, {3, 4}}),
+                     element);
 }
 
 static void replaceChain(quant::QuantizeCastOp qcast, GemmChain &chain,
                          const nx::IntegerGemm &gemm,
                          ArrayRef<int8_t> weights) {
-  if (isDepthwise(chain.kind))
-    return replaceDepthwise(qcast, chain, gemm, weights);
   OpBuilder builder(qcast);
   MLIRContext *context = qcast.getContext();
   Location loc = chain.core.getLoc();
@@ -879,6 +796,13 @@ static void replaceChain(quant::QuantizeCastOp qcast, GemmChain &chain,
     weightZeroPoints.resize(1);
   auto outputType = cast<RankedTensorType>(qcast.getResult().getType());
   Value input = buildGemmInput(builder, loc, chain, shape);
+  // A depthwise convolution is the GEMM whose column n reads channel n
+  // only (quanta.qmatmul's depthwise form).
+  const bool depthwise = isDepthwise(chain.kind);
+  const int64_t inputChannels =
+      cast<ShapedType>(input.getType()).getShape().back();
+  if (depthwise && inputChannels != shape.n)
+    input = repeatChannels(builder, loc, input, shape.n / inputChannels);
   std::optional<SmallVector<int64_t>> window = getConvWindow(chain);
   auto qmatmul = QMatmulOp::create(
       builder, loc,
@@ -892,7 +816,8 @@ static void replaceChain(quant::QuantizeCastOp qcast, GemmChain &chain,
           static_cast<int32_t>(gemm.outputRange.quantMin)),
       builder.getI32IntegerAttr(
           static_cast<int32_t>(gemm.outputRange.quantMax)),
-      window ? builder.getDenseI64ArrayAttr(*window) : DenseI64ArrayAttr());
+      window ? builder.getDenseI64ArrayAttr(*window) : DenseI64ArrayAttr(),
+      depthwise ? builder.getUnitAttr() : UnitAttr());
   replaceAndErase(
       qcast, chain,
       buildGemmOutput(builder, loc, chain, qmatmul.getResult(), outputType));

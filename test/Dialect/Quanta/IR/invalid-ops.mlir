@@ -295,6 +295,38 @@ func.func @qmatmul_shifts(%a: tensor<2x4x!in>) -> tensor<2x3x!out> {
 
 // -----
 
+!in = !quant.uniform<u8:f32, 0.05:3>
+!out = !quant.uniform<u8:f32, 0.1:10>
+func.func @qmatmul_depthwise_no_window(%a: tensor<2x4x!in>) -> tensor<2x3x!out> {
+  // expected-error @below {{depthwise needs a window}}
+  %r = quanta.qmatmul %a {depthwise, weights = dense<0> : tensor<4x3xi8>, weight_zero_points = array<i32: 0>, column_offsets = array<i32: 0, 0, 0>, multipliers = array<i32: 0, 0, 0>, shifts = array<i32: 0, 0, 0>, output_min = 0 : i32, output_max = 255 : i32} : tensor<2x4x!in> -> tensor<2x3x!out>
+  return %r : tensor<2x3x!out>
+}
+
+// -----
+
+// A depthwise 3x3 window over a 1x4x4x2 image: K = 9 taps (not 9 x 2), 4
+// output pixels, and N must be the input's 2 channels.
+!in = !quant.uniform<u8:f32, 0.05:3>
+!out = !quant.uniform<u8:f32, 0.1:10>
+func.func @qmatmul_depthwise_channels(%a: tensor<1x4x4x2x!in>) -> tensor<4x3x!out> {
+  // expected-error @below {{a depthwise convolution's 3 output channels must be its input's 2}}
+  %r = quanta.qmatmul %a {depthwise, window = array<i64: 3, 3, 1, 1, 1, 1>, weights = dense<0> : tensor<9x3xi8>, weight_zero_points = array<i32: 0>, column_offsets = array<i32: 0, 0, 0>, multipliers = array<i32: 0, 0, 0>, shifts = array<i32: 0, 0, 0>, output_min = 0 : i32, output_max = 255 : i32} : tensor<1x4x4x2x!in> -> tensor<4x3x!out>
+  return %r : tensor<4x3x!out>
+}
+
+// -----
+
+!in = !quant.uniform<u8:f32, 0.05:3>
+!out = !quant.uniform<u8:f32, 0.1:10>
+func.func @qmatmul_depthwise_taps(%a: tensor<1x4x4x2x!in>) -> tensor<4x2x!out> {
+  // expected-error @below {{shapes do not compose: input im2col 4x9, weights 18x2, output 4x2}}
+  %r = quanta.qmatmul %a {depthwise, window = array<i64: 3, 3, 1, 1, 1, 1>, weights = dense<0> : tensor<18x2xi8>, weight_zero_points = array<i32: 0>, column_offsets = array<i32: 0, 0>, multipliers = array<i32: 0, 0>, shifts = array<i32: 0, 0>, output_min = 0 : i32, output_max = 255 : i32} : tensor<1x4x4x2x!in> -> tensor<4x2x!out>
+  return %r : tensor<4x2x!out>
+}
+
+// -----
+
 func.func @intrinsic_name(%a: vector<8xi32>) -> vector<8xi32> {
   // expected-error @below {{names an LLVM intrinsic (llvm.*), got 'x86.pmadd'}}
   %r = quanta.intrinsic "x86.pmadd"(%a) : (vector<8xi32>) -> vector<8xi32>

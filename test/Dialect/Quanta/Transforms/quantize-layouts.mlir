@@ -141,17 +141,14 @@ func.func @max_pool_nchw_padded(%x: tensor<1x1x3x3x!a>) -> tensor<1x1x2x2x!a> {
 // -----
 
 // An NCHW depthwise convolution (ONNX's group == channels): the input
-// transposed to NHWC, Quanta's depthwise loop nest on storage integers
-// (the [C, KH, KW] filter laid out as [KH, KW, C]), the output transposed
-// back.
+// transposed to NHWC, quanta.qmatmul's depthwise form (the [C, KH, KW]
+// filter as the K = KH * KW taps x C matrix), the output transposed back.
 !x = !quant.uniform<u8:f32, 0.05:10>
 !w = !quant.uniform<i8:f32:0, {0.01, 0.02}>
 !o = !quant.uniform<u8:f32, 0.02:5>
 // CHECK-LABEL: func.func @depthwise_nchw
-// CHECK: arith.constant dense<{{\[\[\[}}10, 25], [20, -30]], {{\[\[}}30, 35], [-40, 40]]]> : tensor<2x2x2xi32>
 // CHECK: linalg.transpose ins(%{{.*}} : tensor<1x2x3x3xi8>) outs(%{{.*}} : tensor<1x3x3x2xi8>) permutation = [0, 2, 3, 1]
-// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x2x2x2xi8>)
-// CHECK: tensor.extract
+// CHECK: quanta.qmatmul {{.*}}depthwise{{.*}}weights = dense<{{\[\[}}10, 25], [20, -30], [30, 35], [-40, 40]]> : tensor<4x2xi8>, window = array<i64: 2, 2, 1, 1, 1, 1>} : tensor<1x3x3x2x!quant.uniform<u8:f32, 5.000000e-02:10>> -> tensor<4x2x!quant.uniform<u8:f32, 2.000000e-02:5>>
 // CHECK: linalg.transpose ins(%{{.*}} : tensor<1x2x2x2xi8>) outs(%{{.*}} : tensor<1x2x2x2xi8>) permutation = [0, 3, 1, 2]
 // CHECK-NOT: linalg.depthwise
 func.func @depthwise_nchw(%x: tensor<1x2x3x3x!x>) -> tensor<1x2x2x2x!o> {

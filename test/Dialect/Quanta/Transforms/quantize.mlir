@@ -489,35 +489,19 @@ func.func @bias_along_width(%x: tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xf32> {
 // -----
 
 // A depthwise convolution as tosa-to-linalg emits it (HWCM filter with
-// M = 1, collapse, bias add): one generic over the outputs, each starting
-// from its channel's column offset, adding input * centred weight for the
-// 9 taps unrolled in the body, then requantized per channel. By hand: filter q = 1.0 / 0.1 = 10
-// and 0.4 / 0.2 = 2; bias_q = 1.0 / (0.5 * 0.1) = 20 and
-// -0.5 / (0.5 * 0.2) = -5; column offsets bias_q - za * colsum =
+// M = 1, collapse, bias add): quanta.qmatmul's depthwise form, K = the 9
+// taps, each column reading its own channel through the window, with the
+// column offsets and per-channel requantization of any GEMM. By hand:
+// filter q = 1.0 / 0.1 = 10 and 0.4 / 0.2 = 2; bias_q = 1.0 / (0.5 * 0.1)
+// = 20 and -0.5 / (0.5 * 0.2) = -5; column offsets bias_q - za * colsum =
 // 20 - 2 * 90 = -160 and -5 - 2 * 18 = -41; multipliers 0.05 and 0.1 as
 // 0.8 * 2^-4 and 0.8 * 2^-3.
 !in = !quant.uniform<u8:f32, 0.5:2>
 !w = !quant.uniform<i8:f32:2, {0.1, 0.2}>
 !out = !quant.uniform<u8:f32, 1.0:5>
 // CHECK-LABEL: func.func @depthwise
-// CHECK-DAG: %[[FILTER:.*]] = arith.constant dense<{{\[\[\[\[}}10], [2]], {{.*}} : tensor<3x3x2x1xi32>
-// CHECK-DAG: %[[OFFSETS:.*]] = arith.constant dense<{{\[\[}}-160], [-41]]> : tensor<2x1xi32>
-// CHECK-DAG: %[[MULTIPLIERS:.*]] = arith.constant dense<1717986944> : tensor<2x1xi32>
-// CHECK-DAG: %[[SHIFTS:.*]] = arith.constant dense<{{\[\[}}-4], [-3]]> : tensor<2x1xi32>
-// CHECK: %[[IN:.*]] = quant.scast %{{.*}} : tensor<1x3x3x2x!quant.uniform<u8:f32, 5.000000e-01:2>> to tensor<1x3x3x2xi8>
-// CHECK: %[[R:.*]] = linalg.generic {{.*}} ins(%[[OFFSETS]], %[[MULTIPLIERS]], %[[SHIFTS]] : {{.*}}) outs(%{{.*}} : tensor<1x1x1x2x1xi8>)
-// CHECK-NEXT: ^bb0(%[[OFFSET:.*]]: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i8):
-// CHECK-NEXT:   %[[C:.*]] = linalg.index 3 : index
-// CHECK-NEXT:   %[[X:.*]] = tensor.extract %[[IN]][%c0, %c0, %c0, %[[C]]] : tensor<1x3x3x2xi8>
-// CHECK-NEXT:   %[[W:.*]] = tensor.extract %[[FILTER]][%c0, %c0, %[[C]], %c0] : tensor<3x3x2x1xi32>
-// CHECK-NEXT:   %[[XW:.*]] = arith.extui %[[X]] : i8 to i32
-// CHECK-NEXT:   %[[P:.*]] = arith.muli %[[XW]], %[[W]] : i32
-// CHECK-NEXT:   arith.addi %[[OFFSET]], %[[P]] : i32
-// CHECK-COUNT-8: tensor.extract %[[IN]]
-// CHECK-NOT: tensor.extract %[[IN]]
-// CHECK: linalg.yield
-// CHECK: %[[C:.*]] = tensor.collapse_shape %[[R]] {{\[\[}}0], [1], [2], [3, 4]] : tensor<1x1x1x2x1xi8> into tensor<1x1x1x2xi8>
-// CHECK: quant.scast %[[C]] : tensor<1x1x1x2xi8> to tensor<1x1x1x2x!quant.uniform<u8:f32, 1.000000e+00:5>>
+// CHECK: %[[R:.*]] = quanta.qmatmul %{{.*}} {column_offsets = array<i32: -160, -41>, depthwise, multipliers = array<i32: 1717986944, 1717986944>, output_max = 255 : i32, output_min = 0 : i32, shifts = array<i32: -4, -3>, weight_zero_points = array<i32: 0>, weights = dense<{{\[}}[10, 2], [10, 2], [10, 2], [10, 2], [10, 2], [10, 2], [10, 2], [10, 2], [10, 2]]> : tensor<9x2xi8>, window = array<i64: 3, 3, 1, 1, 1, 1>} : tensor<1x3x3x2x!quant.uniform<u8:f32, 5.000000e-01:2>> -> tensor<1x2x!quant.uniform<u8:f32, 1.000000e+00:5>>
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1, 2], [3]] output_shape [1, 1, 1, 2] : tensor<1x2xi8> into tensor<1x1x1x2xi8>
 // CHECK-NOT: linalg.depthwise_conv_2d
 // CHECK: return
 func.func @depthwise(%x: tensor<1x3x3x2xf32>) -> tensor<1x1x1x2xf32> {

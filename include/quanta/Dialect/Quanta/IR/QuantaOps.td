@@ -117,6 +117,18 @@ def Quanta_QMatmulOp : Quanta_Op<"qmatmul", [Pure]> {
     likewise. This is how `quanta-quantize` emits convolutions: the kernel
     reads each run of C channels where it lies instead of through a copy
     KH * KW times the input's size.
+
+    With `depthwise` as well, the convolution is depthwise (one filter per
+    channel, N = C): column n of the im2col matrix reads channel n only,
+    so K = KH * KW taps and `weights` is [KH * KW] x C (an HWC filter):
+
+        acc[m][n] = sum_(kh, kw) input[b][oh * SH + kh * DH]
+                                      [ow * SW + kw * DW][n] * w[kh * KW + kw][n]
+                    - weight_zero_points[n] * (the same sum of the input)
+                    + column_offsets[n]
+
+    and the same requantization. Quanta's lowerings give it a kernel of its
+    own (channels in vector lanes, taps unrolled).
   }];
   let arguments = (ins
       RankedTensorOf<[AnyType]>:$input,
@@ -127,7 +139,8 @@ def Quanta_QMatmulOp : Quanta_Op<"qmatmul", [Pure]> {
       DenseI32ArrayAttr:$shifts,
       I32Attr:$output_min,
       I32Attr:$output_max,
-      OptionalAttr<DenseI64ArrayAttr>:$window);
+      OptionalAttr<DenseI64ArrayAttr>:$window,
+      UnitAttr:$depthwise);
   let results = (outs RankedTensorOf<[AnyType]>:$output);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
   let hasVerifier = 1;
