@@ -65,6 +65,22 @@ def LowerX86 : Pass<"quanta-lower-x86", "ModuleOp"> {
     M = 16). The step chosen is recorded as a `quanta.dot_step` attribute on the tile
     loop, and the intrinsics appear by name in `quanta.intrinsic` ops.
 
+    A depthwise `quanta.qmatmul` gets the depthwise kernel instead
+    (`quanta.dot_step = "depthwise"`, the same design on every target):
+    channels in the lanes of i32 vectors (16 with AVX-512, else 8), for
+    each output row and block of channels the KH * KW taps (centred on the
+    weight zero points, i16) loaded once and kept in registers, as many
+    pixels per step as the registers the taps leave hold accumulators (8
+    for a 3x3 on zmm), each tap a widening load of the input bytes and a
+    multiply-add that LLVM selects as vpmaddwd (vpdpwssd with VNNI) or
+    smlal; the padding of a constant `tensor.pad` before it is skipped
+    (border pixels take its value for taps outside the image), channels
+    past the last whole vector are masked, and the GEMM kernels'
+    requantization ends it in registers. Measured against oneDNN's u8s8
+    depthwise convolutions on MobileNetV2's shapes
+    (`quanta-gemm-benchmark --depthwise`): 0.7-1.1x of oneDNN's AVX-512
+    VNNI kernel with zmm, 1.5-1.7x of its AVX2 kernel with ymm.
+
     With `float` (the default), every f32 `linalg.matmul` on static
     tensors with constant weights becomes the same tiled design in float,
     its weights [K, N] or, as a fully connected layer's, [N, K]
@@ -97,8 +113,8 @@ def LowerX86 : Pass<"quanta-lower-x86", "ModuleOp"> {
     AVX-512 host widens 64-bit-lane code to zmm, and zmm uops on Intel
     cores take port 1 away from vector work, halving an AVX2 kernel. With
     `avx512vnni` every function also gets "prefer-vector-width" 512, so
-    that the loops LLVM vectorizes itself (depthwise convolutions,
-    elementwise integer ops) use zmm too instead of LLVM's default ymm.
+    that the loops LLVM vectorizes itself (elementwise integer ops, float
+    depthwise convolutions) use zmm too instead of LLVM's default ymm.
   }];
   let options = [
     Option<"isa", "isa", "std::string", /*default=*/"\"target\"",
@@ -163,9 +179,10 @@ def LowerNeon : Pass<"quanta-lower-neon", "ModuleOp"> {
     clamp): the same bytes for every input. f32 matmuls and convolutions
     with constant weights become the same tiles with `fmla` by element
     (`quanta.dot_step = "fmla"`), NCHW <-> NHWC transposes 16x16 vector
-    tiles; what `quanta-quantize` leaves as integer loops (depthwise
-    convolutions, elementwise ops, pooling, tables) is vectorized by LLVM
-    for the target.
+    tiles; depthwise convolutions get the depthwise kernel of
+    `quanta-lower-x86` (8 channels per vector, this epilogue); what
+    `quanta-quantize` leaves as integer loops (elementwise ops, pooling,
+    tables) is vectorized by LLVM for the target.
 
     The target is resolved as for `quanta-lower-x86`: `features` names a
     level, or by default the module's `quanta.target` (set by

@@ -333,6 +333,9 @@ void quanta::buildLowerToLLVMPipeline(OpPassManager &pm) {
   quanta::ParallelizeOptions scopes;
   scopes.phase = "scopes";
   pm.addPass(quanta::createParallelize(scopes));
+  // Each large loop nest a function of its own: LLVM's loop passes cost
+  // more than linearly in a function's size.
+  pm.addPass(quanta::createOutlineLoops());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
