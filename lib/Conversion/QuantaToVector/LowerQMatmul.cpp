@@ -212,10 +212,6 @@ private:
   Value packRowPairs(Value prepared);
   Value readInput(VectorType type, Value base, Value kGroup, Value from = {});
   Value computeRowSums(Value storage);
-  Value shiftHighHalves(Value acc, Value column);
-  Value shiftWide(Value acc, Value column);
-  /// VectorRequantizer::Kind::Neon: the zero point added, before the clamp.
-  Value requantizeNeon(Value acc, Value column);
   int64_t outputZeroPoint();
   Value narrowPairsNeon(ArrayRef<Value> outputs);
   Value clampBytes(Value bytes);
