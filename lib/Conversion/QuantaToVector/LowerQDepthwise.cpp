@@ -217,6 +217,8 @@ Value DepthwiseLowering::emitPixels(Value output, const Block &block,
                                     Value firstColumn, int64_t count,
                                     bool checked) {
   SmallVector<Value> acc(count, block.offsets);
+  Value firstInputColumn =
+      arith::MulIOp::create(b, loc, firstColumn, index(window.strideW));
   for (int64_t kh = 0; kh < window.kernelH; ++kh) {
     Value inputRow = arith::AddIOp::create(b, loc, block.firstInputRow,
                                            index(kh * window.dilationH));
@@ -225,8 +227,7 @@ Value DepthwiseLowering::emitPixels(Value output, const Block &block,
       for (int64_t p = 0; p < count; ++p) {
         // (column + p) * SW - padLeft + kw * DW.
         Value inputColumn = arith::AddIOp::create(
-            b, loc,
-            arith::MulIOp::create(b, loc, firstColumn, index(window.strideW)),
+            b, loc, firstInputColumn,
             index(p * window.strideW - padLeft + kw * window.dilationW));
         Value x = readTap(block, inputRow, inputColumn, checked);
         acc[p] = arith::AddIOp::create(b, loc, acc[p],
@@ -310,15 +311,19 @@ Value DepthwiseLowering::emitRow(Value output, Value row) {
       arith::MulIOp::create(b, loc, outputRowInImage, index(window.strideH)),
       index(padTop));
   block.outputRow = arith::MulIOp::create(b, loc, row, index(outputWidth));
-  Value interior = arith::AndIOp::create(
-      b, loc,
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, outputRowInImage,
-                            index(interiorRowBegin)),
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, outputRowInImage,
-                            index(interiorRowEnd)));
   // Interior rows skip the row checks; the others check every tap.
+  const bool allInterior =
+      interiorRowBegin == 0 && interiorRowEnd == outputHeight;
+  Value interior;
+  if (!allInterior)
+    interior = arith::AndIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
+                              outputRowInImage, index(interiorRowBegin)),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                              outputRowInImage, index(interiorRowEnd)));
   auto rowOfBlock = [&](Value current) -> Value {
-    if (interiorRowBegin == 0 && interiorRowEnd == outputHeight)
+    if (allInterior)
       return emitBlock(current, block, true);
     return scf::IfOp::create(
                b, loc, interior,
