@@ -10,7 +10,10 @@ can be downloaded) and the bundled digits CNN:
   fast float kernels) against PyTorch's eager calibration (fuse, prepare
   with the onednn qconfig, forward), on the same images in the same
   batches, at the same thread count; both observe activations with
-  HistogramObserver;
+  HistogramObserver, and both after each convolution's activation:
+  torchvision's quantizable MobileNetV2 replaces ReLU6 with a ReLU fused
+  into the convolution, Quanta keeps ReLU6 and fuses it (quanta-prepare's
+  fuse-clamps, on unless --no-fuse-clamps);
 - latency, for each --batches and --threads: PyTorch fp32, PyTorch's own
   int8 model (torchvision.models.quantization's architecture with the same
   weights, converted after that calibration) for each --engines, Quanta's
@@ -149,11 +152,17 @@ def main():
     parser.add_argument("--qconfig", default="onednn",
                         help="Quanta's qconfig (PyTorch's calibration "
                              "comparison uses onednn's)")
+    parser.add_argument("--no-fuse-clamps", dest="fuse_clamps",
+                        action="store_false",
+                        help="observe ReLU6 as PyTorch FX does (sharing the "
+                             "convolution's qparams) instead of after it")
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
     args = parser.parse_args()
     work = tempfile.mkdtemp(prefix="quanta-models-")
     rng = np.random.default_rng(0)
     bin_dir = os.path.join(args.build, "bin")
+    prepare = (f"--quanta-prepare=qconfig={args.qconfig} "
+               f"fuse-clamps={str(args.fuse_clamps).lower()}")
     print(f"{args.calibration_images} calibration images in batches of "
           f"{args.calibration_batch}; latency: median of {args.repeats} "
           f"calls (best in brackets)")
@@ -198,7 +207,7 @@ def main():
                  "-o", calibrated])
             start = time.perf_counter()
             run([os.path.join(bin_dir, "quant-opt"), calibrated,
-                 f"--quanta-prepare=qconfig={args.qconfig}",
+                 prepare,
                  f"--quanta-calibrate=data={','.join(data)} quiet "
                  f"threads={threads}",
                  f"--quanta-export-statistics=file={stats}", "-o", os.devnull])
@@ -230,7 +239,7 @@ def main():
                  "-o", imported])
             int8 = os.path.join(work, f"{name}.{batch_size}.int8.mlir")
             run([os.path.join(bin_dir, "quant-opt"), imported,
-                 f"--quanta-prepare=qconfig={args.qconfig}",
+                 prepare,
                  f"--quanta-import-statistics=files={stats}",
                  "--quanta-freeze-qparams", "--quanta-quantize",
                  "--quanta-propagate-layout", "-o", int8])

@@ -7,6 +7,20 @@
 // freeze. The network input's qparams equal PyTorch's HistogramObserver
 // (reduce_range) after the same eight batches.
 // RUN: quant-opt %quanta_src_root/examples/tiny_cnn.mlir --quanta-prepare=qconfig=x86 --quanta-calibrate='data=%quanta_src_root/examples/calibration/batch0.npy,%quanta_src_root/examples/calibration/batch1.npy,%quanta_src_root/examples/calibration/batch2.npy,%quanta_src_root/examples/calibration/batch3.npy,%quanta_src_root/examples/calibration/batch4.npy,%quanta_src_root/examples/calibration/batch5.npy,%quanta_src_root/examples/calibration/batch6.npy,%quanta_src_root/examples/calibration/batch7.npy quiet' --quanta-report-qparams -o /dev/null | FileCheck %s --check-prefix=CALIBRATED
+// The depthwise convolution's relu6 shares its qparams (PyTorch FX): they
+// cover the negative outputs the clamp removes. With fuse-clamps the
+// output is observed after the clamp (zero point 0, a finer scale) and
+// the clamp becomes the depthwise op's output range.
+// RUN: quant-opt %quanta_src_root/examples/tiny_cnn.mlir --quanta-prepare=qconfig=x86 --quanta-calibrate='data=%quanta_src_root/examples/calibration/batch0.npy,%quanta_src_root/examples/calibration/batch1.npy,%quanta_src_root/examples/calibration/batch2.npy,%quanta_src_root/examples/calibration/batch3.npy,%quanta_src_root/examples/calibration/batch4.npy,%quanta_src_root/examples/calibration/batch5.npy,%quanta_src_root/examples/calibration/batch6.npy,%quanta_src_root/examples/calibration/batch7.npy quiet' --quanta-report-qparams -o /dev/null | FileCheck %s --check-prefix=SHARED
+// RUN: quant-opt %quanta_src_root/examples/tiny_cnn.mlir --quanta-prepare='qconfig=x86 fuse-clamps=true' --quanta-calibrate='data=%quanta_src_root/examples/calibration/batch0.npy,%quanta_src_root/examples/calibration/batch1.npy,%quanta_src_root/examples/calibration/batch2.npy,%quanta_src_root/examples/calibration/batch3.npy,%quanta_src_root/examples/calibration/batch4.npy,%quanta_src_root/examples/calibration/batch5.npy,%quanta_src_root/examples/calibration/batch6.npy,%quanta_src_root/examples/calibration/batch7.npy quiet' --quanta-report-qparams -o /dev/null | FileCheck %s --check-prefix=FUSED
+// RUN: quant-opt %quanta_src_root/examples/tiny_cnn.mlir --quanta-ptq='qconfig=x86 fuse-clamps=true data=%quanta_src_root/examples/calibration/batch0.npy,%quanta_src_root/examples/calibration/batch1.npy,%quanta_src_root/examples/calibration/batch2.npy,%quanta_src_root/examples/calibration/batch3.npy,%quanta_src_root/examples/calibration/batch4.npy,%quanta_src_root/examples/calibration/batch5.npy,%quanta_src_root/examples/calibration/batch6.npy,%quanta_src_root/examples/calibration/batch7.npy quiet' --quanta-quantize | FileCheck %s --check-prefix=FUSED-INT8
+// SHARED: dw.output: HistogramObserver scale=[0.0434332564] zero_point=[36]
+// FUSED: dw.output: HistogramObserver scale=[0.0305653475] zero_point=[0]
+// FUSED-INT8-NOT: arith.minimumf
+// FUSED-INT8: quanta.qmatmul {{.*}} depthwise
+// FUSED-INT8-SAME: output_max = 127 : i32, output_min = 0 : i32
+// FUSED-INT8-NOT: arith.minimumf
+
 // RUN: quant-opt %quanta_src_root/examples/tiny_cnn.mlir --quanta-ptq='qconfig=x86 data=%quanta_src_root/examples/calibration/batch0.npy,%quanta_src_root/examples/calibration/batch1.npy,%quanta_src_root/examples/calibration/batch2.npy,%quanta_src_root/examples/calibration/batch3.npy,%quanta_src_root/examples/calibration/batch4.npy,%quanta_src_root/examples/calibration/batch5.npy,%quanta_src_root/examples/calibration/batch6.npy,%quanta_src_root/examples/calibration/batch7.npy quiet' | FileCheck %s --check-prefix=PTQ
 
 // X86-DAG: conv1.weight: PerChannelMinMaxObserver scale=[0.00537082227, 0.00674986979, 0.0070463866, 0.00551378494, 0.00602472154, 0.0037193459, 0.00591625879, 0.00536785414] zero_point=[0, 0, 0, 0, 0, 0, 0, 0]

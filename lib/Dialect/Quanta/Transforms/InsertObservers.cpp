@@ -264,7 +264,9 @@ Operation *InsertObserversPass::findFusedChainEnd(Operation *op,
       }
     }
   if (Operation *user = singleUser(end))
-    if (classifyOp(user).elementwise == ElementwiseKind::Relu) {
+    if (ElementwiseKind kind = classifyOp(user).elementwise;
+        kind == ElementwiseKind::Relu ||
+        (fuseClamps && kind == ElementwiseKind::Clamp)) {
       fusedOps.insert(user);
       end = user;
     }

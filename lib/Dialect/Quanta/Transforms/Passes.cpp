@@ -29,6 +29,12 @@ struct PrepareOptionsBase : public PassPipelineOptions<Derived> {
       *this, "fold-constant-weights",
       llvm::cl::desc("compute statistics of constant weights now"),
       llvm::cl::init(true)};
+  Option<bool> fuseClamps{
+      *this, "fuse-clamps",
+      llvm::cl::desc("observe an op followed by a clamp (relu6) after the "
+                     "clamp, as TFLite fuses it (default: the clamp shares "
+                     "the op's qparams, as in PyTorch FX)"),
+      llvm::cl::init(false)};
   Option<int64_t> threads{
       *this, "threads",
       llvm::cl::desc("threads the model runs on during calibration"),
@@ -60,7 +66,7 @@ struct PtqOptions : public PrepareOptionsBase<PtqOptions> {
 /// quanta-prepare's passes: TOSA to linalg, then observer insertion.
 void buildPreparePipeline(OpPassManager &pm, StringRef qconfig,
                           ArrayRef<std::string> overrides,
-                          bool foldConstantWeights) {
+                          bool foldConstantWeights, bool fuseClamps) {
   // Upstream's pipelines are no-ops on functions without TOSA ops.
   // addTosaToLinalgPasses leaves tosa.reshape/const_shape (tensor) and
   // tosa.const (arith) to the two passes that follow it.
@@ -73,6 +79,7 @@ void buildPreparePipeline(OpPassManager &pm, StringRef qconfig,
   insertOptions.qconfig = qconfig.str();
   insertOptions.overrides.assign(overrides.begin(), overrides.end());
   insertOptions.foldConstantWeights = foldConstantWeights;
+  insertOptions.fuseClamps = fuseClamps;
   pm.addNestedPass<func::FuncOp>(quanta::createInsertObservers(insertOptions));
 }
 } // namespace
@@ -86,7 +93,7 @@ void quanta::registerQuantaPassesAndPipelines() {
       "quanta-insert-observers",
       [](OpPassManager &pm, const PrepareOptions &options) {
         buildPreparePipeline(pm, options.qconfig, options.overrides,
-                             options.foldConstantWeights);
+                             options.foldConstantWeights, options.fuseClamps);
       });
   PassPipelineRegistration<PtqOptions>(
       "quanta-ptq",
@@ -94,7 +101,7 @@ void quanta::registerQuantaPassesAndPipelines() {
       "given data, quanta-freeze-qparams",
       [](OpPassManager &pm, const PtqOptions &options) {
         buildPreparePipeline(pm, options.qconfig, options.overrides,
-                             options.foldConstantWeights);
+                             options.foldConstantWeights, options.fuseClamps);
         CalibrateOptions calibrate;
         calibrate.entry = options.entry;
         calibrate.data.assign(options.data.begin(), options.data.end());

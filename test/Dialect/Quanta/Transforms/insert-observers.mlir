@@ -2,6 +2,7 @@
 // RUN: quant-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(quanta-insert-observers{qconfig=qnnpack}))' | FileCheck %s --check-prefix=QNNPACK
 // RUN: quant-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(quanta-insert-observers{qconfig=x86_qat}))' | FileCheck %s --check-prefix=QAT
 // RUN: quant-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(quanta-insert-observers{fold-constant-weights=false}))' | FileCheck %s --check-prefix=NOFOLD
+// RUN: quant-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(quanta-insert-observers{fuse-clamps=true}))' | FileCheck %s --check-prefix=FUSE
 
 #map = affine_map<(d0, d1) -> (d0, d1)>
 #bias = affine_map<(d0, d1) -> (d1)>
@@ -216,4 +217,66 @@ func.func @linear_transposed_weights(%x: tensor<2x3xf32>) -> tensor<2x2xf32> {
   %fill = linalg.fill ins(%zero : f32) outs(%init : tensor<2x2xf32>) -> tensor<2x2xf32>
   %mm = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>] ins(%x, %w : tensor<2x3xf32>, tensor<2x3xf32>) outs(%fill : tensor<2x2xf32>) -> tensor<2x2xf32> loc("fc_t")
   return %mm : tensor<2x2xf32>
+}
+
+// -----
+
+// A clamp after a fused chain (relu6, ONNX's Clip) shares the chain's
+// qparams, as in PyTorch FX: the chain is observed before it. With
+// fuse-clamps it ends the chain, as TFLite fuses RELU6: the output is
+// observed after it. A clamp after an add behaves the same way.
+
+// FUSE-LABEL: func @conv_bias_relu6_and_add_clamp
+// FUSE: %[[CONV:.*]] = linalg.conv_2d_nhwc_hwcf
+// FUSE-NOT: quanta.observe %[[CONV]]
+// FUSE: %[[BIASED:.*]] = linalg.generic
+// FUSE-NOT: quanta.observe %[[BIASED]]
+// FUSE: %[[RELU6:.*]] = linalg.generic
+// FUSE: %[[RELU6_OBS:.*]] = quanta.observe %[[RELU6]] {name = "conv.output", observer = #quanta.histogram<reduce_range = true>}
+// FUSE: %[[SUM:.*]] = linalg.add
+// FUSE-NOT: quanta.observe %[[SUM]]
+// FUSE: %[[CLIP:.*]] = linalg.generic
+// FUSE: quanta.observe %[[CLIP]] {name = "add_0.output", observer = #quanta.histogram<reduce_range = true>}
+// FUSE-NOT: reuse_input
+
+// CHECK-LABEL: func @conv_bias_relu6_and_add_clamp
+// CHECK: %[[BIASED:.*]] = linalg.generic
+// CHECK: quanta.observe %[[BIASED]] {name = "conv.output", observer = #quanta.histogram<reduce_range = true>}
+// CHECK: %[[RELU6:.*]] = linalg.generic
+// CHECK: quanta.observe %[[RELU6]] {{{.*}}observer = #quanta.reuse_input}
+// CHECK: %[[SUM:.*]] = linalg.add
+// CHECK: quanta.observe %[[SUM]] {name = "add_0.output", observer = #quanta.histogram<reduce_range = true>}
+// CHECK: %[[CLIP:.*]] = linalg.generic
+// CHECK: quanta.observe %[[CLIP]] {{{.*}}observer = #quanta.reuse_input}
+#map4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#chan = affine_map<(d0, d1, d2, d3) -> (d3)>
+func.func @conv_bias_relu6_and_add_clamp(%x: tensor<1x4x4x2xf32>, %y: tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32> {
+  %zero = arith.constant 0.0 : f32
+  %six = arith.constant 6.0 : f32
+  %lo = arith.constant -1.0 : f32
+  %hi = arith.constant 1.0 : f32
+  %w = arith.constant dense<[[[[1.0, -1.0], [0.5, 2.0]]]]> : tensor<1x1x2x2xf32>
+  %b = arith.constant dense<[0.25, -0.5]> : tensor<2xf32>
+  %init = tensor.empty() : tensor<1x4x4x2xf32>
+  %fill = linalg.fill ins(%zero : f32) outs(%init : tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32>
+  %conv = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x4x4x2xf32>, tensor<1x1x2x2xf32>) outs(%fill : tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32> loc("conv")
+  %biased = linalg.generic {indexing_maps = [#map4, #chan, #map4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%conv, %b : tensor<1x4x4x2xf32>, tensor<2xf32>) outs(%init : tensor<1x4x4x2xf32>) {
+  ^bb0(%in: f32, %bias: f32, %out: f32):
+    %s = arith.addf %in, %bias : f32
+    linalg.yield %s : f32
+  } -> tensor<1x4x4x2xf32>
+  %relu6 = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%biased : tensor<1x4x4x2xf32>) outs(%init : tensor<1x4x4x2xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %zero : f32
+    %c = arith.minimumf %m, %six : f32
+    linalg.yield %c : f32
+  } -> tensor<1x4x4x2xf32>
+  %sum = linalg.add ins(%relu6, %y : tensor<1x4x4x2xf32>, tensor<1x4x4x2xf32>) outs(%init : tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32>
+  %clip = linalg.generic {indexing_maps = [#map4, #map4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%sum : tensor<1x4x4x2xf32>) outs(%init : tensor<1x4x4x2xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %c = arith.minimumf %in, %hi : f32
+    %m = arith.maximumf %c, %lo : f32
+    linalg.yield %m : f32
+  } -> tensor<1x4x4x2xf32>
+  return %clip : tensor<1x4x4x2xf32>
 }
