@@ -9,11 +9,14 @@
 
 #include "quanta/Runtime/NumpyFile.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
+#include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <iterator>
 #include <sstream>
 
 namespace mlir::quanta::runtime {
@@ -206,12 +209,40 @@ StatusOr<NumpyArray> parseNpy(const std::string &contents,
   return array;
 }
 
+/// The whole file. Not std::ifstream: it opens a directory and then throws
+/// std::ios_failure from the first read, which ends the embedding process.
 static StatusOr<std::string> readFile(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
     return error(path, std::string("cannot open: ") + std::strerror(errno));
-  return std::string(std::istreambuf_iterator<char>(in),
-                     std::istreambuf_iterator<char>());
+  struct stat info {};
+  const int statError = ::fstat(fd, &info) != 0 ? errno
+                        : S_ISDIR(info.st_mode) ? EISDIR
+                                                : 0;
+  if (statError != 0) {
+    ::close(fd);
+    return error(path, std::string("cannot read: ") + std::strerror(statError));
+  }
+  std::string contents;
+  if (S_ISREG(info.st_mode))
+    contents.reserve(static_cast<size_t>(info.st_size));
+  char chunk[1 << 16];
+  while (true) {
+    const ssize_t count = ::read(fd, chunk, sizeof(chunk));
+    if (count < 0 && errno == EINTR)
+      continue;
+    if (count < 0) {
+      const int readError = errno;
+      ::close(fd);
+      return error(path,
+                   std::string("cannot read: ") + std::strerror(readError));
+    }
+    if (count == 0)
+      break;
+    contents.append(chunk, static_cast<size_t>(count));
+  }
+  ::close(fd);
+  return contents;
 }
 
 StatusOr<NumpyArray> readNpy(const std::string &path) {
@@ -307,7 +338,10 @@ StatusOr<std::vector<NumpyArray>> readNpz(const std::string &path) {
     arrays.push_back(std::move(*array));
     offset = dataStart + compressedSize;
   }
-  if (arrays.empty())
+  // numpy.savez() with no arrays writes only the end of the central
+  // directory ("PK\5\6"): a valid archive of nothing.
+  if (arrays.empty() &&
+      !(zip.size() >= 22 && offset == 0 && readLE(zip, 0, 4) == 0x06054b50))
     return error(path, "not an .npz archive (no ZIP member found)");
   return arrays;
 }

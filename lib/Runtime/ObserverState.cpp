@@ -33,8 +33,12 @@ StatusOr<ObserverState> ObserverState::create(const ObserverConfig &config) {
 Status ObserverState::observe(const float *data,
                               const std::vector<int64_t> &shape) {
   const int64_t size = numElements(shape);
-  if (size == 0)
+  // PyTorch's forward() returns an empty tensor untouched: the observer ran
+  // (a batch) but holds what it held, possibly its initial +inf/-inf.
+  if (size == 0) {
+    ++numBatches;
     return Status::success();
+  }
   // Work on a copy so that a failing update leaves the state unchanged.
   Statistics updated = statistics;
   if (config.memoryless)

@@ -238,7 +238,8 @@ LogicalResult quanta::emitObjectFile(ModuleOp module,
                                      const TargetDescription &target,
                                      llvm::raw_pwrite_stream &os) {
   auto functions = getCInterfaceFunctions(module);
-  if (failed(functions) || failed(verifyRunsOn(module, target)))
+  if (failed(functions) || failed(verifyRunsOn(module, target)) ||
+      failed(verifyReadyForLLVM(module, "quant-compile")))
     return failure();
   SmallVector<std::string> names;
   for (func::FuncOp func : *functions) {
@@ -272,6 +273,12 @@ LogicalResult quanta::emitObjectFile(ModuleOp module,
     return emitError(module.getLoc()) << "cannot translate to LLVM IR";
   llvmModule->setTargetTriple(triple);
   llvmModule->setDataLayout(machine->createDataLayout());
+  // The object's API is the C interface the header declares: the functions
+  // behind the `_mlir_ciface_` wrappers stay internal, or one named `main`
+  // would clash with the program's own.
+  for (StringRef name : names)
+    if (llvm::Function *function = llvmModule->getFunction(name))
+      function->setLinkage(llvm::GlobalValue::InternalLinkage);
   addCpuCheck(*llvmModule, target, names);
   if (llvm::Error error = makeOptimizingTransformer(
           /*optLevel=*/3, /*sizeLevel=*/0, machine.get())(llvmModule.get()))

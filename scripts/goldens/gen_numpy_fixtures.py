@@ -38,3 +38,5 @@ with open(os.path.join(OUT, "bad_version.npy"), "wb") as f:
     f.write(whole[:6] + b"\x04\x00" + whole[8:])
 np.savez(os.path.join(OUT, "stored.npz"), x=values, y=np.arange(3, dtype=np.float32))
 np.savez_compressed(os.path.join(OUT, "compressed.npz"), values, values * 2)
+# numpy.savez() of nothing: only the end of the central directory.
+np.savez(os.path.join(OUT, "empty.npz"))

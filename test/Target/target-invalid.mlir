@@ -18,6 +18,19 @@
 // RUN: not quant-compile %S/Inputs/gemm_u8.mlir --mcpu=haswell --pass-pipeline='builtin.module(quanta-lower-x86{isa=avx512vnni})' -o %t.o 2>&1 | FileCheck %s --check-prefix=VNNI
 // VNNI: error: 'llvm.x86.avx512.vpdpbusd.512' needs the x86_64 feature avx512vnni, which the target x86_64-{{.*}} (haswell) lacks
 //
+// A float module lowered once (AVX2 here) and compiled later for a target
+// that cannot run it: its kernels name no instruction (vector FMAs), the
+// record of the lowering (quanta.lowered_for) says what they need.
+// RUN: quant-opt %S/Inputs/float_fc.mlir --quanta-lower-x86=isa=avx2 -o %t.lowered.mlir
+// RUN: not quant-compile %t.lowered.mlir --target-triple=aarch64-linux-gnu -o %t.o 2>&1 | FileCheck %s --check-prefix=LOWERED
+// RUN: not quant-compile %t.lowered.mlir --target-triple=riscv64-linux-gnu -o %t.o 2>&1 | FileCheck %s --check-prefix=LOWERED
+// RUN: not quant-compile %t.lowered.mlir --target-triple=i386-linux-gnu -o %t.o 2>&1 | FileCheck %s --check-prefix=LOWERED
+// RUN: not quant-compile %t.lowered.mlir --mcpu=x86-64 -o %t.o 2>&1 | FileCheck %s --check-prefix=LOWERED
+// LOWERED: error: the module's kernels were lowered for x86_64+avx2+fma, which {{.*}} cannot run (it lacks avx2); lower the module from before its kernel lowering for this target instead
+// RUN: quant-compile %t.lowered.mlir --mcpu=haswell -o %t.o
+// RUN: not quant-opt %t.lowered.mlir --quanta-lower-x86=isa=avx512vnni -o /dev/null 2>&1 | FileCheck %s --check-prefix=TWICE
+// TWICE: error: quanta-lower-x86: the module already holds code lowered for x86_64+avx2+fma; lowering more of it for {{.*}}avx512vnni{{.*}} would mix the two
+//
 // Lowered by the target's own lowering, the same module compiles for each.
 // RUN: quant-compile %S/Inputs/gemm_u8.mlir --target-triple=aarch64-linux-gnu --mcpu=cortex-a76 --pass-pipeline='builtin.module(quanta-lower-neon)' -o %t.a76.o
 // RUN: quant-compile %S/Inputs/gemm_u8.mlir --mcpu=x86-64 --pass-pipeline='builtin.module(quanta-lower-x86)' -o %t.x86-64.o

@@ -17,6 +17,14 @@
 // OUTPUTS: error: 'i8_in' has 1 result(s), 2 --output file(s) given
 // DYNAMIC: error: argument 0 has type 'tensor<?xf32>'; quant-run takes static tensors
 // PIPELINE: bad --pass-pipeline
+//
+// A module the tools cannot compile yet names the pipeline it needs:
+// RUN: not quant-run %S/Inputs/qmatmul_exec.mlir --entry=odd_u8 --input=%S/Inputs/qmatmul_odd_u8_input.npy 2>&1 | FileCheck %s --check-prefix=UNLOWERED
+// RUN: not quant-compile %S/Inputs/qmatmul_exec.mlir -o %t.o 2>&1 | FileCheck %s --check-prefix=UNLOWERED
+// UNLOWERED: qmatmul_exec.mlir:{{[0-9]+}}:{{[0-9]+}}: error: 'quanta.qmatmul' op cannot be compiled (quant-{{run|compile}}) before its kernel lowering: lower the module for its target first (quanta-lower-x86, quanta-lower-neon, or quanta-lower-x86{isa=generic} for another architecture; quant-run and quant-compile take it as --pass-pipeline='builtin.module(quanta-lower-x86)')
+// UNLOWERED-NOT: error
+// RUN: not quant-run %S/../Dialect/Quanta/Transforms/calibrate-empty-tensor.mlir --input=%S/../Dialect/Quanta/Transforms/Inputs/calibrate/empty_0x8.npy 2>&1 | FileCheck %s --check-prefix=OBSERVED
+// OBSERVED: error: 'quanta.observe' op cannot be compiled (quant-run) before calibration and freezing: run quanta-ptq (or quanta-calibrate and quanta-freeze-qparams) first
 
 func.func @f32_in(%a: tensor<5x7xf32>) -> tensor<5x7xf32> {
   return %a : tensor<5x7xf32>

@@ -101,6 +101,22 @@ TEST(NumpyFile, ReadsStoredAndCompressedArchives) {
   ASSERT_FALSE(notZip.ok());
   EXPECT_NE(notZip.getStatus().getMessage().find("not an .npz archive"),
             std::string::npos);
+
+  // numpy.savez() with no arrays writes a valid archive of nothing.
+  auto empty = readNpz(fixture("empty.npz"));
+  ASSERT_TRUE(empty.ok()) << empty.getStatus().getMessage();
+  EXPECT_TRUE(empty->empty());
+}
+
+// A directory opens as a stream but fails on the first read, which
+// std::ifstream reports by throwing: an error here, whatever the name.
+TEST(NumpyFile, RejectsDirectories) {
+  std::string npy = errorOf(readNpy(std::string(QUANTA_RUNTIME_DATA_DIR)));
+  EXPECT_NE(npy.find("cannot read: Is a directory"), std::string::npos) << npy;
+  auto npz = readNpz(std::string(QUANTA_RUNTIME_DATA_DIR));
+  ASSERT_FALSE(npz.ok());
+  EXPECT_NE(npz.getStatus().getMessage().find("cannot read: Is a directory"),
+            std::string::npos);
 }
 
 TEST(NumpyFile, WritesWhatItReads) {

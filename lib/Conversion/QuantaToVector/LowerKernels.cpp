@@ -14,10 +14,14 @@
 #include "quanta/Dialect/Quanta/IR/QuantaDialect.h"
 #include "quanta/Dialect/Quanta/IR/QuantaOps.h"
 #include "quanta/Target/TargetDescription.h"
+#include "quanta/Utils/MemoryLimits.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/ArmNeon/ArmNeonDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Matchers.h"
+
+#include <limits>
 
 namespace mlir::quanta {
 #define GEN_PASS_DEF_LOWERX86
@@ -75,9 +79,30 @@ resolveTarget(ModuleOp module, TargetArch arch, StringRef pass,
   return *target;
 }
 
+/// The kernel lowerings copy and pack constant weights at compile time, in
+/// containers of at most 2^32 elements.
+static LogicalResult checkConstantOperands(Operation *op) {
+  for (auto [index, operand] : llvm::enumerate(op->getOperands())) {
+    auto type = dyn_cast<ShapedType>(operand.getType());
+    if (!type || !type.hasStaticShape() || !matchPattern(operand, m_Constant()))
+      continue;
+    if (type.getNumElements() > std::numeric_limits<uint32_t>::max())
+      return op->emitOpError("has a constant operand #")
+             << index << " of " << type.getNumElements()
+             << " elements; the kernels pack at most 2^32 - 1";
+    if (failed(checkAllocatable(op->getLoc(), type.getNumElements(),
+                                sizeof(float),
+                                "packing constant operand #" + Twine(index))))
+      return failure();
+  }
+  return success();
+}
+
 LogicalResult mlir::quanta::lowerKernels(ModuleOp module,
                                          const TargetDescription &target,
                                          StringRef pass, bool lowerFloat) {
+  if (failed(recordLoweredFor(module, target, pass)))
+    return failure();
   SmallVector<QMatmulOp> qmatmuls;
   SmallVector<Operation *> floatGemms, floatDepthwise;
   module->walk([&](Operation *op) {
@@ -91,6 +116,13 @@ LogicalResult mlir::quanta::lowerKernels(ModuleOp module,
                        linalg::DepthwiseConv2DNhwcHwcOp>(op))
       floatDepthwise.push_back(op);
   });
+  SmallVector<Operation *> kernels(llvm::map_range(
+      qmatmuls, [](QMatmulOp op) { return op.getOperation(); }));
+  llvm::append_range(kernels, floatGemms);
+  llvm::append_range(kernels, floatDepthwise);
+  for (Operation *op : kernels)
+    if (failed(checkConstantOperands(op)))
+      return failure();
   for (QMatmulOp op : qmatmuls)
     if (failed(lowerQMatmul(op, target, pass)))
       return failure();

@@ -65,14 +65,15 @@ LogicalResult QuantaDialect::verifyOperationAttribute(Operation *op,
                              << "' is a unit attribute of scf.for";
     return success();
   }
-  if (attr.getName() != kTargetAttrName)
+  if (attr.getName() != kTargetAttrName &&
+      attr.getName() != kLoweredForAttrName)
     return success();
   if (!isa<ModuleOp>(op))
-    return op->emitError() << "'" << kTargetAttrName
+    return op->emitError() << "'" << attr.getName().getValue()
                            << "' belongs on a builtin.module";
   llvm::Expected<TargetDescription> target = parseTargetAttr(attr.getValue());
   if (!target)
-    return op->emitError() << "'" << kTargetAttrName << "' "
+    return op->emitError() << "'" << attr.getName().getValue() << "' "
                            << llvm::toString(target.takeError());
   return success();
 }
@@ -97,6 +98,25 @@ quanta::getModuleTarget(ModuleOp module) {
 void quanta::setModuleTarget(ModuleOp module, const TargetDescription &target) {
   module->setAttr(kTargetAttrName,
                   StringAttr::get(module.getContext(), target.str()));
+}
+
+LogicalResult quanta::recordLoweredFor(ModuleOp module,
+                                       const TargetDescription &target,
+                                       StringRef pass) {
+  if (auto recorded = module->getAttr(kLoweredForAttrName)) {
+    llvm::Expected<TargetDescription> earlier = parseTargetAttr(recorded);
+    if (!earlier)
+      return module.emitError() << "'" << kLoweredForAttrName << "' "
+                                << llvm::toString(earlier.takeError());
+    if (earlier->str() != target.str())
+      return module.emitError()
+             << pass << ": the module already holds code lowered for "
+             << earlier->describe() << "; lowering more of it for "
+             << target.describe() << " would mix the two";
+  }
+  module->setAttr(kLoweredForAttrName,
+                  StringAttr::get(module.getContext(), target.str()));
+  return success();
 }
 
 LogicalResult quanta::verifyRunsOn(Operation *root,
@@ -124,13 +144,38 @@ LogicalResult quanta::verifyRunsOn(Operation *root,
     if (needs->arch != target.getArch())
       diag << "; lower the module for the target's architecture ("
            << (target.getArch() == TargetArch::AArch64 ? "quanta-lower-neon"
-                                                       : "quanta-lower-x86")
+               : target.getArch() == TargetArch::X86_64
+                   ? "quanta-lower-x86"
+                   : "quanta-lower-x86{isa=generic}")
            << ")";
     else
       diag << "; lower it for a level the target has, or choose a target "
               "that has it";
   });
-  return success(reported.empty());
+  if (!reported.empty())
+    return failure();
+  // What the named instructions do not show (the vector widths a lowering
+  // chose, for instance), the record of the lowering does.
+  if (auto module = dyn_cast<ModuleOp>(root))
+    if (Attribute recorded = module->getAttr(kLoweredForAttrName)) {
+      llvm::Expected<TargetDescription> loweredFor = parseTargetAttr(recorded);
+      if (!loweredFor)
+        return module.emitError() << "'" << kLoweredForAttrName << "' "
+                                  << llvm::toString(loweredFor.takeError());
+      // Features are per architecture: code for another architecture's
+      // features lacks them all, while a generic lowering (no feature) is
+      // plain vector code any target compiles.
+      SmallVector<TargetFeature> lacking = loweredFor->missingFrom(target);
+      if (!lacking.empty())
+        return module.emitError()
+               << "the module's kernels were lowered for "
+               << loweredFor->describe() << ", which " << target.describe()
+               << " cannot run (it lacks "
+               << TargetDescription::getFeatureName(lacking.front())
+               << "); lower the module from before its kernel lowering for "
+                  "this target instead";
+    }
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -147,45 +192,64 @@ FailureOr<bool> quanta::detail::parseBoolParam(AsmParser &parser) {
 }
 
 /// A float literal, or nan/inf/-inf (the printer writes non-finite values
-/// that way, since the MLIR lexer has no literal for them).
-static ParseResult parseDouble(AsmParser &parser, double &result) {
+/// that way, since the MLIR lexer has no literal for them), as a value of
+/// `semantics`. Decimal literals are read as doubles and then narrowed, as
+/// torch.tensor([python_float], dtype=torch.float32) narrows them; a
+/// hexadecimal literal is the bit pattern of a value of `semantics` itself,
+/// as in MLIR's own float attributes (read as a double's bits, 0x3F800000
+/// would be a denormal that narrows to 0).
+static ParseResult parseFloatValue(AsmParser &parser,
+                                   const llvm::fltSemantics &semantics,
+                                   llvm::APFloat &result) {
   if (succeeded(parser.parseOptionalKeyword("nan"))) {
-    result = std::numeric_limits<double>::quiet_NaN();
+    result = llvm::APFloat::getQNaN(semantics);
     return success();
   }
+  const SMLoc loc = parser.getCurrentLocation();
   bool negative = succeeded(parser.parseOptionalMinus());
+  // The token's text: the source buffer is null-terminated.
+  const char *text = parser.getCurrentLocation().getPointer();
+  if (text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
+    if (negative)
+      return parser.emitError(loc, "a hexadecimal float literal is a bit "
+                                   "pattern and takes no minus sign");
+    return parser.parseFloat(semantics, result);
+  }
+  double value;
   if (succeeded(parser.parseOptionalKeyword("inf")))
-    result = std::numeric_limits<double>::infinity();
-  else if (parser.parseFloat(result))
+    value = std::numeric_limits<double>::infinity();
+  else if (parser.parseFloat(value))
     return failure();
   if (negative)
-    result = -result;
+    value = -value;
+  result = &semantics == &llvm::APFloat::IEEEsingle()
+               ? llvm::APFloat(static_cast<float>(value))
+               : llvm::APFloat(value);
   return success();
 }
 
 FailureOr<llvm::APFloat> quanta::detail::parseF64Param(AsmParser &parser) {
-  double value;
-  if (parseDouble(parser, value))
+  llvm::APFloat value(0.0);
+  if (parseFloatValue(parser, llvm::APFloat::IEEEdouble(), value))
     return failure();
-  return llvm::APFloat(value);
+  return value;
 }
 
 FailureOr<llvm::APFloat> quanta::detail::parseF32Param(AsmParser &parser) {
-  double value;
-  if (parseDouble(parser, value))
+  llvm::APFloat value(0.0f);
+  if (parseFloatValue(parser, llvm::APFloat::IEEEsingle(), value))
     return failure();
-  // Narrow like torch.tensor([python_float], dtype=torch.float32).
-  return llvm::APFloat(static_cast<float>(value));
+  return value;
 }
 
 FailureOr<DenseF32ArrayAttr>
 quanta::detail::parseF32ArrayParam(AsmParser &parser) {
   SmallVector<float> values;
   if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
-        double value;
-        if (parseDouble(parser, value))
+        llvm::APFloat value(0.0f);
+        if (parseFloatValue(parser, llvm::APFloat::IEEEsingle(), value))
           return failure();
-        values.push_back(static_cast<float>(value));
+        values.push_back(value.convertToFloat());
         return success();
       }))
     return failure();

@@ -19,6 +19,7 @@
 #include "quanta/Numerics/FakeQuant.h"
 #include "quanta/Runtime/NumpyFile.h"
 #include "quanta/Target/TargetDescription.h"
+#include "quanta/Utils/MemoryLimits.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -131,6 +132,11 @@ extern "C" void quantaObserveCallback(int64_t sessionAddress, int64_t id,
       error = status.getMessage();
     return;
   }
+  // An empty tensor leaves the statistics as they were (PyTorch's forward
+  // returns it untouched), possibly still the initial +inf/-inf, for which
+  // calculate_qparams returns its default qparams.
+  if (llvm::is_contained(shape, 0))
+    return;
   // PyTorch carries NaN and infinities into min/max and fails (or returns an
   // infinite scale) only in calculate_qparams; report the batch instead.
   bool finite = std::visit(
@@ -560,9 +566,27 @@ void CalibratePass::runOnOperation() {
       groupBatches(module.getLoc(), data, entryType.getNumInputs());
   if (failed(batchFiles))
     return signalPassFailure();
+  if (batchLimit < 0) {
+    emitError(module.getLoc(),
+              "quanta-calibrate: batch-limit must be >= 0 (0: every batch), "
+              "got ")
+        << static_cast<int64_t>(batchLimit);
+    return signalPassFailure();
+  }
   if (batchLimit > 0 &&
       batchFiles->size() > static_cast<size_t>(batchLimit.getValue()))
     batchFiles->resize(batchLimit);
+  // The first batch is checked against the entry before anything is
+  // compiled or allocated for the shapes the IR declares.
+  FailureOr<Batch> firstBatch =
+      loadBatch(module.getLoc(), batchFiles->front(), entryType);
+  if (failed(firstBatch))
+    return signalPassFailure();
+  for (auto [index, type] : llvm::enumerate(entryType.getResults()))
+    if (failed(checkAllocatable(
+            module.getLoc(), cast<RankedTensorType>(type).getNumElements(),
+            sizeof(float), "result " + Twine(index) + " of the entry")))
+      return signalPassFailure();
 
   // The observers, in walk order; calibration continues from statistics
   // already in the IR (so shards of the data can be calibrated in turn).
@@ -665,7 +689,9 @@ void CalibratePass::runOnOperation() {
   auto start = std::chrono::steady_clock::now();
   auto lastReport = start;
   for (auto [index, files] : llvm::enumerate(*batchFiles)) {
-    FailureOr<Batch> batch = loadBatch(module.getLoc(), files, entryType);
+    FailureOr<Batch> batch = index == 0
+                                 ? std::move(firstBatch)
+                                 : loadBatch(module.getLoc(), files, entryType);
     if (failed(batch))
       return signalPassFailure();
     SmallVector<MemRefDescriptor> descriptors;

@@ -2,10 +2,13 @@
 
 #include "quanta/Dialect/Quanta/Transforms/Jit.h"
 #include "quanta/Dialect/Quanta/IR/QuantaDialect.h"
+#include "quanta/Dialect/Quanta/IR/QuantaOps.h"
 #include "quanta/Dialect/Quanta/Transforms/MemoryPlan.h"
 #include "quanta/Dialect/Quanta/Transforms/Passes.h"
+#include "quanta/Utils/MemoryLimits.h"
 
 #include "mlir/Bytecode/BytecodeWriter.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -49,6 +52,43 @@ void quanta::registerJitDialects(DialectRegistry &registry) {
   registry.insert<QuantaDialect>();
 }
 
+LogicalResult quanta::verifyReadyForLLVM(ModuleOp module, StringRef tool) {
+  // One error per kind of op, at its first occurrence.
+  llvm::SmallDenseSet<OperationName> reported;
+  bool fits = true;
+  module.walk([&](Operation *op) {
+    // Code generation writes every element of a constant (a splat too).
+    if (auto constant = dyn_cast<arith::ConstantOp>(op))
+      if (auto type = dyn_cast<ShapedType>(constant.getType());
+          type && type.hasStaticShape()) {
+        Type element = type.getElementType();
+        const int64_t elementBytes =
+            element.isIntOrFloat()
+                ? llvm::divideCeil(element.getIntOrFloatBitWidth(), 8)
+                : 8;
+        if (failed(checkAllocatable(op->getLoc(), type.getNumElements(),
+                                    elementBytes,
+                                    Twine(tool) + ": compiling this constant")))
+          fits = false;
+      }
+    if (!isa<QMatmulOp, ObserveOp, FakeQuantOp>(op) ||
+        !reported.insert(op->getName()).second)
+      return;
+    InFlightDiagnostic diag = op->emitOpError()
+                              << "cannot be compiled (" << tool << ") before ";
+    if (isa<QMatmulOp>(op))
+      diag << "its kernel lowering: lower the module for its target first "
+              "(quanta-lower-x86, quanta-lower-neon, or "
+              "quanta-lower-x86{isa=generic} for another architecture; "
+              "quant-run and quant-compile take it as "
+              "--pass-pipeline='builtin.module(quanta-lower-x86)')";
+    else
+      diag << "calibration and freezing: run quanta-ptq (or "
+              "quanta-calibrate and quanta-freeze-qparams) first";
+  });
+  return success(fits && reported.empty());
+}
+
 FailureOr<std::unique_ptr<ExecutionEngine>>
 quanta::compileForJit(ModuleOp module, StringRef tool, SymbolRegistrar extra,
                       const TargetDescription *target) {
@@ -65,7 +105,8 @@ quanta::compileForJit(ModuleOp module, StringRef tool, SymbolRegistrar extra,
            << TargetDescription::getFeatureName(lacking.front())
            << ", which the target " << jitTarget.describe()
            << " has: its code cannot run here";
-  if (failed(verifyRunsOn(module, jitTarget)))
+  if (failed(verifyRunsOn(module, jitTarget)) ||
+      failed(verifyReadyForLLVM(module, tool)))
     return failure();
   // A private context: the lowering must not touch the caller's IR, and
   // the engine keeps nothing from the context once it has compiled.
@@ -89,9 +130,16 @@ quanta::compileForJit(ModuleOp module, StringRef tool, SymbolRegistrar extra,
            << tool << ": cannot lower the module to LLVM for the JIT (see "
            << "the diagnostics above)";
   SmallVector<NamedAttribute> plans;
-  for (auto &[name, plan] : getMemoryPlans(*jitModule))
+  for (auto &[name, plan] : getMemoryPlans(*jitModule)) {
+    // The arena is requested when the code is linked or first run, where
+    // failing would end the process.
+    if (failed(checkAllocatable(module.getLoc(), plan.arenaBytes, 1,
+                                tool + ": the intermediate buffers of '" +
+                                    name + "'")))
+      return failure();
     plans.emplace_back(StringAttr::get(module.getContext(), name),
                        plan.toAttribute(module.getContext()));
+  }
   module->setAttr(kMemoryPlanAttrName,
                   DictionaryAttr::get(module.getContext(), plans));
 

@@ -4,6 +4,7 @@
 
 #include "quanta/Numerics/Histogram.h"
 #include "quanta/Numerics/OneFlow.h"
+#include "quanta/Utils/MemoryLimits.h"
 
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -140,6 +141,9 @@ FailureOr<Attribute> quanta::observeConstant(Location loc,
                                              DenseElementsAttr data) {
   if (!hasRunningStatistics(observer))
     return Attribute();
+  if (failed(checkAllocatable(loc, data.getNumElements(), sizeof(float),
+                              "observing this constant at compile time")))
+    return failure();
   // Observers convert their input to float32 first (x.to(min_val.dtype)).
   SmallVector<float> values =
       llvm::map_to_vector(data.getValues<APFloat>(), [](const APFloat &value) {

@@ -116,7 +116,10 @@ ImportStatisticsPass::readFile(const std::string &path) {
     if (!name || !observer || !stats)
       return emitError(loc) << path << ": every observer entry needs "
                             << "'name', 'observer' and 'stats' strings";
-    file.entries[*name] = {observer->str(), stats->str()};
+    // Two entries for one observer: which to apply would be a guess.
+    if (!file.entries.try_emplace(*name, observer->str(), stats->str()).second)
+      return emitError(loc)
+             << path << ": two entries for observer '" << *name << "'";
   }
   return file;
 }

@@ -272,6 +272,24 @@ func.func private @f() attributes {o = #quanta.histogram_stats<min = 0.0, max = 
 
 // -----
 
+// expected-error @+1 {{histogram bin 1 holds -2.000000e+00; counts must be finite and not negative (beyond the rounding residue of PyTorch's histogram combination, 1e-3 of the total)}}
+func.func private @f() attributes {o = #quanta.histogram_stats<min = 0.0, max = 1.0, histogram = [1.0, -2.0]>}
+
+// -----
+
+// expected-error @+1 {{histogram bin 0 holds nan; counts must be finite and not negative (beyond the rounding residue of PyTorch's histogram combination, 1e-3 of the total)}}
+func.func private @f() attributes {o = #quanta.histogram_stats<min = 0.0, max = 1.0, histogram = [nan, 2.0]>}
+
+// -----
+
+// A hexadecimal float literal is a bit pattern; a minus sign would flip a
+// bit the pattern already holds.
+// expected-error @+2 {{a hexadecimal float literal is a bit pattern and takes no minus sign}}
+// expected-error @+1 {{failed to parse Quanta_MinMaxStatsAttr parameter 'min'}}
+func.func private @f() attributes {o = #quanta.min_max_stats<min = [-0x3F800000], max = [1.0]>}
+
+// -----
+
 // expected-error @+2 {{expected 'true' or 'false'}}
 // expected-error @+1 {{failed to parse Quanta_MinMaxObserverAttr parameter 'reduce_range'}}
 func.func private @f() attributes {o = #quanta.min_max<reduce_range = yes>}

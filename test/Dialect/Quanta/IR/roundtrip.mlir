@@ -71,7 +71,14 @@ func.func @statistics(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   // which 7 significant digits would turn into 0.3), non-finite included.
   // CHECK: #quanta.min_max_stats<min = [0.1, -inf], max = [0.30000004, nan]>
   %4 = quanta.observe %3 {observer = #quanta.per_channel_min_max<>, stats = #quanta.min_max_stats<min = [0.1, -inf], max = [0.30000004, nan]>} : tensor<2x3xf32>
-  return %4 : tensor<2x3xf32>
+  // A hexadecimal literal is the bit pattern of a float32, as in MLIR's own
+  // f32 attributes (0x3F800000 is 1.0, 0xBFC00000 is -1.5).
+  // CHECK: #quanta.histogram_stats<min = -1.5, max = 1.0, histogram = [1.0, 2.0], num_batches = 1>
+  %5 = quanta.observe %4 {observer = #quanta.histogram<bins = 2>, stats = #quanta.histogram_stats<min = 0xBFC00000, max = 0x3F800000, histogram = [0x3F800000, 2.0], num_batches = 1>} : tensor<2x3xf32>
+  // PyTorch's histogram combination leaves float32 residue below zero.
+  // CHECK: histogram = [1.0e+04, -0.0006]
+  %6 = quanta.observe %5 {observer = #quanta.histogram<bins = 2>, stats = #quanta.histogram_stats<min = 0.0, max = 1.0, histogram = [10000.0, -0.0006], num_batches = 1>} : tensor<2x3xf32>
+  return %6 : tensor<2x3xf32>
 }
 
 // CHECK-LABEL: func @fake_quant

@@ -12,6 +12,15 @@
 // RUN: not quant-opt %s --quanta-calibrate='data=%S/Inputs/calibrate/x0.npy entry=nowhere' 2>&1 | FileCheck %s --check-prefix=NOWHERE
 // RUN: not quant-opt %s --quanta-calibrate='data=%S/Inputs/calibrate/x0.npy entry=integers' 2>&1 | FileCheck %s --check-prefix=INTEGERS
 // RUN: not quant-opt %s --quanta-calibrate='data=%S/Inputs/calibrate/x0.npy,%S/Inputs/calibrate/nan.npy entry=nan' 2>&1 | FileCheck %s --check-prefix=NAN
+// A directory named like a data file, an empty archive, a negative
+// batch-limit; shapes the data cannot have (checked before anything is
+// compiled or allocated for them) and results no machine could hold:
+// RUN: rm -rf %t.dir.npy && mkdir -p %t.dir.npy
+// RUN: not quant-opt %s --quanta-calibrate='data=%t.dir.npy entry=wrong_shape' 2>&1 | FileCheck %s --check-prefix=DIRECTORY
+// RUN: not quant-opt %s --quanta-calibrate='data=%S/Inputs/calibrate/empty.npz entry=wrong_shape' 2>&1 | FileCheck %s --check-prefix=EMPTYNPZ
+// RUN: not quant-opt %s --quanta-calibrate='data=%S/Inputs/calibrate/x0.npy entry=wrong_shape batch-limit=-1' 2>&1 | FileCheck %s --check-prefix=LIMIT
+// RUN: not quant-opt %s --quanta-calibrate='data=%S/Inputs/calibrate/x0.npy entry=huge_input' 2>&1 | FileCheck %s --check-prefix=HUGEINPUT
+// RUN: not quant-opt %s --quanta-calibrate='data=%S/Inputs/calibrate/x0.npy entry=huge_result' 2>&1 | FileCheck %s --check-prefix=HUGERESULT
 
 // SHAPE: error: {{.*}}x0.npy: argument 0 expects shape (2, 8), found (4, 16)
 // DTYPE: error: {{.*}}f64.npy: argument 0 expects float32 data, found float64
@@ -21,10 +30,15 @@
 // NPZ: error: {{.*}}batch0.npz holds 1 arrays but the entry takes 2 arguments
 // EXTENSION: error: calibration data '{{.*}}x0.txt' is neither a .npy nor an .npz file
 // NODATA: error: quanta-calibrate: no calibration data (data=<files>)
-// ENTRY: error: quanta-calibrate: the module has 5 public functions; choose one with entry=<name>
+// ENTRY: error: quanta-calibrate: the module has 7 public functions; choose one with entry=<name>
 // NOWHERE: error: quanta-calibrate: no function 'nowhere' with a body to run
 // NAN: calibrate-invalid.mlir:{{[0-9]+}}:8: error: 'quanta.observe' op calibration batch 1 ({{.*}}nan.npy): the observed tensor holds NaN or an infinity, for which PyTorch's observers compute no valid qparams
 // INTEGERS: error: quanta-calibrate runs functions of float32 tensors with static result shapes; got 'tensor<4xi32>'
+// DIRECTORY: error: {{.*}}dir.npy: cannot read: Is a directory
+// EMPTYNPZ: error: {{.*}}empty.npz holds 0 arrays but the entry takes 1 arguments
+// LIMIT: error: quanta-calibrate: batch-limit must be >= 0 (0: every batch), got -1
+// HUGEINPUT: error: {{.*}}x0.npy: argument 0 expects shape (100000, 1000000), found (4, 16)
+// HUGERESULT: error: result 0 of the entry needs 400000000000 bytes, more than this machine's {{[0-9]+}} bytes of memory
 
 func.func @wrong_shape(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
   %0 = quanta.observe %x {observer = #quanta.min_max<>} : tensor<2x8xf32>
@@ -48,4 +62,18 @@ func.func @nan(%x: tensor<4x16xf32>) -> tensor<4x16xf32> {
 
 func.func @integers(%x: tensor<4xi32>) -> tensor<4xi32> {
   return %x : tensor<4xi32>
+}
+
+func.func @huge_input(%x: tensor<100000x1000000xf32>) -> tensor<1x2xf32> {
+  %0 = quanta.observe %x {observer = #quanta.min_max<>} : tensor<100000x1000000xf32>
+  %1 = tensor.extract_slice %0[0, 0] [1, 2] [1, 1] : tensor<100000x1000000xf32> to tensor<1x2xf32>
+  return %1 : tensor<1x2xf32>
+}
+
+func.func @huge_result(%x: tensor<4x16xf32>) -> tensor<100000x1000000xf32> {
+  %0 = quanta.observe %x {observer = #quanta.min_max<>} : tensor<4x16xf32>
+  %zero = arith.constant 0.0 : f32
+  %init = tensor.empty() : tensor<100000x1000000xf32>
+  %1 = linalg.fill ins(%zero : f32) outs(%init : tensor<100000x1000000xf32>) -> tensor<100000x1000000xf32>
+  return %1 : tensor<100000x1000000xf32>
 }

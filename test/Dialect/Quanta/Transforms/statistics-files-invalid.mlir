@@ -8,12 +8,15 @@
 // RUN: not quant-opt %s --quanta-import-statistics 2>&1 | FileCheck %s --check-prefix=NOFILES
 // RUN: echo '{"format": "quanta-statistics", "version": 1, "observers": []}' > %t.empty.json
 // RUN: not quant-opt %s --quanta-import-statistics=files=%t.empty.json 2>&1 | FileCheck %s --check-prefix=ABSENT
+// RUN: echo '{"format": "quanta-statistics", "version": 1, "observers": [{"name": "avg", "observer": "#quanta.moving_average_min_max<>", "stats": "#quanta.min_max_stats<min = [0.0], max = [1.0], num_batches = 1>"}, {"name": "avg", "observer": "#quanta.moving_average_min_max<>", "stats": "#quanta.min_max_stats<min = [0.0], max = [2.0], num_batches = 1>"}]}' > %t.twice.json
+// RUN: not quant-opt %s --quanta-import-statistics=files=%t.twice.json 2>&1 | FileCheck %s --check-prefix=TWICE
 
 // ORDER: error: 'quanta.observe' op cannot merge the statistics of {{.*}}b.json: MovingAverageMinMaxObserver statistics depend on the order of the batches and cannot be merged; calibrate the shards one after the other instead
 // MISSING: error: cannot read statistics file '{{.*}}missing.json': No such file or directory
 // FORMAT: error: {{.*}}other.json: not a quanta-statistics file of version 1
 // NOFILES: error: quanta-import-statistics: no files (files=<a.json,b.json,...>)
 // ABSENT: error: 'quanta.observe' op has no statistics in {{.*}}empty.json
+// TWICE: error: {{.*}}twice.json: two entries for observer 'avg'
 
 func.func @model(%x: tensor<4x16xf32>) -> tensor<4x16xf32> {
   %0 = quanta.observe %x {name = "avg", observer = #quanta.moving_average_min_max<>} : tensor<4x16xf32>

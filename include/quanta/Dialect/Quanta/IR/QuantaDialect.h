@@ -71,6 +71,14 @@ inline constexpr llvm::StringLiteral kTargetAttrName = "quanta.target";
 /// `module`'s recorded target, if it has one; an error at the module when
 /// the attribute does not describe a target.
 FailureOr<std::optional<TargetDescription>> getModuleTarget(ModuleOp module);
+/// The target the kernel lowerings (quanta-lower-x86, quanta-lower-neon)
+/// wrote the module's code for, in the same form as `quanta.target`: code
+/// generation for a target that cannot run it is refused (verifyRunsOn).
+inline constexpr llvm::StringLiteral kLoweredForAttrName = "quanta.lowered_for";
+/// Records that `module` holds code lowered for `target`; an error if it
+/// already holds code lowered for another target.
+LogicalResult recordLoweredFor(ModuleOp module, const TargetDescription &target,
+                               StringRef pass);
 void setModuleTarget(ModuleOp module, const TargetDescription &target);
 
 /// The module attribute giving the threads its kernels run on (an i64: 1,
@@ -86,11 +94,14 @@ int64_t getModuleThreads(ModuleOp module);
 /// kernels): quanta-parallelize may run them on threads in any order.
 inline constexpr llvm::StringLiteral kParallelLoopAttrName = "quanta.parallel";
 
-/// Whether every instruction `root` uses by name (quanta.intrinsic,
-/// llvm.call_intrinsic, arm_neon and x86vector ops) exists on `target`;
-/// else an error at the first op of each such instruction naming the
-/// missing architecture or feature. Code generation must not see them:
-/// LLVM aborts the process on an instruction its target cannot select.
+/// Whether `target` can run the code `root` holds: the target a module's
+/// kernels were lowered for (`quanta.lowered_for`) must have no feature
+/// `target` lacks (features are per architecture), and every instruction
+/// `root` uses by name (quanta.intrinsic, llvm.call_intrinsic, arm_neon and
+/// x86vector ops) must exist on `target`; else an error at the module, or
+/// at the first op of each such instruction, naming what is missing. Code
+/// generation must not see them: LLVM aborts the process on an instruction its
+/// target cannot select.
 LogicalResult verifyRunsOn(Operation *root, const TargetDescription &target);
 } // namespace mlir::quanta
 

@@ -50,6 +50,12 @@ void registerJitDialects(DialectRegistry &registry);
 /// write in place.
 void exposeCInterface(func::FuncOp func);
 
+/// Whether buildLowerToLLVMPipeline can lower `module`: an error at each
+/// kind of op that needs an earlier pipeline (a `quanta.qmatmul` without
+/// its kernel lowering, an observer or fake-quant module before freezing),
+/// naming that pipeline, prefixed by `tool`.
+LogicalResult verifyReadyForLLVM(ModuleOp module, StringRef tool);
+
 /// Extra symbols for the engine (runtime callbacks).
 using SymbolRegistrar = llvm::function_ref<void(
     llvm::orc::SymbolMap &, llvm::orc::MangleAndInterner &)>;
