@@ -6,6 +6,8 @@
 // RUN: echo '{"format": "other"}' > %t.other.json
 // RUN: not quant-opt %s --quanta-import-statistics=files=%t.other.json 2>&1 | FileCheck %s --check-prefix=FORMAT
 // RUN: not quant-opt %s --quanta-import-statistics 2>&1 | FileCheck %s --check-prefix=NOFILES
+// RUN: echo 'min = 1' > %t.text.json
+// RUN: not quant-opt %s --quanta-import-statistics=files=%t.text.json 2>&1 | FileCheck %s --check-prefix=NOTJSON
 // RUN: echo '{"format": "quanta-statistics", "version": 1, "observers": []}' > %t.empty.json
 // RUN: not quant-opt %s --quanta-import-statistics=files=%t.empty.json 2>&1 | FileCheck %s --check-prefix=ABSENT
 // RUN: echo '{"format": "quanta-statistics", "version": 1, "observers": [{"name": "avg", "observer": "#quanta.moving_average_min_max<>", "stats": "#quanta.min_max_stats<min = [0.0], max = [1.0], num_batches = 1>"}, {"name": "avg", "observer": "#quanta.moving_average_min_max<>", "stats": "#quanta.min_max_stats<min = [0.0], max = [2.0], num_batches = 1>"}]}' > %t.twice.json
@@ -15,6 +17,7 @@
 // MISSING: error: cannot read statistics file '{{.*}}missing.json': No such file or directory
 // FORMAT: error: {{.*}}other.json: not a quanta-statistics file of version 1
 // NOFILES: error: quanta-import-statistics: no files (files=<a.json,b.json,...>)
+// NOTJSON: error: {{.*}}text.json: not JSON:
 // ABSENT: error: 'quanta.observe' op has no statistics in {{.*}}empty.json
 // TWICE: error: {{.*}}twice.json: two entries for observer 'avg'
 
