@@ -6,7 +6,11 @@ LLVM_PREFIX ?= /usr/lib/llvm-22
 PYTHON ?= /usr/bin/python3
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build check demo docs clean
+FUZZ_DIR ?= build-fuzz
+FUZZ_SECONDS ?= 60
+SANITIZE = -fsanitize=address,undefined -fno-sanitize-recover=undefined
+
+.PHONY: all deps configure build check demo docs fuzz clean
 
 all: build
 
@@ -35,9 +39,28 @@ check: build
 demo: build
 	@scripts/demo.sh $(BUILD_DIR)
 
+# libFuzzer targets in a build directory of their own, instrumented for
+# coverage, AddressSanitizer and UBSan; each runs FUZZ_SECONDS.
+fuzz: deps
+	@QUANTA_EXTRA_PACKAGES=libclang-rt-22-dev scripts/install-deps.sh
+	cmake -G Ninja -S . -B $(FUZZ_DIR) \
+	  -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_C_COMPILER=$(LLVM_PREFIX)/bin/clang \
+	  -DCMAKE_CXX_COMPILER=$(LLVM_PREFIX)/bin/clang++ \
+	  -DCMAKE_C_FLAGS="-fsanitize=fuzzer-no-link $(SANITIZE)" \
+	  -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link $(SANITIZE)" \
+	  -DCMAKE_EXE_LINKER_FLAGS="$(SANITIZE)" \
+	  -DLLVM_USE_LINKER=lld \
+	  -DMLIR_DIR=$(LLVM_PREFIX)/lib/cmake/mlir \
+	  -DLLVM_EXTERNAL_LIT=$(LLVM_PREFIX)/bin/lit \
+	  -DPython3_EXECUTABLE=$(PYTHON) \
+	  -DQUANTA_BUILD_FUZZERS=ON > /dev/null
+	ninja -C $(FUZZ_DIR) quanta-numpy-fuzzer
+	scripts/run-fuzzers.sh $(FUZZ_DIR) $(FUZZ_SECONDS)
+
 docs: configure
 	ninja -C $(BUILD_DIR) quanta-docs
 	cp $(BUILD_DIR)/docs/*.md docs/
 
 clean:
-	rm -rf $(BUILD_DIR)
+	rm -rf $(BUILD_DIR) $(FUZZ_DIR)

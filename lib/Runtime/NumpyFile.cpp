@@ -172,6 +172,8 @@ StatusOr<NumpyArray> parseNpy(const std::string &contents,
                              " (expected 1.0, 2.0 or 3.0)");
   // Version 1.0 stores the header length in 2 bytes, later versions in 4.
   const size_t lengthBytes = major == 1 ? 2 : 4;
+  if (contents.size() < 8 + lengthBytes)
+    return error(source, "truncated header");
   size_t headerLength = 0;
   for (size_t i = 0; i < lengthBytes; ++i)
     headerLength |=
@@ -198,7 +200,13 @@ StatusOr<NumpyArray> parseNpy(const std::string &contents,
   if (size == 0)
     return error(source, "unsupported dtype '" + array.dtype +
                              "' (expected a numeric little-endian dtype)");
-  const int64_t expected = array.numElements() * size;
+  // The shape's byte count, which a corrupt header can make overflow.
+  int64_t expected = size;
+  for (int64_t dim : array.shape)
+    if (__builtin_mul_overflow(expected, dim, &expected))
+      return error(source, "shape " + array.shapeString() + " of " +
+                               array.dtypeName() +
+                               " needs more than 2^63 bytes");
   const int64_t found = static_cast<int64_t>(contents.size() - dataStart);
   if (found != expected)
     return error(source, "holds " + std::to_string(found) +
@@ -284,7 +292,11 @@ StatusOr<std::vector<NumpyArray>> readNpz(const std::string &path) {
   StatusOr<std::string> contents = readFile(path);
   if (!contents)
     return contents.getStatus();
-  const std::string &zip = *contents;
+  return parseNpz(*contents, path);
+}
+
+StatusOr<std::vector<NumpyArray>> parseNpz(const std::string &zip,
+                                           const std::string &path) {
   std::vector<NumpyArray> arrays;
   size_t offset = 0;
   // Walk the local file headers ("PK\3\4") up to the central directory.
@@ -306,6 +318,8 @@ StatusOr<std::vector<NumpyArray>> readNpz(const std::string &path) {
       while (extra + 4 <= extraEnd) {
         const uint32_t id = readLE(zip, extra, 2);
         const uint32_t size = readLE(zip, extra + 2, 2);
+        if (extra + 4 + size > extraEnd)
+          return error(source, "truncated ZIP extra field");
         if (id == 0x0001 && size >= 16) {
           uncompressedSize = readLE(zip, extra + 4, 4) |
                              uint64_t(readLE(zip, extra + 8, 4)) << 32;
@@ -322,6 +336,15 @@ StatusOr<std::vector<NumpyArray>> readNpz(const std::string &path) {
     if (dataStart + compressedSize > zip.size())
       return error(source, "truncated ZIP member");
     std::string member = zip.substr(dataStart, compressedSize);
+    // The size the member claims is allocated before inflating: deflate
+    // expands at most 1032:1, so a larger claim is corrupt, not a request
+    // for gigabytes.
+    if ((method == 0 && uncompressedSize != compressedSize) ||
+        (method == 8 && uncompressedSize > compressedSize * 1032 + 1024))
+      return error(source,
+                   "corrupt ZIP member: " + std::to_string(compressedSize) +
+                       " stored bytes cannot hold " +
+                       std::to_string(uncompressedSize));
     if (method == 8) {
       StatusOr<std::string> inflated =
           inflateRaw(member, uncompressedSize, source);

@@ -1,7 +1,8 @@
 //===- NumpyFileTest.cpp - .npy/.npz reader against numpy's files ---------===//
 //
 // The fixtures in data/ were written by the real numpy
-// (scripts/goldens/gen_numpy_fixtures.py).
+// (scripts/goldens/gen_numpy_fixtures.py), except claims_4gb.npz and
+// zip64_extra_overrun.npz: inputs fuzz/NumpyFuzzer.cpp found.
 //
 //===----------------------------------------------------------------------===//
 
@@ -106,6 +107,35 @@ TEST(NumpyFile, ReadsStoredAndCompressedArchives) {
   auto empty = readNpz(fixture("empty.npz"));
   ASSERT_TRUE(empty.ok()) << empty.getStatus().getMessage();
   EXPECT_TRUE(empty->empty());
+}
+
+// Inputs the fuzzer (fuzz/NumpyFuzzer.cpp) found, kept as regressions:
+// a member whose header claims 4 GB (the reader allocated it before
+// inflating) and a ZIP64 extra field that runs past the archive (read out
+// of bounds); and two the reader is checked against by construction: a
+// header length cut short and a shape whose byte count overflows.
+TEST(NumpyFile, RejectsCorruptHeadersWithoutTrustingThem) {
+  auto claims = readNpz(fixture("claims_4gb.npz"));
+  ASSERT_FALSE(claims.ok());
+  EXPECT_NE(claims.getStatus().getMessage().find("corrupt ZIP member"),
+            std::string::npos)
+      << claims.getStatus().getMessage();
+  auto overrun = readNpz(fixture("zip64_extra_overrun.npz"));
+  ASSERT_FALSE(overrun.ok());
+  EXPECT_NE(overrun.getStatus().getMessage().find("truncated ZIP"),
+            std::string::npos)
+      << overrun.getStatus().getMessage();
+
+  // Version 2.0 keeps the header length in 4 bytes; only 2 follow.
+  std::string cut("\x93NUMPY\x02\x00\x10\x00", 10);
+  EXPECT_NE(errorOf(parseNpy(cut, "cut")).find("truncated header"),
+            std::string::npos);
+  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': "
+                       "(999999999999999999, 999999999999999999), }";
+  std::string huge = std::string("\x93NUMPY\x01\x00", 8) +
+                     static_cast<char>(header.size()) + '\0' + header;
+  EXPECT_NE(errorOf(parseNpy(huge, "huge")).find("needs more than 2^63 bytes"),
+            std::string::npos);
 }
 
 // A directory opens as a stream but fails on the first read, which

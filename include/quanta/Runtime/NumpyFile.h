@@ -49,8 +49,12 @@ StatusOr<NumpyArray> parseNpy(const std::string &contents,
 /// Reads a .npy file.
 StatusOr<NumpyArray> readNpy(const std::string &path);
 
-/// Reads every array of an .npz archive (stored or deflated members), in
-/// archive order; the source of each is "<path>:<member name>".
+/// Parses every array of the .npz archive `contents` (stored or deflated
+/// members), in archive order; the source of each is "<path>:<member>".
+StatusOr<std::vector<NumpyArray>> parseNpz(const std::string &contents,
+                                           const std::string &path);
+
+/// Reads an .npz file (parseNpz).
 StatusOr<std::vector<NumpyArray>> readNpz(const std::string &path);
 
 /// Writes a float32 C-order .npy file (format 1.0).
