@@ -21,6 +21,14 @@
 
 namespace mlir::quanta::runtime {
 
+uint64_t getPhysicalMemoryBytes() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long pageSize = ::sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || pageSize <= 0)
+    return 0;
+  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(pageSize);
+}
+
 static Status error(const std::string &source, const std::string &message) {
   return Status::error(source + ": " + message);
 }
@@ -332,8 +340,10 @@ StatusOr<std::vector<NumpyArray>> parseNpz(const std::string &zip,
     if (flags & 0x8)
       return error(source, "ZIP entries with data descriptors are not "
                            "supported (numpy does not write them)");
+    // dataStart <= zip.size() (checked above); the ZIP64 sizes are 64-bit,
+    // so compare without adding them.
     const size_t dataStart = offset + 30 + nameLength + extraLength;
-    if (dataStart + compressedSize > zip.size())
+    if (compressedSize > zip.size() - dataStart)
       return error(source, "truncated ZIP member");
     std::string member = zip.substr(dataStart, compressedSize);
     // The size the member claims is allocated before inflating: deflate
@@ -345,6 +355,12 @@ StatusOr<std::vector<NumpyArray>> parseNpz(const std::string &zip,
                    "corrupt ZIP member: " + std::to_string(compressedSize) +
                        " stored bytes cannot hold " +
                        std::to_string(uncompressedSize));
+    if (const uint64_t memory = getPhysicalMemoryBytes();
+        memory != 0 && uncompressedSize > memory)
+      return error(source, "the member inflates to " +
+                               std::to_string(uncompressedSize) +
+                               " bytes, more than this machine's " +
+                               std::to_string(memory) + " bytes of memory");
     if (method == 8) {
       StatusOr<std::string> inflated =
           inflateRaw(member, uncompressedSize, source);

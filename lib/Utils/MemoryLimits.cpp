@@ -1,21 +1,12 @@
 //===- MemoryLimits.cpp - Sizes checked before memory is requested --------===//
 
 #include "quanta/Utils/MemoryLimits.h"
+#include "quanta/Runtime/NumpyFile.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/Support/MathExtras.h"
 
-#include <unistd.h>
-
 using namespace mlir;
-
-uint64_t quanta::getPhysicalMemoryBytes() {
-  const long pages = ::sysconf(_SC_PHYS_PAGES);
-  const long pageSize = ::sysconf(_SC_PAGE_SIZE);
-  if (pages <= 0 || pageSize <= 0)
-    return 0;
-  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(pageSize);
-}
 
 LogicalResult quanta::checkAllocatable(Location loc, int64_t count,
                                        int64_t itemBytes,
@@ -23,7 +14,7 @@ LogicalResult quanta::checkAllocatable(Location loc, int64_t count,
   int64_t bytes = 0;
   if (count < 0 || itemBytes < 0 || llvm::MulOverflow(count, itemBytes, bytes))
     return emitError(loc) << what << " needs more than 2^63 bytes";
-  const uint64_t physical = getPhysicalMemoryBytes();
+  const uint64_t physical = runtime::getPhysicalMemoryBytes();
   if (physical != 0 && static_cast<uint64_t>(bytes) > physical)
     return emitError(loc) << what << " needs " << bytes
                           << " bytes, more than this machine's " << physical

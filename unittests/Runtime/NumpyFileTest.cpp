@@ -126,6 +126,25 @@ TEST(NumpyFile, RejectsCorruptHeadersWithoutTrustingThem) {
             std::string::npos)
       << overrun.getStatus().getMessage();
 
+  // A ZIP64 compressed size near 2^64, which wrapped the bounds check
+  // around (found by the fuzzer in CI): the member is truncated.
+  auto le = [](uint64_t value, int bytes) {
+    std::string out;
+    for (int i = 0; i < bytes; ++i)
+      out += static_cast<char>((value >> (8 * i)) & 0xff);
+    return out;
+  };
+  std::string zip64 = le(0x04034b50, 4) + le(45, 2) + le(0, 2) + le(8, 2) +
+                      le(0, 4) + le(0, 4) + le(0xFFFFFFFF, 4) +
+                      le(0xFFFFFFFF, 4) + le(5, 2) + le(20, 2) + "x.npy" +
+                      le(1, 2) + le(16, 2) + le(0x2b2000a5ff67, 8) +
+                      le(0xFFFFFFFFFFFFFFF0, 8) + std::string(64, 'z');
+  auto wrapped = parseNpz(zip64, "zip64");
+  ASSERT_FALSE(wrapped.ok());
+  EXPECT_NE(wrapped.getStatus().getMessage().find("truncated ZIP member"),
+            std::string::npos)
+      << wrapped.getStatus().getMessage();
+
   // Version 2.0 keeps the header length in 4 bytes; only 2 follow.
   std::string cut("\x93NUMPY\x02\x00\x10\x00", 10);
   EXPECT_NE(errorOf(parseNpy(cut, "cut")).find("truncated header"),

@@ -42,6 +42,10 @@ struct NumpyArray {
   }
 };
 
+/// This machine's physical memory in bytes (0 when it cannot be known):
+/// what no size read from a file may exceed before it is allocated.
+uint64_t getPhysicalMemoryBytes();
+
 /// Parses the contents of a .npy file; `source` names it in errors.
 StatusOr<NumpyArray> parseNpy(const std::string &contents,
                               const std::string &source);

@@ -20,12 +20,10 @@
 
 namespace mlir::quanta {
 
-/// This machine's physical memory in bytes (0 when it cannot be known).
-uint64_t getPhysicalMemoryBytes();
-
 /// Succeeds when `count` items of `itemBytes` bytes each fit in this
-/// machine's physical memory; otherwise reports, at `loc`, that `what`
-/// needs more than that (or more than 2^63 bytes).
+/// machine's physical memory (runtime::getPhysicalMemoryBytes); otherwise
+/// reports, at `loc`, that `what` needs more than that (or more than 2^63
+/// bytes).
 LogicalResult checkAllocatable(Location loc, int64_t count, int64_t itemBytes,
                                const llvm::Twine &what);
 
