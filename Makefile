@@ -8,6 +8,8 @@ CMAKE_FLAGS ?=
 
 FUZZ_DIR ?= build-fuzz
 FUZZ_SECONDS ?= 60
+# A run count instead (the same inputs on every machine), as CI uses.
+FUZZ_RUNS ?=
 SANITIZE = -fsanitize=address,undefined -fno-sanitize-recover=undefined
 
 .PHONY: all deps configure build check demo docs fuzz clean
@@ -40,7 +42,8 @@ demo: build
 	@scripts/demo.sh $(BUILD_DIR)
 
 # libFuzzer targets in a build directory of their own, instrumented for
-# coverage, AddressSanitizer and UBSan; each runs FUZZ_SECONDS.
+# coverage, AddressSanitizer and UBSan; each runs FUZZ_SECONDS (or
+# FUZZ_RUNS inputs).
 fuzz: deps
 	@QUANTA_EXTRA_PACKAGES=libclang-rt-22-dev scripts/install-deps.sh
 	cmake -G Ninja -S . -B $(FUZZ_DIR) \
@@ -56,7 +59,7 @@ fuzz: deps
 	  -DPython3_EXECUTABLE=$(PYTHON) \
 	  -DQUANTA_BUILD_FUZZERS=ON > /dev/null
 	ninja -C $(FUZZ_DIR) quanta-numpy-fuzzer
-	scripts/run-fuzzers.sh $(FUZZ_DIR) $(FUZZ_SECONDS)
+	scripts/run-fuzzers.sh $(FUZZ_DIR) $(FUZZ_SECONDS) $(FUZZ_RUNS)
 
 docs: configure
 	ninja -C $(BUILD_DIR) quanta-docs
