@@ -83,16 +83,24 @@ int64_t quanta::getModuleThreads(ModuleOp module) {
   return threads ? threads.getInt() : 1;
 }
 
-FailureOr<std::optional<TargetDescription>>
-quanta::getModuleTarget(ModuleOp module) {
-  Attribute value = module->getAttr(kTargetAttrName);
+/// The target the module attribute `name` (quanta.target,
+/// quanta.lowered_for) describes, if the module has it; an error at the
+/// module when it describes none.
+static FailureOr<std::optional<TargetDescription>>
+getTargetAttr(ModuleOp module, StringRef name) {
+  Attribute value = module->getAttr(name);
   if (!value)
     return std::optional<TargetDescription>();
   llvm::Expected<TargetDescription> target = parseTargetAttr(value);
   if (!target)
-    return module.emitError() << "'" << kTargetAttrName << "' "
-                              << llvm::toString(target.takeError());
+    return module.emitError()
+           << "'" << name << "' " << llvm::toString(target.takeError());
   return std::optional<TargetDescription>(*target);
+}
+
+FailureOr<std::optional<TargetDescription>>
+quanta::getModuleTarget(ModuleOp module) {
+  return getTargetAttr(module, kTargetAttrName);
 }
 
 void quanta::setModuleTarget(ModuleOp module, const TargetDescription &target) {
@@ -103,17 +111,15 @@ void quanta::setModuleTarget(ModuleOp module, const TargetDescription &target) {
 LogicalResult quanta::recordLoweredFor(ModuleOp module,
                                        const TargetDescription &target,
                                        StringRef pass) {
-  if (auto recorded = module->getAttr(kLoweredForAttrName)) {
-    llvm::Expected<TargetDescription> earlier = parseTargetAttr(recorded);
-    if (!earlier)
-      return module.emitError() << "'" << kLoweredForAttrName << "' "
-                                << llvm::toString(earlier.takeError());
-    if (earlier->str() != target.str())
-      return module.emitError()
-             << pass << ": the module already holds code lowered for "
-             << earlier->describe() << "; lowering more of it for "
-             << target.describe() << " would mix the two";
-  }
+  FailureOr<std::optional<TargetDescription>> earlier =
+      getTargetAttr(module, kLoweredForAttrName);
+  if (failed(earlier))
+    return failure();
+  if (*earlier && (*earlier)->str() != target.str())
+    return module.emitError()
+           << pass << ": the module already holds code lowered for "
+           << (*earlier)->describe() << "; lowering more of it for "
+           << target.describe() << " would mix the two";
   module->setAttr(kLoweredForAttrName,
                   StringAttr::get(module.getContext(), target.str()));
   return success();
@@ -156,25 +162,27 @@ LogicalResult quanta::verifyRunsOn(Operation *root,
     return failure();
   // What the named instructions do not show (the vector widths a lowering
   // chose, for instance), the record of the lowering does.
-  if (auto module = dyn_cast<ModuleOp>(root))
-    if (Attribute recorded = module->getAttr(kLoweredForAttrName)) {
-      llvm::Expected<TargetDescription> loweredFor = parseTargetAttr(recorded);
-      if (!loweredFor)
-        return module.emitError() << "'" << kLoweredForAttrName << "' "
-                                  << llvm::toString(loweredFor.takeError());
-      // Features are per architecture: code for another architecture's
-      // features lacks them all, while a generic lowering (no feature) is
-      // plain vector code any target compiles.
-      SmallVector<TargetFeature> lacking = loweredFor->missingFrom(target);
-      if (!lacking.empty())
-        return module.emitError()
-               << "the module's kernels were lowered for "
-               << loweredFor->describe() << ", which " << target.describe()
-               << " cannot run (it lacks "
-               << TargetDescription::getFeatureName(lacking.front())
-               << "); lower the module from before its kernel lowering for "
-                  "this target instead";
-    }
+  auto module = dyn_cast<ModuleOp>(root);
+  if (!module)
+    return success();
+  FailureOr<std::optional<TargetDescription>> loweredFor =
+      getTargetAttr(module, kLoweredForAttrName);
+  if (failed(loweredFor))
+    return failure();
+  if (!*loweredFor)
+    return success();
+  // Features are per architecture: code for another architecture's
+  // features lacks them all, while a generic lowering (no feature) is
+  // plain vector code any target compiles.
+  SmallVector<TargetFeature> lacking = (*loweredFor)->missingFrom(target);
+  if (!lacking.empty())
+    return module.emitError()
+           << "the module's kernels were lowered for "
+           << (*loweredFor)->describe() << ", which " << target.describe()
+           << " cannot run (it lacks "
+           << TargetDescription::getFeatureName(lacking.front())
+           << "); lower the module from before its kernel lowering for "
+              "this target instead";
   return success();
 }
 
