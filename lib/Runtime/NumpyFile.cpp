@@ -33,21 +33,24 @@ static Status error(const std::string &source, const std::string &message) {
   return Status::error(source + ": " + message);
 }
 
-int64_t NumpyArray::numElements() const {
+static int64_t countElements(const std::vector<int64_t> &shape) {
   int64_t count = 1;
   for (int64_t dim : shape)
     count *= dim;
   return count;
 }
 
-std::string NumpyArray::shapeString() const {
+int64_t TensorRef::numElements() const { return countElements(shape); }
+int64_t NumpyArray::numElements() const { return countElements(shape); }
+
+std::string formatShape(const std::vector<int64_t> &shape) {
   std::string text = "(";
   for (size_t i = 0; i < shape.size(); ++i)
     text += (i ? ", " : "") + std::to_string(shape[i]);
   return text + (shape.size() == 1 ? ",)" : ")");
 }
 
-std::string NumpyArray::dtypeName() const {
+std::string formatDType(const std::string &dtype) {
   static const std::pair<const char *, const char *> names[] = {
       {"<f4", "float32"}, {"<f8", "float64"}, {"<f2", "float16"},
       {"|i1", "int8"},    {"|u1", "uint8"},   {"<i2", "int16"},
@@ -58,6 +61,9 @@ std::string NumpyArray::dtypeName() const {
       return name;
   return dtype;
 }
+
+std::string NumpyArray::shapeString() const { return formatShape(shape); }
+std::string NumpyArray::dtypeName() const { return formatDType(dtype); }
 
 /// The size in bytes of one element of a little-endian or byte-sized dtype.
 static int64_t itemSize(const std::string &dtype) {

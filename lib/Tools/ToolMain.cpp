@@ -1,17 +1,10 @@
 //===- ToolMain.cpp - What quant-run and quant-compile share --------------===//
 
 #include "quanta/Tools/ToolMain.h"
-#include "quanta/Conversion/Passes.h"
-#include "quanta/Dialect/Quanta/IR/QuantaDialect.h"
-#include "quanta/Dialect/Quanta/Transforms/Jit.h"
-#include "quanta/Dialect/Quanta/Transforms/Passes.h"
-#include "quanta/Import/OnnxImporter.h"
+#include "quanta/API/Quanta.h"
 
 #include "mlir/IR/Diagnostics.h"
-#include "mlir/InitAllPasses.h"
 #include "mlir/Parser/Parser.h"
-#include "mlir/Pass/PassManager.h"
-#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -58,27 +51,12 @@ static llvm::cl::opt<int64_t> onnxBatch(
 
 StringRef quanta::getToolInputFile() { return inputFile; }
 
-/// Runs `pipeline` in quant-opt's form or as the bare list of passes.
-static LogicalResult runPassPipeline(ModuleOp module) {
-  PassManager pm(module.getContext());
-  std::string errors;
-  llvm::raw_string_ostream errorStream(errors);
-  StringRef passes = StringRef(pipeline).trim();
-  if (passes.consume_front("builtin.module(") && !passes.consume_back(")"))
-    return module.emitError("bad --pass-pipeline: unbalanced parentheses");
-  if (failed(parsePassPipeline(passes, pm, errorStream)))
-    return module.emitError("bad --pass-pipeline: ") << errors;
-  return pm.run(module);
-}
-
 int quanta::quantaToolMain(
     int argc, char **argv, StringRef description,
     llvm::function_ref<LogicalResult(ModuleOp, const TargetDescription &)>
         body) {
   llvm::InitLLVM init(argc, argv);
   registerAllPasses();
-  registerQuantaPassesAndPipelines();
-  registerQuantaConversionPasses();
   llvm::cl::ParseCommandLineOptions(argc, argv, description);
   const StringRef tool = llvm::sys::path::filename(argv[0]);
   llvm::Expected<TargetDescription> target =
@@ -90,7 +68,7 @@ int quanta::quantaToolMain(
   }
 
   DialectRegistry registry;
-  registerJitDialects(registry);
+  registerAllDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
   // Errors point at the source line; the op as lowered would repeat its
@@ -129,7 +107,7 @@ int quanta::quantaToolMain(
     (*module)->setAttr(kThreadsAttrName,
                        IntegerAttr::get(IntegerType::get(&context, 64),
                                         static_cast<int64_t>(threads)));
-  if (!pipeline.empty() && failed(runPassPipeline(*module)))
+  if (!pipeline.empty() && failed(runPassPipeline(*module, pipeline)))
     return 1;
   return failed(body(*module, *target)) ? 1 : 0;
 }

@@ -10,13 +10,13 @@
 
 // SEVERAL: error: the module has several functions: choose one with --entry
 // COUNT: error: 'f32_in' takes 1 argument(s), 0 given
-// DTYPE: qmatmul_odd_u8_input.npy: argument 0 has type 'tensor<5x7xf32>', found uint8 data
+// DTYPE: qmatmul_odd_u8_input.npy: argument 0 takes float32 data, found uint8
 // SHAPE: qmatmul_tiles_s8_input.npy: argument 0 expects shape (5, 7), found (13, 33)
 // MISSING: missing.npy
 // ENTRY: error: no function named 'nope'
 // OUTPUTS: error: 'i8_in' has 1 result(s), 2 --output file(s) given
 // DYNAMIC: error: argument 0 has type 'tensor<?xf32>'; quant-run takes static tensors
-// PIPELINE: bad --pass-pipeline
+// PIPELINE: bad pass pipeline
 //
 // A module the tools cannot compile yet names the pipeline it needs:
 // RUN: not quant-run %S/Inputs/qmatmul_exec.mlir --entry=odd_u8 --input=%S/Inputs/qmatmul_odd_u8_input.npy 2>&1 | FileCheck %s --check-prefix=UNLOWERED

@@ -8,26 +8,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "quanta/Conversion/Passes.h"
-#include "quanta/Dialect/Quanta/IR/QuantaOps.h"
-#include "quanta/Dialect/Quanta/Transforms/Passes.h"
+#include "quanta/API/Quanta.h"
 
-#include "mlir/IR/DialectRegistry.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
-#include "mlir/InitAllPasses.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
 int main(int argc, char **argv) {
-  mlir::registerAllPasses();
-  mlir::quanta::registerQuantaPassesAndPipelines();
-  mlir::quanta::registerQuantaConversionPasses();
-
+  mlir::quanta::registerAllPasses();
   mlir::DialectRegistry registry;
-  mlir::registerAllDialects(registry);
-  mlir::registerAllExtensions(registry);
-  registry.insert<mlir::quanta::QuantaDialect>();
-
+  mlir::quanta::registerAllDialects(registry);
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "Quanta optimizer driver\n", registry));
 }

@@ -24,6 +24,23 @@ namespace mlir::quanta::runtime {
 using numerics::Status;
 using numerics::StatusOr;
 
+/// A tensor in memory its caller owns (a NumPy array, a batch read from a
+/// file): C-order `shape` elements of NumPy dtype `dtype` ('<f4', '|u1',
+/// ...) at `data`. `source` names it in errors.
+struct TensorRef {
+  void *data = nullptr;
+  std::vector<int64_t> shape;
+  std::string dtype;
+  std::string source;
+
+  int64_t numElements() const;
+};
+
+/// A shape as NumPy prints it: "(2, 3)", "(5,)", "()".
+std::string formatShape(const std::vector<int64_t> &shape);
+/// A dtype in NumPy's user-facing words ("float32", "int8", ...).
+std::string formatDType(const std::string &dtype);
+
 /// One array: its dtype as NumPy spells it ('<f4', '|u1', ...), its
 /// C-order shape and its little-endian bytes.
 struct NumpyArray {
@@ -40,6 +57,8 @@ struct NumpyArray {
   const float *asFloat32() const {
     return reinterpret_cast<const float *>(bytes.data());
   }
+  /// A view of this array (valid while it lives and is not resized).
+  TensorRef ref() { return {bytes.data(), shape, dtype, source}; }
 };
 
 /// This machine's physical memory in bytes (0 when it cannot be known):

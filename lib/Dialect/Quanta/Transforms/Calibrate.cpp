@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "quanta/Conversion/Passes.h"
+#include "quanta/Dialect/Quanta/Transforms/Calibration.h"
 #include "quanta/Dialect/Quanta/Transforms/Jit.h"
 #include "quanta/Dialect/Quanta/Transforms/ObserverStatistics.h"
 #include "quanta/Dialect/Quanta/Transforms/OpRoles.h"
@@ -67,9 +68,6 @@ struct CalibrationSession {
   /// the batch).
   std::vector<std::optional<std::string>> errors;
 };
-
-/// One calibration batch: an array per argument of the entry function.
-using Batch = std::vector<runtime::NumpyArray>;
 
 } // namespace
 
@@ -267,10 +265,77 @@ static void rewriteObservers(ModuleOp clone, ArrayRef<ObserverCall> calls,
   }
 }
 
-/// The batches `paths` describe for an entry with `numArguments` inputs.
-static FailureOr<SmallVector<std::vector<std::string>>>
-groupBatches(Location loc, ArrayRef<std::string> paths, size_t numArguments) {
-  SmallVector<std::vector<std::string>> batches;
+namespace {
+/// Batches of .npy/.npz files, each read when it runs.
+class FileBatches : public CalibrationBatches {
+public:
+  FileBatches(SmallVector<std::vector<std::string>> groups, size_t numArguments)
+      : groups(std::move(groups)), numArguments(numArguments) {}
+
+  std::optional<int64_t> size() const override { return groups.size(); }
+
+  FailureOr<bool> next(Location loc,
+                       std::vector<runtime::TensorRef> &tensors) override {
+    if (nextIndex == groups.size())
+      return false;
+    const std::vector<std::string> &files = groups[nextIndex++];
+    current.clear();
+    if (files.size() == 1 && StringRef(files[0]).ends_with(".npz")) {
+      auto arrays = runtime::readNpz(files[0]);
+      if (!arrays.ok())
+        return emitError(loc) << arrays.getStatus().getMessage();
+      current = std::move(*arrays);
+      if (current.size() != numArguments)
+        return emitError(loc) << files[0] << " holds " << current.size()
+                              << " arrays but the entry takes " << numArguments
+                              << " arguments";
+    } else {
+      for (const std::string &file : files) {
+        auto array = runtime::readNpy(file);
+        if (!array.ok())
+          return emitError(loc) << array.getStatus().getMessage();
+        current.push_back(std::move(*array));
+      }
+    }
+    tensors.clear();
+    for (runtime::NumpyArray &array : current)
+      tensors.push_back(array.ref());
+    return true;
+  }
+
+private:
+  SmallVector<std::vector<std::string>> groups;
+  size_t numArguments;
+  size_t nextIndex = 0;
+  std::vector<runtime::NumpyArray> current;
+};
+
+/// Batches the caller holds in memory.
+class MemoryBatches : public CalibrationBatches {
+public:
+  explicit MemoryBatches(std::vector<std::vector<runtime::TensorRef>> batches)
+      : batches(std::move(batches)) {}
+
+  std::optional<int64_t> size() const override { return batches.size(); }
+
+  FailureOr<bool> next(Location,
+                       std::vector<runtime::TensorRef> &tensors) override {
+    if (nextIndex == batches.size())
+      return false;
+    tensors = batches[nextIndex++];
+    return true;
+  }
+
+private:
+  std::vector<std::vector<runtime::TensorRef>> batches;
+  size_t nextIndex = 0;
+};
+} // namespace
+
+FailureOr<std::unique_ptr<CalibrationBatches>>
+quanta::openCalibrationFiles(Location loc, ArrayRef<std::string> paths,
+                             size_t numArguments) {
+  SmallVector<std::vector<std::string>> groups;
   std::vector<std::string> pending;
   for (const std::string &path : paths) {
     if (StringRef(path).ends_with(".npz")) {
@@ -279,7 +344,7 @@ groupBatches(Location loc, ArrayRef<std::string> paths, size_t numArguments) {
                               << pending.size() << " .npy file(s) before it "
                               << "do not fill the " << numArguments
                               << " arguments of the previous one";
-      batches.push_back({path});
+      groups.push_back({path});
       continue;
     }
     if (!StringRef(path).ends_with(".npy"))
@@ -287,63 +352,55 @@ groupBatches(Location loc, ArrayRef<std::string> paths, size_t numArguments) {
                             << "' is neither a .npy nor an .npz file";
     pending.push_back(path);
     if (pending.size() == numArguments)
-      batches.push_back(std::exchange(pending, {}));
+      groups.push_back(std::exchange(pending, {}));
   }
   if (!pending.empty())
     return emitError(loc) << "the last batch has " << pending.size()
                           << " .npy file(s) for " << numArguments
                           << " arguments";
-  return batches;
+  return std::unique_ptr<CalibrationBatches>(
+      std::make_unique<FileBatches>(std::move(groups), numArguments));
 }
 
-/// Reads one batch and checks it against the entry's argument types.
-static FailureOr<Batch> loadBatch(Location loc,
-                                  const std::vector<std::string> &files,
-                                  FunctionType type) {
-  Batch batch;
-  if (files.size() == 1 && StringRef(files[0]).ends_with(".npz")) {
-    auto arrays = runtime::readNpz(files[0]);
-    if (!arrays.ok())
-      return emitError(loc) << arrays.getStatus().getMessage();
-    batch = std::move(*arrays);
-    if (batch.size() != type.getNumInputs())
-      return emitError(loc) << files[0] << " holds " << batch.size()
-                            << " arrays but the entry takes "
-                            << type.getNumInputs() << " arguments";
-  } else {
-    for (const std::string &file : files) {
-      auto array = runtime::readNpy(file);
-      if (!array.ok())
-        return emitError(loc) << array.getStatus().getMessage();
-      batch.push_back(std::move(*array));
-    }
-  }
-  for (auto [index, array] : llvm::enumerate(batch)) {
-    auto argType = cast<RankedTensorType>(type.getInput(index));
-    if (array.dtype != "<f4")
-      return emitError(loc)
-             << array.source << ": argument " << index
-             << " expects float32 data, found " << array.dtypeName();
+std::unique_ptr<CalibrationBatches> quanta::makeCalibrationBatches(
+    std::vector<std::vector<runtime::TensorRef>> batches) {
+  return std::make_unique<MemoryBatches>(std::move(batches));
+}
+
+/// Checks batch `index` against the entry's argument types.
+static LogicalResult checkBatch(Location loc, int64_t index,
+                                ArrayRef<runtime::TensorRef> batch,
+                                FunctionType type) {
+  if (batch.size() != type.getNumInputs())
+    return emitError(loc) << "calibration batch " << index << " holds "
+                          << batch.size() << " arrays but the entry takes "
+                          << type.getNumInputs() << " arguments";
+  for (auto [argIndex, tensor] : llvm::enumerate(batch)) {
+    auto argType = cast<RankedTensorType>(type.getInput(argIndex));
+    if (tensor.dtype != "<f4")
+      return emitError(loc) << tensor.source << ": argument " << argIndex
+                            << " expects float32 data, found "
+                            << runtime::formatDType(tensor.dtype);
     bool shapeMatches =
-        static_cast<int64_t>(array.shape.size()) == argType.getRank();
-    for (auto [dim, size] : llvm::enumerate(array.shape))
+        static_cast<int64_t>(tensor.shape.size()) == argType.getRank();
+    for (auto [dim, size] : llvm::enumerate(tensor.shape))
       shapeMatches &=
           dim < static_cast<size_t>(argType.getRank()) &&
           (argType.isDynamicDim(dim) || argType.getDimSize(dim) == size);
     if (!shapeMatches) {
       InFlightDiagnostic diag = emitError(loc);
-      diag << array.source << ": argument " << index << " expects shape (";
+      diag << tensor.source << ": argument " << argIndex << " expects shape (";
       llvm::interleaveComma(argType.getShape(), diag, [&](int64_t size) {
         if (ShapedType::isDynamic(size))
           diag << "?";
         else
           diag << size;
       });
-      diag << "), found " << array.shapeString();
+      diag << "), found " << runtime::formatShape(tensor.shape);
       return diag;
     }
   }
-  return batch;
+  return success();
 }
 
 /// The FakeQuantize module `op` describes, starting from PyTorch's initial
@@ -454,19 +511,6 @@ static FailureOr<std::unique_ptr<ExecutionEngine>> createCalibrationEngine(
       });
 }
 
-namespace {
-struct CalibratePass : public quanta::impl::CalibrateBase<CalibratePass> {
-  using Base::Base;
-  void runOnOperation() override;
-
-private:
-  FailureOr<func::FuncOp> findEntry(ModuleOp module);
-  LogicalResult
-  writeRecordings(ArrayRef<ObserveOp> ops,
-                  ArrayRef<std::vector<RecordedTensor>> recordings);
-};
-} // namespace
-
 /// A file name stem from an observer's name: characters other than
 /// letters, digits, '.', '-' and '_' become '_'.
 static std::string fileStem(StringRef name) {
@@ -480,13 +524,14 @@ static std::string fileStem(StringRef name) {
 /// Writes the tensors of each recording observer to
 /// `<recordDir>/<stem>.<batch>.npy` (stem: the op's name, or recording<k>)
 /// and lists the files in the op's `quanta.recorded` attribute.
-LogicalResult CalibratePass::writeRecordings(
-    ArrayRef<ObserveOp> ops, ArrayRef<std::vector<RecordedTensor>> recordings) {
+static LogicalResult
+writeRecordings(StringRef recordDir, MutableArrayRef<ObserveOp> ops,
+                ArrayRef<std::vector<RecordedTensor>> recordings) {
   if (ops.empty())
     return success();
   if (std::error_code error = llvm::sys::fs::create_directories(recordDir))
-    return emitError(getOperation().getLoc(), "quanta-calibrate: cannot "
-                                              "create record-dir '")
+    return emitError(ops.front().getLoc(),
+                     "quanta-calibrate: cannot create record-dir '")
            << recordDir << "': " << error.message();
   llvm::StringSet<> stems;
   SmallVector<SmallVector<Attribute>> files(ops.size());
@@ -506,16 +551,19 @@ LogicalResult CalibratePass::writeRecordings(
           !status)
         return op.emitOpError("cannot record its tensor: ")
                << status.getMessage();
-      files[index].push_back(StringAttr::get(&getContext(), pathString));
+      files[index].push_back(
+          StringAttr::get(ops.front().getContext(), pathString));
     }
   }
   for (auto [op, opFiles] : llvm::zip_equal(ops, files))
     if (!opFiles.empty())
-      op->setAttr("quanta.recorded", ArrayAttr::get(&getContext(), opFiles));
+      op->setAttr("quanta.recorded",
+                  ArrayAttr::get(ops.front().getContext(), opFiles));
   return success();
 }
 
-FailureOr<func::FuncOp> CalibratePass::findEntry(ModuleOp module) {
+/// The function calibration runs: `entry`, or the module's only public one.
+static FailureOr<func::FuncOp> findEntry(ModuleOp module, StringRef entry) {
   if (!entry.empty()) {
     auto func = module.lookupSymbol<func::FuncOp>(entry);
     if (!func || func.isExternal())
@@ -534,59 +582,51 @@ FailureOr<func::FuncOp> CalibratePass::findEntry(ModuleOp module) {
   return candidates.front();
 }
 
-void CalibratePass::runOnOperation() {
-  ModuleOp module = getOperation();
-  FailureOr<func::FuncOp> entryFunc = findEntry(module);
+LogicalResult quanta::calibrate(ModuleOp module, CalibrationBatches &batches,
+                                const CalibrationOptions &options) {
+  Location loc = module.getLoc();
+  FailureOr<func::FuncOp> entryFunc = findEntry(module, options.entry);
   if (failed(entryFunc))
-    return signalPassFailure();
+    return failure();
   FunctionType entryType = entryFunc->getFunctionType();
   for (Type type : llvm::concat<const Type>(entryType.getInputs(),
                                             entryType.getResults())) {
     auto tensor = dyn_cast<RankedTensorType>(type);
     if (!tensor || !tensor.getElementType().isF32() ||
         (!tensor.hasStaticShape() &&
-         llvm::is_contained(entryType.getResults(), type))) {
-      entryFunc->emitError("quanta-calibrate runs functions of float32 "
-                           "tensors with static result shapes; got ")
-          << type;
-      return signalPassFailure();
-    }
+         llvm::is_contained(entryType.getResults(), type)))
+      return entryFunc->emitError("quanta-calibrate runs functions of float32 "
+                                  "tensors with static result shapes; got ")
+             << type;
   }
-  if (threads < 0) {
-    emitError(module.getLoc(), "quanta-calibrate: threads must be >= 0, got ")
-        << static_cast<int64_t>(threads);
-    return signalPassFailure();
-  }
-  if (data.empty()) {
-    emitError(module.getLoc(),
-              "quanta-calibrate: no calibration data (data=<files>)");
-    return signalPassFailure();
-  }
-  FailureOr<SmallVector<std::vector<std::string>>> batchFiles =
-      groupBatches(module.getLoc(), data, entryType.getNumInputs());
-  if (failed(batchFiles))
-    return signalPassFailure();
-  if (batchLimit < 0) {
-    emitError(module.getLoc(),
-              "quanta-calibrate: batch-limit must be >= 0 (0: every batch), "
-              "got ")
-        << static_cast<int64_t>(batchLimit);
-    return signalPassFailure();
-  }
-  if (batchLimit > 0 &&
-      batchFiles->size() > static_cast<size_t>(batchLimit.getValue()))
-    batchFiles->resize(batchLimit);
+  if (options.threads < 0)
+    return emitError(loc, "quanta-calibrate: threads must be >= 0, got ")
+           << options.threads;
+  if (options.batchLimit < 0)
+    return emitError(loc, "quanta-calibrate: batch-limit must be >= 0 (0: "
+                          "every batch), got ")
+           << options.batchLimit;
+  CalibrationProgress progress;
+  progress.total = batches.size();
+  if (options.batchLimit > 0)
+    progress.total = progress.total
+                         ? std::min(*progress.total, options.batchLimit)
+                         : std::optional<int64_t>();
   // The first batch is checked against the entry before anything is
   // compiled or allocated for the shapes the IR declares.
-  FailureOr<Batch> firstBatch =
-      loadBatch(module.getLoc(), batchFiles->front(), entryType);
-  if (failed(firstBatch))
-    return signalPassFailure();
+  std::vector<runtime::TensorRef> batch;
+  FailureOr<bool> haveBatch = batches.next(loc, batch);
+  if (failed(haveBatch))
+    return failure();
+  if (!*haveBatch)
+    return emitError(loc, "quanta-calibrate: no calibration batches");
+  if (failed(checkBatch(loc, 0, batch, entryType)))
+    return failure();
   for (auto [index, type] : llvm::enumerate(entryType.getResults()))
     if (failed(checkAllocatable(
-            module.getLoc(), cast<RankedTensorType>(type).getNumElements(),
-            sizeof(float), "result " + Twine(index) + " of the entry")))
-      return signalPassFailure();
+            loc, cast<RankedTensorType>(type).getNumElements(), sizeof(float),
+            "result " + Twine(index) + " of the entry")))
+      return failure();
 
   // The observers, in walk order; calibration continues from statistics
   // already in the IR (so shards of the data can be calibrated in turn).
@@ -612,10 +652,10 @@ void CalibratePass::runOnOperation() {
         hasRunningStatistics(op.getObserver()) &&
         !(op.getStatsAttr() && matchPattern(op.getInput(), m_Constant()));
     bool recording = isa<RecordingObserverAttr>(op.getObserver());
-    if (recording && recordDir.empty())
+    if (recording && options.recordDir.empty())
       op.emitWarning("RecordingObserver: its tensors are not recorded "
                      "without record-dir=<directory>");
-    bool recorded = recording && !recordDir.empty();
+    bool recorded = recording && !options.recordDir.empty();
     calls.push_back(running    ? ObserverCall{ObserverRole::Calibrated,
                                            int64_t(session.observers.size())}
                     : recorded ? ObserverCall{ObserverRole::Recorded,
@@ -643,7 +683,7 @@ void CalibratePass::runOnOperation() {
     return WalkResult::advance();
   });
   if (walk.wasInterrupted())
-    return signalPassFailure();
+    return failure();
   SmallVector<FakeQuantOp> moduleOps;
   walk = module.walk([&](FakeQuantOp op) {
     if (!isCalibratedModule(op))
@@ -656,30 +696,31 @@ void CalibratePass::runOnOperation() {
     return WalkResult::advance();
   });
   if (walk.wasInterrupted())
-    return signalPassFailure();
+    return failure();
   session.errors.resize(session.observers.size() + session.fakeQuants.size());
   session.recordings.resize(recordedOps.size());
 
   auto compileStart = std::chrono::steady_clock::now();
-  FailureOr<std::unique_ptr<ExecutionEngine>> engine = createCalibrationEngine(
-      module, entryFunc->getSymName(), calls, session, floatKernels, threads);
+  FailureOr<std::unique_ptr<ExecutionEngine>> engine =
+      createCalibrationEngine(module, entryFunc->getSymName(), calls, session,
+                              options.floatKernels, options.threads);
   if (failed(engine))
-    return signalPassFailure();
+    return failure();
   // The engine generates code at the first lookup: before the batches, so
   // that their rate is the model's.
   const std::string entrySymbol =
       ("_mlir_ciface_" + entryFunc->getSymName()).str();
-  if (auto lookup = (*engine)->lookupPacked(entrySymbol); !lookup) {
-    emitError(module.getLoc(), "quanta-calibrate: ")
-        << llvm::toString(lookup.takeError());
-    return signalPassFailure();
-  }
-  if (!quiet)
-    llvm::errs() << llvm::formatv(
-        "quanta-calibrate: compiled in {0:f1} s\n",
-        std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                      compileStart)
-            .count());
+  if (auto lookup = (*engine)->lookupPacked(entrySymbol); !lookup)
+    return emitError(loc, "quanta-calibrate: ")
+           << llvm::toString(lookup.takeError());
+  auto secondsSince = [](std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                         start)
+        .count();
+  };
+  progress.compileSeconds = secondsSince(compileStart);
+  if (options.progress)
+    options.progress(progress);
 
   // Result buffers, reused for every batch.
   SmallVector<std::vector<float>> results;
@@ -687,55 +728,108 @@ void CalibratePass::runOnOperation() {
     results.emplace_back(cast<RankedTensorType>(type).getNumElements());
 
   auto start = std::chrono::steady_clock::now();
-  auto lastReport = start;
-  for (auto [index, files] : llvm::enumerate(*batchFiles)) {
-    FailureOr<Batch> batch = index == 0
-                                 ? std::move(firstBatch)
-                                 : loadBatch(module.getLoc(), files, entryType);
-    if (failed(batch))
-      return signalPassFailure();
+  for (int64_t index = 0; options.batchLimit == 0 || index < options.batchLimit;
+       ++index) {
+    if (index > 0) {
+      haveBatch = batches.next(loc, batch);
+      if (failed(haveBatch))
+        return failure();
+      if (!*haveBatch)
+        break;
+      if (failed(checkBatch(loc, index, batch, entryType)))
+        return failure();
+    }
     SmallVector<MemRefDescriptor> descriptors;
-    for (runtime::NumpyArray &array : *batch)
-      descriptors.emplace_back(array.bytes.data(), array.shape);
+    for (runtime::TensorRef &tensor : batch)
+      descriptors.emplace_back(tensor.data, tensor.shape);
     for (auto [result, type] : llvm::zip(results, entryType.getResults()))
       descriptors.emplace_back(result.data(),
                                cast<RankedTensorType>(type).getShape());
     SmallVector<void *> arguments;
     for (MemRefDescriptor &descriptor : descriptors)
       arguments.push_back(descriptor.packed());
-    if (llvm::Error error = (*engine)->invokePacked(entrySymbol, arguments)) {
-      emitError(module.getLoc(), "quanta-calibrate: running batch ")
-          << index << " failed: " << llvm::toString(std::move(error));
-      return signalPassFailure();
-    }
+    if (llvm::Error error = (*engine)->invokePacked(entrySymbol, arguments))
+      return emitError(loc, "quanta-calibrate: running batch ")
+             << index << " failed: " << llvm::toString(std::move(error));
     for (auto [errorIndex, error] : llvm::enumerate(session.errors))
       if (error) {
         Operation *op = errorIndex < calibratedOps.size()
                             ? calibratedOps[errorIndex].getOperation()
                             : moduleOps[errorIndex - calibratedOps.size()];
-        op->emitOpError("calibration batch ")
-            << index << " (" << files.front() << "): " << *error;
-        return signalPassFailure();
+        InFlightDiagnostic diag = op->emitOpError("calibration batch ")
+                                  << index;
+        if (!batch.empty())
+          diag << " (" << batch.front().source << ")";
+        return diag << ": " << *error;
       }
-    auto now = std::chrono::steady_clock::now();
-    if (!quiet && (now - lastReport > std::chrono::seconds(1) ||
-                   index + 1 == batchFiles->size())) {
-      double seconds = std::chrono::duration<double>(now - start).count();
-      llvm::errs() << llvm::formatv(
-          "quanta-calibrate: {0}/{1} batches, {2:f1} batches/s\n", index + 1,
-          batchFiles->size(), (index + 1) / std::max(seconds, 1e-9));
-      lastReport = now;
-    }
+    progress.batches = index + 1;
+    progress.runSeconds = secondsSince(start);
+    if (options.progress)
+      options.progress(progress);
   }
 
   // Everything ran: write the recordings, then fold the statistics into the
   // original module. Observers the entry never reached (other functions)
   // stay as they were.
-  if (failed(writeRecordings(recordedOps, session.recordings)))
-    return signalPassFailure();
+  if (failed(
+          writeRecordings(options.recordDir, recordedOps, session.recordings)))
+    return failure();
+  MLIRContext *context = module.getContext();
   for (auto [op, state] : llvm::zip_equal(calibratedOps, session.observers))
     if (state.getNumBatches() > 0)
-      op.setStatsAttr(getStatisticsAttr(&getContext(), state));
+      op.setStatsAttr(getStatisticsAttr(context, state));
   for (auto [op, fakeQuant] : llvm::zip_equal(moduleOps, session.fakeQuants))
-    writeBackModule(op, fakeQuant, batchFiles->size());
+    writeBackModule(op, fakeQuant, progress.batches);
+  return success();
 }
+
+namespace {
+struct CalibratePass : public quanta::impl::CalibrateBase<CalibratePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    FailureOr<func::FuncOp> entryFunc = findEntry(module, entry);
+    if (failed(entryFunc))
+      return signalPassFailure();
+    if (data.empty()) {
+      emitError(module.getLoc(),
+                "quanta-calibrate: no calibration data (data=<files>)");
+      return signalPassFailure();
+    }
+    FailureOr<std::unique_ptr<CalibrationBatches>> batches =
+        openCalibrationFiles(module.getLoc(), data,
+                             entryFunc->getNumArguments());
+    if (failed(batches))
+      return signalPassFailure();
+    CalibrationOptions options;
+    options.entry = entryFunc->getSymName().str();
+    options.batchLimit = batchLimit;
+    options.threads = threads;
+    options.floatKernels = floatKernels;
+    options.recordDir = recordDir;
+    // The compile time, then the batch rate at most once a second.
+    double lastReport = 0;
+    if (!quiet)
+      options.progress = [&](const CalibrationProgress &progress) {
+        if (progress.batches == 0) {
+          llvm::errs() << llvm::formatv(
+              "quanta-calibrate: compiled in {0:f1} s\n",
+              progress.compileSeconds);
+          return;
+        }
+        if (progress.runSeconds - lastReport < 1.0 &&
+            progress.batches != progress.total)
+          return;
+        lastReport = progress.runSeconds;
+        llvm::errs() << llvm::formatv(
+            "quanta-calibrate: {0}/{1} batches, {2:f1} batches/s\n",
+            progress.batches,
+            progress.total ? std::to_string(*progress.total) : "?",
+            progress.batches / std::max(progress.runSeconds, 1e-9));
+      };
+    if (failed(calibrate(module, **batches, options)))
+      signalPassFailure();
+  }
+};
+} // namespace

@@ -11,12 +11,14 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "mlir/Transforms/Passes.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
@@ -193,4 +195,158 @@ quanta::compileForJit(ModuleOp module, StringRef tool, SymbolRegistrar extra,
       return symbols;
     });
   return std::move(*engine);
+}
+
+FailureOr<func::FuncOp> quanta::findEntryFunction(ModuleOp module,
+                                                  StringRef name,
+                                                  StringRef chooseWith) {
+  func::FuncOp entry;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isExternal() || (!name.empty() && func.getSymName() != name))
+      continue;
+    if (entry)
+      return emitError(module.getLoc())
+             << "the module has several functions: choose one with "
+             << chooseWith;
+    entry = func;
+  }
+  if (!entry)
+    return emitError(module.getLoc())
+           << (name.empty() ? std::string("the module has no function")
+                            : "no function named '" + name.str() + "'");
+  return entry;
+}
+
+LogicalResult quanta::pruneToEntry(ModuleOp module, func::FuncOp entry) {
+  for (auto func : module.getOps<func::FuncOp>())
+    if (func != entry && func.isPublic())
+      func.setPrivate();
+  PassManager cleanup(module.getContext());
+  cleanup.addPass(createSymbolDCEPass());
+  return cleanup.run(module);
+}
+
+int64_t quanta::TensorSpec::numElements() const {
+  int64_t count = 1;
+  for (int64_t dim : shape)
+    count *= dim;
+  return count;
+}
+
+FailureOr<quanta::TensorSpec> quanta::getTensorSpec(Location loc, Type type,
+                                                    const Twine &what,
+                                                    StringRef tool) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  std::optional<TensorSpec> spec;
+  if (tensor && tensor.hasStaticShape()) {
+    Type element = tensor.getElementType();
+    auto make = [&](std::initializer_list<const char *> dtypes,
+                    size_t elementSize) {
+      spec =
+          TensorSpec{std::vector<int64_t>(tensor.getShape().begin(),
+                                          tensor.getShape().end()),
+                     SmallVector<std::string, 2>(dtypes.begin(), dtypes.end()),
+                     elementSize};
+    };
+    auto quantized = dyn_cast<quant::QuantizedType>(element);
+    if (quantized && quantized.getStorageTypeIntegralWidth() == 8)
+      make({quantized.isSigned() ? "|i1" : "|u1"}, 1);
+    else if (element.isF32())
+      make({"<f4"}, 4);
+    else if (element.isF64())
+      make({"<f8"}, 8);
+    // Unsigned types (ONNX's uint8 in imported signatures) are written as
+    // such; signless ones read either.
+    else if (element.isUnsignedInteger(8))
+      make({"|u1"}, 1);
+    else if (element.isInteger(8))
+      make({"|i1", "|u1"}, 1);
+    else if (element.isInteger(16))
+      make({"<i2", "<u2"}, 2);
+    else if (element.isInteger(32))
+      make({"<i4", "<u4"}, 4);
+    else if (element.isInteger(64))
+      make({"<i8", "<u8"}, 8);
+  }
+  if (!spec)
+    return emitError(loc) << what << " has type " << type << "; " << tool
+                          << " takes static tensors of f32, f64, "
+                          << "i8/i16/i32/i64 or 8-bit quantized types";
+  return *spec;
+}
+
+llvm::Error quanta::checkTensors(ArrayRef<TensorSpec> specs,
+                                 ArrayRef<runtime::TensorRef> tensors,
+                                 StringRef what, StringRef function) {
+  auto error = [](const Twine &message) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+  };
+  if (specs.size() != tensors.size())
+    return error("'" + function + "' takes " + Twine(specs.size()) + " " +
+                 what + "(s), " + Twine(tensors.size()) + " given");
+  for (auto [index, spec, tensor] : llvm::enumerate(specs, tensors)) {
+    std::string prefix =
+        tensor.source.empty() ? std::string() : tensor.source + ": ";
+    if (!llvm::is_contained(spec.dtypes, tensor.dtype))
+      return error(prefix + what + " " + Twine(index) + " takes " +
+                   runtime::formatDType(spec.dtypes.front()) + " data, found " +
+                   runtime::formatDType(tensor.dtype));
+    if (tensor.shape != spec.shape)
+      return error(prefix + what + " " + Twine(index) + " expects shape " +
+                   runtime::formatShape(spec.shape) + ", found " +
+                   runtime::formatShape(tensor.shape));
+  }
+  return llvm::Error::success();
+}
+
+FailureOr<quanta::CompiledFunction>
+quanta::CompiledFunction::compile(ModuleOp module, StringRef entryName,
+                                  StringRef tool,
+                                  const TargetDescription *target) {
+  OwningOpRef<ModuleOp> clone = module.clone();
+  auto entry = clone->lookupSymbol<func::FuncOp>(entryName);
+  if (!entry || entry.isExternal())
+    return emitError(module.getLoc())
+           << tool << ": no function '" << entryName << "' with a body";
+  CompiledFunction compiled;
+  compiled.name = entry.getSymName().str();
+  Location loc = module.getLoc();
+  for (auto [index, type] : llvm::enumerate(entry.getArgumentTypes())) {
+    auto spec = getTensorSpec(loc, type, "argument " + Twine(index), tool);
+    if (failed(spec))
+      return failure();
+    compiled.arguments.push_back(std::move(*spec));
+  }
+  for (auto [index, type] : llvm::enumerate(entry.getResultTypes())) {
+    auto spec = getTensorSpec(loc, type, "result " + Twine(index), tool);
+    if (failed(spec))
+      return failure();
+    compiled.results.push_back(std::move(*spec));
+  }
+  if (failed(pruneToEntry(*clone, entry)))
+    return failure();
+  exposeCInterface(entry);
+  auto engine = compileForJit(*clone, tool, /*extra=*/{}, target);
+  if (failed(engine))
+    return failure();
+  module->setAttr(kMemoryPlanAttrName, (*clone)->getAttr(kMemoryPlanAttrName));
+  compiled.engine = std::move(*engine);
+  return compiled;
+}
+
+llvm::Error
+quanta::CompiledFunction::call(ArrayRef<runtime::TensorRef> inputs,
+                               ArrayRef<runtime::TensorRef> outputs) {
+  if (llvm::Error error = checkTensors(arguments, inputs, "argument", name))
+    return error;
+  if (llvm::Error error = checkTensors(results, outputs, "result", name))
+    return error;
+  SmallVector<MemRefDescriptor> descriptors;
+  for (const runtime::TensorRef &tensor :
+       llvm::concat<const runtime::TensorRef>(inputs, outputs))
+    descriptors.emplace_back(tensor.data, tensor.shape);
+  SmallVector<void *> packed;
+  for (MemRefDescriptor &descriptor : descriptors)
+    packed.push_back(descriptor.packed());
+  return engine->invokePacked("_mlir_ciface_" + name, packed);
 }

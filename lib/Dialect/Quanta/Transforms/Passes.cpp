@@ -41,9 +41,10 @@ struct PrepareOptionsBase : public PassPipelineOptions<Derived> {
       llvm::cl::init(1)};
 };
 
-struct PrepareOptions : public PrepareOptionsBase<PrepareOptions> {};
+struct PreparePipelineOptions
+    : public PrepareOptionsBase<PreparePipelineOptions> {};
 
-struct PtqOptions : public PrepareOptionsBase<PtqOptions> {
+struct PtqPipelineOptions : public PrepareOptionsBase<PtqPipelineOptions> {
   Option<std::string> entry{*this, "entry",
                             llvm::cl::desc("function to calibrate")};
   ListOption<std::string> data{
@@ -63,10 +64,22 @@ struct PtqOptions : public PrepareOptionsBase<PtqOptions> {
       llvm::cl::init(true)};
 };
 
-/// quanta-prepare's passes: TOSA to linalg, then observer insertion.
-void buildPreparePipeline(OpPassManager &pm, StringRef qconfig,
-                          ArrayRef<std::string> overrides,
-                          bool foldConstantWeights, bool fuseClamps) {
+} // namespace
+
+/// The plain options of a pipeline's registered ones.
+template <typename Derived>
+static quanta::PrepareOptions
+toPrepareOptions(const PrepareOptionsBase<Derived> &options) {
+  quanta::PrepareOptions prepare;
+  prepare.qconfig = options.qconfig;
+  prepare.overrides.assign(options.overrides.begin(), options.overrides.end());
+  prepare.foldConstantWeights = options.foldConstantWeights;
+  prepare.fuseClamps = options.fuseClamps;
+  return prepare;
+}
+
+void quanta::buildPreparePipeline(OpPassManager &pm,
+                                  const PrepareOptions &options) {
   // Upstream's pipelines are no-ops on functions without TOSA ops.
   // addTosaToLinalgPasses leaves tosa.reshape/const_shape (tensor) and
   // tosa.const (arith) to the two passes that follow it.
@@ -75,33 +88,31 @@ void buildPreparePipeline(OpPassManager &pm, StringRef qconfig,
   pm.addNestedPass<func::FuncOp>(createTosaToTensorPass());
   pm.addNestedPass<func::FuncOp>(createTosaToArithPass());
   pm.addPass(createCanonicalizerPass());
-  quanta::InsertObserversOptions insertOptions;
-  insertOptions.qconfig = qconfig.str();
-  insertOptions.overrides.assign(overrides.begin(), overrides.end());
-  insertOptions.foldConstantWeights = foldConstantWeights;
-  insertOptions.fuseClamps = fuseClamps;
-  pm.addNestedPass<func::FuncOp>(quanta::createInsertObservers(insertOptions));
+  InsertObserversOptions insertOptions;
+  insertOptions.qconfig = options.qconfig;
+  insertOptions.overrides.assign(options.overrides.begin(),
+                                 options.overrides.end());
+  insertOptions.foldConstantWeights = options.foldConstantWeights;
+  insertOptions.fuseClamps = options.fuseClamps;
+  pm.addNestedPass<func::FuncOp>(createInsertObservers(insertOptions));
 }
-} // namespace
 
 void quanta::registerQuantaPassesAndPipelines() {
   registerQuantaPasses();
   registerLowerToLLVMPipeline();
-  PassPipelineRegistration<PrepareOptions>(
+  PassPipelineRegistration<PreparePipelineOptions>(
       "quanta-prepare",
       "PyTorch's prepare(): TOSA to linalg (upstream pipeline), then "
       "quanta-insert-observers",
-      [](OpPassManager &pm, const PrepareOptions &options) {
-        buildPreparePipeline(pm, options.qconfig, options.overrides,
-                             options.foldConstantWeights, options.fuseClamps);
+      [](OpPassManager &pm, const PreparePipelineOptions &options) {
+        buildPreparePipeline(pm, toPrepareOptions(options));
       });
-  PassPipelineRegistration<PtqOptions>(
+  PassPipelineRegistration<PtqPipelineOptions>(
       "quanta-ptq",
       "Post-training quantization: quanta-prepare, quanta-calibrate on the "
       "given data, quanta-freeze-qparams",
-      [](OpPassManager &pm, const PtqOptions &options) {
-        buildPreparePipeline(pm, options.qconfig, options.overrides,
-                             options.foldConstantWeights, options.fuseClamps);
+      [](OpPassManager &pm, const PtqPipelineOptions &options) {
+        buildPreparePipeline(pm, toPrepareOptions(options));
         CalibrateOptions calibrate;
         calibrate.entry = options.entry;
         calibrate.data.assign(options.data.begin(), options.data.end());

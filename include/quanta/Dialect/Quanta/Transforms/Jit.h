@@ -11,6 +11,7 @@
 #ifndef QUANTA_DIALECT_QUANTA_TRANSFORMS_JIT_H
 #define QUANTA_DIALECT_QUANTA_TRANSFORMS_JIT_H
 
+#include "quanta/Runtime/NumpyFile.h"
 #include "quanta/Target/TargetDescription.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -20,6 +21,8 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace mlir::quanta {
 
@@ -71,6 +74,68 @@ using SymbolRegistrar = llvm::function_ref<void(
 FailureOr<std::unique_ptr<ExecutionEngine>>
 compileForJit(ModuleOp module, StringRef tool, SymbolRegistrar extra = {},
               const TargetDescription *target = nullptr);
+
+/// The function `name` with a body, or the module's only one when `name`
+/// is empty; else an error, which tells to choose one `chooseWith` (the
+/// caller's option: "--entry", "entry=<name>").
+FailureOr<func::FuncOp> findEntryFunction(ModuleOp module, StringRef name,
+                                          StringRef chooseWith);
+
+/// Makes every public function of `module` but `entry` private and erases
+/// what `entry` does not call, so that only it is compiled.
+LogicalResult pruneToEntry(ModuleOp module, func::FuncOp entry);
+
+/// How a tensor of a compiled function's signature is passed in memory.
+struct TensorSpec {
+  std::vector<int64_t> shape;
+  /// The NumPy dtypes its data may have; results are written as the first
+  /// (signless i8 takes int8 or uint8 data).
+  SmallVector<std::string, 2> dtypes;
+  size_t elementSize = 0;
+
+  int64_t numElements() const;
+};
+
+/// `type` as a TensorSpec: a static tensor of f32, f64, i8/i16/i32/i64 or
+/// an 8-bit quantized type; else an error at `loc` naming `what`.
+FailureOr<TensorSpec> getTensorSpec(Location loc, Type type, const Twine &what,
+                                    StringRef tool);
+
+/// An error unless `tensors` match `specs` in number, dtype and shape
+/// (`what`: "argument" or "result"; `function` names the callee).
+llvm::Error checkTensors(ArrayRef<TensorSpec> specs,
+                         ArrayRef<runtime::TensorRef> tensors, StringRef what,
+                         StringRef function);
+
+/// A function of a module, JIT-compiled for this machine and called on
+/// tensors in memory: what quant-run runs and the Python package calls.
+class CompiledFunction {
+public:
+  /// Compiles the function `entry` of a copy of `module` for
+  /// `target` (default: this machine) with compileForJit, after
+  /// pruneToEntry. The memory plan of the lowering is
+  /// recorded on `module` (getMemoryPlans).
+  static FailureOr<CompiledFunction>
+  compile(ModuleOp module, StringRef entry, StringRef tool,
+          const TargetDescription *target = nullptr);
+
+  StringRef getName() const { return name; }
+  ArrayRef<TensorSpec> getArguments() const { return arguments; }
+  ArrayRef<TensorSpec> getResults() const { return results; }
+
+  /// Calls the function on `inputs`, writing its results into `outputs`
+  /// (buffers the caller allocated in the shapes of getResults()). Checked
+  /// first: the number, dtypes and shapes of both.
+  llvm::Error call(ArrayRef<runtime::TensorRef> inputs,
+                   ArrayRef<runtime::TensorRef> outputs);
+
+private:
+  CompiledFunction() = default;
+
+  std::string name;
+  std::vector<TensorSpec> arguments, results;
+  std::unique_ptr<ExecutionEngine> engine;
+};
 
 } // namespace mlir::quanta
 

@@ -37,6 +37,24 @@ void buildLowerToLLVMPipeline(OpPassManager &pm);
 /// Registers `quanta-lower-to-llvm` (buildLowerToLLVMPipeline).
 void registerLowerToLLVMPipeline();
 
+/// PyTorch's prepare() options (quanta-insert-observers').
+struct PrepareOptions {
+  /// A preset name (x86, fbgemm, qnnpack, onednn, ...) or a
+  /// #quanta.qconfig attribute.
+  std::string qconfig = "x86";
+  /// Per-op qconfigs: "<op name or location name>=<qconfig>".
+  std::vector<std::string> overrides;
+  /// Compute the statistics of constant weights now.
+  bool foldConstantWeights = true;
+  /// Observe an op followed by a clamp (relu6) after the clamp, as TFLite
+  /// fuses it, instead of giving the clamp the op's qparams (PyTorch FX).
+  bool fuseClamps = false;
+};
+
+/// quanta-prepare: upstream TOSA to linalg (a no-op on linalg input), then
+/// quanta-insert-observers with `options`.
+void buildPreparePipeline(OpPassManager &pm, const PrepareOptions &options);
+
 /// Registers the quanta passes and the `quanta-prepare` pipeline (upstream
 /// tosa-to-linalg, then quanta-insert-observers).
 void registerQuantaPassesAndPipelines();
