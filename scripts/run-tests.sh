@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs the lit suite, the GoogleTest suites and ONNX's own backend node tests
-# (quanta-onnx-conformance over Debian's libonnx-testdata), then prints one
+# Runs the lit suite, the GoogleTest suites, ONNX's own backend node tests
+# (quanta-onnx-conformance over Debian's libonnx-testdata) and the embedding
+# example built against an installed Quanta, then prints one
 # summary line "N passed, M failed" (the line CI reads). Exits non-zero on
 # any failure.
 set -uo pipefail
@@ -17,6 +18,9 @@ gtest_status=${PIPESTATUS[0]}
   2>&1 | tee "$log_dir/onnx.log"
 onnx_status=${PIPESTATUS[0]}
 
+"$(dirname "$0")/test-embedding.sh" "$build_dir" 2>&1 | tee "$log_dir/embedding.log"
+embedding_status=${PIPESTATUS[0]}
+
 count() { # $1: log, $2: regex with one number group
   sed -nE "s/$2/\1/p" "$1" | tail -n 1
 }
@@ -27,15 +31,18 @@ unit_passed=$(count "$log_dir/gtest.log" '^\[  PASSED  \] ([0-9]+) tests?\..*')
 unit_failed=$(count "$log_dir/gtest.log" '^\[  FAILED  \] ([0-9]+) tests?, listed below.*')
 onnx_passed=$(count "$log_dir/onnx.log" '^onnx conformance: ([0-9]+) passed.*')
 onnx_failed=$(count "$log_dir/onnx.log" '^onnx conformance: [0-9]+ passed, ([0-9]+) failed.*')
+embedding_passed=$(count "$log_dir/embedding.log" '^embedding: ([0-9]+) passed.*')
+embedding_failed=$(count "$log_dir/embedding.log" '^embedding: [0-9]+ passed, ([0-9]+) failed.*')
 
-passed=$(( ${lit_passed:-0} + ${lit_xfailed:-0} + ${unit_passed:-0} + ${onnx_passed:-0} ))
-failed=$(( ${lit_failed:-0} + ${unit_failed:-0} + ${onnx_failed:-0} ))
+passed=$(( ${lit_passed:-0} + ${lit_xfailed:-0} + ${unit_passed:-0} + ${onnx_passed:-0} + ${embedding_passed:-0} ))
+failed=$(( ${lit_failed:-0} + ${unit_failed:-0} + ${onnx_failed:-0} + ${embedding_failed:-0} ))
 # A suite that crashed or printed no summary counts as a failure.
 if [[ $lit_status -ne 0 && ${lit_failed:-0} -eq 0 ]]; then failed=$((failed + 1)); fi
 if [[ $gtest_status -ne 0 && ${unit_failed:-0} -eq 0 ]]; then failed=$((failed + 1)); fi
 if [[ $onnx_status -ne 0 && ${onnx_failed:-0} -eq 0 ]]; then failed=$((failed + 1)); fi
-if [[ -z "$lit_passed" || -z "$unit_passed" || -z "$onnx_passed" ]]; then failed=$((failed + 1)); fi
+if [[ $embedding_status -ne 0 && ${embedding_failed:-0} -eq 0 ]]; then failed=$((failed + 1)); fi
+if [[ -z "$lit_passed" || -z "$unit_passed" || -z "$onnx_passed" || -z "$embedding_passed" ]]; then failed=$((failed + 1)); fi
 
-echo "lit: ${lit_passed:-0} passed, ${lit_failed:-0} failed; unit: ${unit_passed:-0} passed, ${unit_failed:-0} failed; onnx conformance: ${onnx_passed:-0} passed, ${onnx_failed:-0} failed"
+echo "lit: ${lit_passed:-0} passed, ${lit_failed:-0} failed; unit: ${unit_passed:-0} passed, ${unit_failed:-0} failed; onnx conformance: ${onnx_passed:-0} passed, ${onnx_failed:-0} failed; embedding: ${embedding_passed:-0} passed, ${embedding_failed:-0} failed"
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]

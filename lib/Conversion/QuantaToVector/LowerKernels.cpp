@@ -14,6 +14,7 @@
 #include "quanta/Dialect/Quanta/IR/QuantaDialect.h"
 #include "quanta/Dialect/Quanta/IR/QuantaOps.h"
 #include "quanta/Target/TargetDescription.h"
+#include "quanta/Utils/LoadDialects.h"
 #include "quanta/Utils/MemoryLimits.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -101,6 +102,9 @@ static LogicalResult checkConstantOperands(Operation *op) {
 LogicalResult mlir::quanta::lowerKernels(ModuleOp module,
                                          const TargetDescription &target,
                                          StringRef pass, bool lowerFloat) {
+  // The ops the kernels are made of (vector, scf, arm_neon, ...).
+  loadDependentDialects(module.getContext(), *createLowerX86());
+  loadDependentDialects(module.getContext(), *createLowerNeon());
   if (failed(recordLoweredFor(module, target, pass)))
     return failure();
   SmallVector<QMatmulOp> qmatmuls;

@@ -20,6 +20,7 @@
 #include "quanta/Numerics/FakeQuant.h"
 #include "quanta/Runtime/NumpyFile.h"
 #include "quanta/Target/TargetDescription.h"
+#include "quanta/Utils/LoadDialects.h"
 #include "quanta/Utils/MemoryLimits.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -584,6 +585,7 @@ static FailureOr<func::FuncOp> findEntry(ModuleOp module, StringRef entry) {
 
 LogicalResult quanta::calibrate(ModuleOp module, CalibrationBatches &batches,
                                 const CalibrationOptions &options) {
+  loadDependentDialects(module.getContext(), *createCalibrate());
   Location loc = module.getLoc();
   FailureOr<func::FuncOp> entryFunc = findEntry(module, options.entry);
   if (failed(entryFunc))

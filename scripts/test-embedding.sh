@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Installs Quanta into a temporary prefix (cmake --install), builds
+# examples/embedding against that tree alone (find_package(Quanta)), and runs
+# it: my-opt with Quanta's and its own passes, quantize-in-memory (the C++
+# API end to end) and a C program linking the object file it wrote. Prints
+# "embedding: N passed, M failed" (counted by run-tests.sh).
+set -uo pipefail
+build_dir=$(realpath "${1:-build}")
+llvm_prefix=${LLVM_PREFIX:-/usr/lib/llvm-22}
+source_dir=$(realpath "$(dirname "$0")/..")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+passed=0 failed=0
+check() { # $1: name; the rest: the command
+  local name=$1
+  shift
+  if "$@" > "$work/$name.log" 2>&1; then
+    passed=$((passed + 1))
+    echo "PASS: embedding :: $name"
+  else
+    failed=$((failed + 1))
+    echo "FAIL: embedding :: $name"
+    sed 's/^/  /' "$work/$name.log" | tail -n 30
+  fi
+}
+
+install_and_build() {
+  cmake --install "$build_dir" --prefix "$work/prefix" &&
+    cmake -G Ninja -S "$source_dir/examples/embedding" -B "$work/build" \
+      -DCMAKE_BUILD_TYPE=Release \
+      -DCMAKE_CXX_COMPILER="$llvm_prefix/bin/clang++" \
+      -DCMAKE_PREFIX_PATH="$work/prefix" &&
+    ninja -C "$work/build"
+}
+count_observers() {
+  "$work/build/my-opt" "$source_dir/examples/tiny_cnn.mlir" \
+    --quanta-prepare --my-count-observers \
+    --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 |
+    grep -q "remark: 16 observers"
+}
+quantize() {
+  mkdir -p "$work/out" &&
+    "$work/build/quantize-in-memory" "$source_dir/examples/tiny_cnn.mlir" \
+      "$work/out" && test -s "$work/out/model.o" && test -s "$work/out/model.h"
+}
+call_object() {
+  "$llvm_prefix/bin/clang" -O2 -I"$work/out" \
+    "$source_dir/examples/embedding/call-model.c" "$work/out/model.o" \
+    -o "$work/call-model" && "$work/call-model" "$work/out"
+}
+
+check install-and-build install_and_build
+check my-opt count_observers
+check quantize-in-memory quantize
+check call-object-file call_object
+echo "embedding: $passed passed, $failed failed"
+[[ $failed -eq 0 ]]
