@@ -9,6 +9,8 @@ packages=(
   clang-22 lld-22 llvm-22 llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   libgtest-dev zlib1g-dev
   python3 python3-dev python3-numpy pybind11-dev
+  # The Python package's tests, distributed calibration (Dask) and reports.
+  python3-pytest python3-distributed python3-matplotlib
   # ONNX import (onnx.proto's C++ classes) and ONNX's own backend tests.
   libonnx-dev libprotobuf-dev libonnx-testdata
   # AArch64 code is cross-linked and run under qemu (quant-run

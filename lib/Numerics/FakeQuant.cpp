@@ -87,6 +87,8 @@ Status fakeQuantizePerTensorAffine(const float *input, float *output,
   if (Status status = checkZeroPointInRange(zeroPoint, quantMin, quantMax);
       !status)
     return status;
+  if (Status status = validateScale(scale); !status)
+    return status;
   const float invScale = 1.0f / scale;
   for (size_t i = 0; i < size; ++i)
     output[i] = fakeQuantizeValue(input[i], scale, invScale, zeroPoint,
@@ -118,6 +120,9 @@ forEachChannelElement(const float *input, float *output,
                          str(axis));
   if (Status status = checkQuantRange(quantMin, quantMax); !status)
     return status;
+  for (float value : scale)
+    if (Status status = validateScale(value); !status)
+      return status;
   const detail::ChannelLayout layout(shape, axis);
   for (int64_t o = 0; o < layout.outer; ++o) {
     for (int64_t c = 0; c < layout.channels; ++c) {
@@ -300,6 +305,11 @@ Status FakeQuantizeBase::validate(const FakeQuantizeOptions &options) {
                            "] of " + std::string(toString(observer.dtype)) +
                            " (torch.iinfo)");
   }
+  if (options.observer == ObserverKind::MovingAverageMinMax ||
+      options.observer == ObserverKind::MovingAveragePerChannelMinMax)
+    if (Status status = validateAveragingConstant(options.averagingConstant);
+        !status)
+      return status;
   return validateObserverOptions(options.observer, observer);
 }
 

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <string>
 
 namespace mlir::quanta::numerics {
@@ -139,6 +140,24 @@ static Status validateCustomRange(DType dtype, int64_t quantMin,
                          " does not fit quint4x2, whose values are 0..15 "
                          "(Quanta rule; PyTorch does not check it)");
   return Status::success();
+}
+
+Status validateAveragingConstant(double averagingConstant) {
+  if (averagingConstant > 0.0 && averagingConstant <= 1.0)
+    return Status::success();
+  std::ostringstream message;
+  message << "averaging_constant must be in (0, 1], got " << averagingConstant
+          << " (Quanta rule: PyTorch accepts any value, but the moving "
+             "average then never updates or diverges)";
+  return Status::error(message.str());
+}
+
+Status validateScale(float scale) {
+  if (std::isfinite(scale) && scale > 0.0f)
+    return Status::success();
+  std::ostringstream message;
+  message << "scale must be finite and positive, got " << scale;
+  return Status::error(message.str());
 }
 
 Status validateObserverOptions(ObserverKind kind,

@@ -23,6 +23,12 @@ StatusOr<ObserverState> ObserverState::create(const ObserverConfig &config) {
                       : validateObserverOptions(config.kind, config.uniform());
   if (!status)
     return status;
+  if (config.kind == ObserverKind::MovingAverageMinMax ||
+      config.kind == ObserverKind::MovingAveragePerChannelMinMax)
+    if (Status averaging =
+            numerics::validateAveragingConstant(config.averagingConstant);
+        !averaging)
+      return averaging;
   if (Status calibration =
           validateHistogramCalibrationOptions(config.calibration);
       !calibration)

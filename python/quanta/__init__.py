@@ -11,12 +11,17 @@ arrays, array.array("f"), ...).
     >>> obs(numpy_batch)
     >>> scale, zero_point = obs.calculate_qparams()
 
-The compiler side calls the same C++ API as the tools:
+The compiler side (quanta.compiler) calls the same C++ API as the tools:
 
-    >>> mlir_text = quanta.import_onnx("model.onnx", batch=32)
+    >>> model = quanta.Module.load("model.onnx", onnx_batch=32)
+    >>> model.prepare(); model.calibrate(batches)
+    >>> model.run_pipeline(quanta.FREEZE_AND_CONVERT); model.lower()
+    >>> outputs = model.compile()(inputs)
 """
 
 from ._quanta_compiler import import_onnx  # noqa: F401
+from .compiler import FREEZE_AND_CONVERT, Error, Function, Module  # noqa: F401
+from .distributed import calibrate_distributed  # noqa: F401
 from ._quanta_numerics import (  # noqa: F401
     Observer,
     calculate_qparams,

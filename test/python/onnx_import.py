@@ -1,5 +1,5 @@
 # The ONNX importer from Python: the C++ API the tools call, errors as
-# ValueError with the importer's diagnostics.
+# quanta.Error (a ValueError) with the importer's diagnostics.
 # RUN: %python %s %quanta_src_root/test/Import/Onnx/Inputs | FileCheck %s
 
 import os
@@ -19,8 +19,10 @@ for name, batch in (("unsupported.onnx", 0), ("cnn.onnx", 0),
     try:
         quanta.import_onnx(os.path.join(inputs, name), batch=batch)
         print("imported", name)
-    except ValueError as error:
-        print("ValueError:", str(error).strip())
-# CHECK: ValueError: {{.*}}unsupported.onnx: Einsum node 'mixer': the importer does not translate 'Einsum'
-# CHECK: ValueError: {{.*}}cnn.onnx: graph input 'x' has the symbolic dimension 'N'
-# CHECK: ValueError: cannot read '{{.*}}no-such-model.onnx': No such file or directory
+    except (ValueError, OSError) as error:
+        print(type(error).__name__ + ":", str(error).strip())
+# CHECK: Error: loading {{.*}}unsupported.onnx failed:
+# CHECK-NEXT: unsupported.onnx: error: Einsum node 'mixer': the importer does not translate 'Einsum'
+# CHECK: Error: loading {{.*}}cnn.onnx failed:
+# CHECK-NEXT: cnn.onnx: error: graph input 'x' has the symbolic dimension 'N'
+# CHECK: FileNotFoundError: cannot read '{{.*}}no-such-model.onnx': No such file or directory

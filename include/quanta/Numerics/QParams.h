@@ -86,6 +86,16 @@ struct QRange {
 Status validateObserverOptions(ObserverKind kind,
                                const UniformObserverOptions &options);
 
+/// averaging_constant of the moving-average observers and FakeQuantize
+/// modules: in (0, 1]. A Quanta rule: PyTorch accepts any value, but the
+/// moving average then never updates or diverges. The IR verifier, the
+/// runtime and the Python binding all check it here.
+Status validateAveragingConstant(double averagingConstant);
+
+/// A scale to (fake-)quantize with: finite and positive. PyTorch divides by
+/// it unchecked (scale 0 turns every value into 0 or NaN).
+Status validateScale(float scale);
+
 /// PyTorch's calculate_qmin_qmax: the effective range, including the
 /// reduce_range halving (floor division) of customized ranges.
 /// Does not validate; call validateObserverOptions first.

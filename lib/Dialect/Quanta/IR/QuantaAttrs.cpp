@@ -63,16 +63,11 @@ static LogicalResult verifyUniformObserver(EmitErrorFn emitError,
   return report(emitError, numerics::validateObserverOptions(kind, *options));
 }
 
-/// PyTorch does not check averaging_constant; outside (0, 1] the moving
-/// average never moves or diverges, which is never what a user meant.
+/// numerics::validateAveragingConstant, at the attribute.
 static LogicalResult verifyAveragingConstant(EmitErrorFn emitError,
                                              const llvm::APFloat &constant) {
-  double value = constant.convertToDouble();
-  if (!(value > 0.0 && value <= 1.0))
-    return emitError() << "averaging_constant must be in (0, 1], got " << value
-                       << " (Quanta rule: PyTorch accepts any value, but the "
-                          "moving average then never updates or diverges)";
-  return success();
+  return report(emitError, numerics::validateAveragingConstant(
+                               constant.convertToDouble()));
 }
 
 // Generates getUniformOptions()/getQRange() and the verifier for one uniform

@@ -155,8 +155,8 @@ LogicalResult FakeQuantOp::verify() {
   if (failed(verifyChannelCount(*this, "scale", scale.size(), type, axis)))
     return failure();
   for (float value : scale)
-    if (!(std::isfinite(value) && value > 0.0f))
-      return emitOpError("scale must be finite and positive, got ") << value;
+    if (numerics::Status status = numerics::validateScale(value); !status)
+      return emitOpError(status.getMessage());
   if (module)
     return success();
 
