@@ -160,7 +160,10 @@ quanta::runtime::TensorRef toTensorRef(const py::handle &object,
 }
 
 /// Calibration batches drawn from a Python iterable, one at a time: each
-/// item is an array (one argument) or a tuple/list of arrays.
+/// item is an array (one argument) or a tuple/list of arrays. A Python
+/// exception (from the iterable, a bad item or the progress callback) must
+/// not unwind through the C++ calibration: it is kept, calibration stops at
+/// the next batch, and rethrow() raises it once calibrate() has returned.
 class PythonBatches : public quanta::CalibrationBatches {
 public:
   PythonBatches(py::iterable batches, std::optional<int64_t> total)
@@ -171,28 +174,69 @@ public:
   FailureOr<bool>
   next(Location loc,
        std::vector<quanta::runtime::TensorRef> &tensors) override {
-    if (iterator == py::iterator::sentinel())
-      return false;
-    py::object item = py::reinterpret_borrow<py::object>(*iterator);
-    ++iterator;
-    std::string name = "batch " + std::to_string(index++);
+    // The previous batch is released before the next is made.
     current.clear();
     tensors.clear();
-    if (py::isinstance<py::tuple>(item) || py::isinstance<py::list>(item)) {
-      for (auto [argument, value] : llvm::enumerate(py::cast<py::list>(item)))
-        tensors.push_back(toTensorRef(
-            value, name + " argument " + std::to_string(argument), current));
-    } else {
-      tensors.push_back(toTensorRef(item, name, current));
+    if (pending)
+      return emitError(loc) << "calibration stopped by a Python exception";
+    try {
+      // PyIter_Next rather than py::iterator, which reads one item ahead.
+      py::object item =
+          py::reinterpret_steal<py::object>(PyIter_Next(iterator.ptr()));
+      if (!item) {
+        if (PyErr_Occurred())
+          throw py::error_already_set();
+        return false;
+      }
+      std::string name = "batch " + std::to_string(index++);
+      if (py::isinstance<py::tuple>(item) || py::isinstance<py::list>(item)) {
+        for (auto [argument, value] : llvm::enumerate(py::cast<py::list>(item)))
+          tensors.push_back(toTensorRef(
+              value, name + " argument " + std::to_string(argument), current));
+      } else {
+        tensors.push_back(toTensorRef(item, name, current));
+      }
+      return true;
+    } catch (...) {
+      keepException();
+      return emitError(loc) << "calibration stopped by a Python exception";
     }
-    return true;
+  }
+
+  /// Calls `callback`, keeping what it raises.
+  void guard(llvm::function_ref<void()> callback) {
+    if (pending)
+      return;
+    try {
+      callback();
+    } catch (...) {
+      keepException();
+    }
+  }
+
+  /// Raises the kept Python exception, if any.
+  void rethrow() {
+    if (pending)
+      throw *pending;
   }
 
 private:
-  py::iterator iterator;
+  void keepException() {
+    try {
+      throw;
+    } catch (py::error_already_set &error) {
+      pending = std::move(error);
+    } catch (py::builtin_exception &error) {
+      error.set_error();
+      pending = py::error_already_set();
+    }
+  }
+
+  py::object iterator;
   std::optional<int64_t> total;
   int64_t index = 0;
   std::vector<py::array> current;
+  std::optional<py::error_already_set> pending;
 };
 
 /// A function compiled by the JIT, called on numpy arrays.
@@ -330,11 +374,15 @@ public:
     options.recordDir = recordDir;
     if (progress)
       options.progress = [&](const quanta::CalibrationProgress &state) {
-        (*progress)(state.batches, state.total, state.compileSeconds,
-                    state.runSeconds);
+        source.guard([&] {
+          (*progress)(state.batches, state.total, state.compileSeconds,
+                      state.runSeconds);
+        });
       };
     DiagnosticCollector diagnostics(context.get());
-    diagnostics.check(quanta::calibrate(*op, source, options), "calibration");
+    LogicalResult result = quanta::calibrate(*op, source, options);
+    source.rethrow();
+    diagnostics.check(result, "calibration");
   }
 
   void lower(const std::string &triple, const std::string &cpu,

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the lit suite, the GoogleTest suites, ONNX's own backend node tests
 # (quanta-onnx-conformance over Debian's libonnx-testdata) and the embedding
-# example built against an installed Quanta, then prints one
+# example built against an installed Quanta and the Python package's pytest
+# suite, then prints one
 # summary line "N passed, M failed" (the line CI reads). Exits non-zero on
 # any failure.
 set -uo pipefail
@@ -21,6 +22,12 @@ onnx_status=${PIPESTATUS[0]}
 "$(dirname "$0")/test-embedding.sh" "$build_dir" 2>&1 | tee "$log_dir/embedding.log"
 embedding_status=${PIPESTATUS[0]}
 
+build_path=$(realpath "$build_dir")
+QUANTA_BUILD_DIR="$build_path" PYTHONPATH="$build_path/python_packages" \
+  "${PYTHON:-/usr/bin/python3}" -m pytest -q -p no:cacheprovider \
+  "$(dirname "$0")/../python/tests" 2>&1 | tee "$log_dir/pytest.log"
+pytest_status=${PIPESTATUS[0]}
+
 count() { # $1: log, $2: regex with one number group
   sed -nE "s/$2/\1/p" "$1" | tail -n 1
 }
@@ -33,16 +40,22 @@ onnx_passed=$(count "$log_dir/onnx.log" '^onnx conformance: ([0-9]+) passed.*')
 onnx_failed=$(count "$log_dir/onnx.log" '^onnx conformance: [0-9]+ passed, ([0-9]+) failed.*')
 embedding_passed=$(count "$log_dir/embedding.log" '^embedding: ([0-9]+) passed.*')
 embedding_failed=$(count "$log_dir/embedding.log" '^embedding: [0-9]+ passed, ([0-9]+) failed.*')
+# pytest's last line: "3 failed, 24 passed, 1 warning in 6.6s".
+pytest_summary=$(grep -E ' in [0-9.]+s' "$log_dir/pytest.log" | tail -n 1)
+pytest_count() { grep -oE "[0-9]+ $1" <<<"$pytest_summary" | grep -oE '^[0-9]+'; }
+pytest_passed=$(pytest_count passed)
+pytest_failed=$(( $(pytest_count failed || echo 0) + $(pytest_count 'errors?' || echo 0) ))
 
-passed=$(( ${lit_passed:-0} + ${lit_xfailed:-0} + ${unit_passed:-0} + ${onnx_passed:-0} + ${embedding_passed:-0} ))
-failed=$(( ${lit_failed:-0} + ${unit_failed:-0} + ${onnx_failed:-0} + ${embedding_failed:-0} ))
+passed=$(( ${lit_passed:-0} + ${lit_xfailed:-0} + ${unit_passed:-0} + ${onnx_passed:-0} + ${embedding_passed:-0} + ${pytest_passed:-0} ))
+failed=$(( ${lit_failed:-0} + ${unit_failed:-0} + ${onnx_failed:-0} + ${embedding_failed:-0} + ${pytest_failed:-0} ))
 # A suite that crashed or printed no summary counts as a failure.
 if [[ $lit_status -ne 0 && ${lit_failed:-0} -eq 0 ]]; then failed=$((failed + 1)); fi
 if [[ $gtest_status -ne 0 && ${unit_failed:-0} -eq 0 ]]; then failed=$((failed + 1)); fi
 if [[ $onnx_status -ne 0 && ${onnx_failed:-0} -eq 0 ]]; then failed=$((failed + 1)); fi
 if [[ $embedding_status -ne 0 && ${embedding_failed:-0} -eq 0 ]]; then failed=$((failed + 1)); fi
-if [[ -z "$lit_passed" || -z "$unit_passed" || -z "$onnx_passed" || -z "$embedding_passed" ]]; then failed=$((failed + 1)); fi
+if [[ $pytest_status -ne 0 && ${pytest_failed:-0} -eq 0 ]]; then failed=$((failed + 1)); fi
+if [[ -z "$lit_passed" || -z "$unit_passed" || -z "$onnx_passed" || -z "$embedding_passed" || -z "$pytest_passed" ]]; then failed=$((failed + 1)); fi
 
-echo "lit: ${lit_passed:-0} passed, ${lit_failed:-0} failed; unit: ${unit_passed:-0} passed, ${unit_failed:-0} failed; onnx conformance: ${onnx_passed:-0} passed, ${onnx_failed:-0} failed; embedding: ${embedding_passed:-0} passed, ${embedding_failed:-0} failed"
+echo "lit: ${lit_passed:-0} passed, ${lit_failed:-0} failed; unit: ${unit_passed:-0} passed, ${unit_failed:-0} failed; onnx conformance: ${onnx_passed:-0} passed, ${onnx_failed:-0} failed; embedding: ${embedding_passed:-0} passed, ${embedding_failed:-0} failed; pytest: ${pytest_passed:-0} passed, ${pytest_failed:-0} failed"
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]

@@ -50,6 +50,17 @@ struct ExportStatisticsPass
     });
     if (walk.wasInterrupted())
       return signalPassFailure();
+    // Dropping a module's statistics would make a merge silently wrong.
+    walk = getOperation().walk([&](FakeQuantOp op) {
+      if (!op.getFakeQuantizeAttr() || !op.getStatsAttr())
+        return WalkResult::advance();
+      op.emitOpError("holds the statistics of a FakeQuantize module, which "
+                     "statistics files do not carry (their moving averages "
+                     "cannot be merged either): calibrate it in one run");
+      return WalkResult::interrupt();
+    });
+    if (walk.wasInterrupted())
+      return signalPassFailure();
 
     std::string errorMessage;
     std::unique_ptr<llvm::ToolOutputFile> output =
