@@ -363,7 +363,8 @@ public:
 
   void calibrate(py::iterable batches, const std::string &entry,
                  int64_t batchLimit, int64_t threads, bool floatKernels,
-                 const std::string &recordDir, std::optional<int64_t> total,
+                 const std::string &recordDir, bool recordObserved,
+                 std::optional<int64_t> total,
                  std::optional<py::function> progress) {
     PythonBatches source(std::move(batches), total);
     quanta::CalibrationOptions options;
@@ -372,6 +373,7 @@ public:
     options.threads = threads;
     options.floatKernels = floatKernels;
     options.recordDir = recordDir;
+    options.recordObserved = recordObserved;
     if (progress)
       options.progress = [&](const quanta::CalibrationProgress &state) {
         source.guard([&] {
@@ -480,8 +482,8 @@ PYBIND11_MODULE(_quanta_compiler, m) {
            "(quanta-prepare).")
       .def("_calibrate", &Module::calibrate, py::arg("batches"),
            py::arg("entry"), py::arg("batch_limit"), py::arg("threads"),
-           py::arg("float_kernels"), py::arg("record_dir"), py::arg("total"),
-           py::arg("progress"))
+           py::arg("float_kernels"), py::arg("record_dir"),
+           py::arg("record_observed"), py::arg("total"), py::arg("progress"))
       .def("lower", &Module::lower, py::arg("triple") = "", py::arg("cpu") = "",
            py::arg("features") = "",
            "The kernels for a target (default: this machine), as "

@@ -17,6 +17,8 @@
 #                  (examples/digits), imported from ONNX, calibrated on 8
 #                  training batches, quantized and lowered for this CPU:
 #                  float vs int8 accuracy on the 400 held-out images.
+#  9. report:      quanta.report (Python) writes an HTML page with PNG
+#                  plots of every layer's quantization error.
 # The weight qparams equal PyTorch 1.13's bit for bit
 # (test/Examples/tiny-cnn-qparams.mlir checks them against torch's values),
 # and with the qnnpack qconfig the int8 model's outputs equal those of
@@ -159,6 +161,13 @@ print(f"   {model}: {gemms} int8 GEMM layers; held-out accuracy float "
       f"{agree:.2f}% of images; logits SQNR {sqnr:.1f} dB")
 PY
 done
+
+echo
+echo "== 9. quanta.report: per-layer quantization error of the tiny CNN (Python package)"
+PYTHONPATH="$build_dir/python_packages" ${PYTHON:-/usr/bin/python3} -m quanta.report \
+  "$model" --qconfig="$qconfig" --data="$data" -o "$out_dir/report"
+echo "   open $out_dir/report/index.html: each activation's histogram with its"
+echo "   range, clipped fraction and SQNR; weight ranges per channel; int8 vs float"
 
 echo
 echo "The same in one pass pipeline:"

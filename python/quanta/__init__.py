@@ -17,6 +17,10 @@ The compiler side (quanta.compiler) calls the same C++ API as the tools:
     >>> model.prepare(); model.calibrate(batches)
     >>> model.run_pipeline(quanta.FREEZE_AND_CONVERT); model.lower()
     >>> outputs = model.compile()(inputs)
+
+Per-layer reports: quanta.report (import quanta.report; or
+python3 -m quanta.report). Calibration on a Dask cluster:
+quanta.calibrate_distributed.
 """
 
 from ._quanta_compiler import import_onnx  # noqa: F401

@@ -76,7 +76,8 @@ def _progress_bar():
 
 
 def _calibrate(self, batches, entry="", batch_limit=0, threads=1,
-               float_kernels=True, record_dir="", progress=True):
+               float_kernels=True, record_dir="", record_observed=False,
+               progress=True):
     """Runs the observed module on `batches` through the JIT and folds the
     observers' statistics into it (quanta-calibrate).
 
@@ -85,6 +86,8 @@ def _calibrate(self, batches, entry="", batch_limit=0, threads=1,
     batch at a time, so a generator over a data set larger than memory
     works. `progress`: True for a progress bar (tqdm when installed), False
     for none, or a callable(batches, total, compile_seconds, run_seconds).
+    `record_dir`: where RecordingObservers write their tensors (and, with
+    `record_observed`, every calibrated observer: <name>.<batch>.npy).
     Calibration continues from statistics already in the module; returns
     the module.
     """
@@ -92,7 +95,7 @@ def _calibrate(self, batches, entry="", batch_limit=0, threads=1,
     if progress is True:
         progress = _progress_bar()
     self._calibrate(batches, entry, batch_limit, threads, float_kernels,
-                    record_dir, total, progress or None)
+                    record_dir, record_observed, total, progress or None)
     return self
 
 

@@ -65,6 +65,8 @@ struct CalibrationSession {
   std::vector<FakeQuantModule> fakeQuants;
   /// Per RecordingObserver, its tensors in batch order (tensor_val).
   std::vector<std::vector<RecordedTensor>> recordings;
+  /// Per calibrated observer, the tensors it saw (with recordObserved).
+  std::vector<std::vector<RecordedTensor>> observedRecordings;
   /// The first error of each observer, then of each module (reported after
   /// the batch).
   std::vector<std::optional<std::string>> errors;
@@ -126,6 +128,14 @@ extern "C" void quantaObserveCallback(int64_t sessionAddress, int64_t id,
   const float *data = contiguousData(view, storage);
   runtime::ObserverState &observer = session->observers[id];
   std::optional<std::string> &error = session->errors[id];
+  if (!session->observedRecordings.empty()) {
+    RecordedTensor &recorded = session->observedRecordings[id].emplace_back();
+    recorded.shape = shape;
+    int64_t size = 1;
+    for (int64_t dim : shape)
+      size *= dim;
+    recorded.values.assign(data, data + size);
+  }
   if (numerics::Status status = observer.observe(data, shape); !status) {
     if (!error)
       error = status.getMessage();
@@ -701,6 +711,12 @@ LogicalResult quanta::calibrate(ModuleOp module, CalibrationBatches &batches,
     return failure();
   session.errors.resize(session.observers.size() + session.fakeQuants.size());
   session.recordings.resize(recordedOps.size());
+  if (options.recordObserved) {
+    if (options.recordDir.empty())
+      return emitError(loc, "quanta-calibrate: record-observed needs "
+                            "record-dir=<directory>");
+    session.observedRecordings.resize(calibratedOps.size());
+  }
 
   auto compileStart = std::chrono::steady_clock::now();
   FailureOr<std::unique_ptr<ExecutionEngine>> engine =
@@ -773,8 +789,15 @@ LogicalResult quanta::calibrate(ModuleOp module, CalibrationBatches &batches,
   // Everything ran: write the recordings, then fold the statistics into the
   // original module. Observers the entry never reached (other functions)
   // stay as they were.
-  if (failed(
-          writeRecordings(options.recordDir, recordedOps, session.recordings)))
+  SmallVector<ObserveOp> writtenOps(recordedOps);
+  std::vector<std::vector<RecordedTensor>> written =
+      std::move(session.recordings);
+  if (options.recordObserved) {
+    writtenOps.append(calibratedOps);
+    for (auto &tensors : session.observedRecordings)
+      written.push_back(std::move(tensors));
+  }
+  if (failed(writeRecordings(options.recordDir, writtenOps, written)))
     return failure();
   MLIRContext *context = module.getContext();
   for (auto [op, state] : llvm::zip_equal(calibratedOps, session.observers))
@@ -810,6 +833,7 @@ struct CalibratePass : public quanta::impl::CalibrateBase<CalibratePass> {
     options.threads = threads;
     options.floatKernels = floatKernels;
     options.recordDir = recordDir;
+    options.recordObserved = recordObserved;
     // The compile time, then the batch rate at most once a second.
     double lastReport = 0;
     if (!quiet)

@@ -28,25 +28,6 @@ struct FrozenQParams {
 };
 } // namespace
 
-/// The dtype and effective range of an observer that computes qparams.
-static std::optional<std::pair<DType, numerics::QRange>>
-getDTypeAndRange(ObserverAttrInterface observer) {
-  using Result = std::optional<std::pair<DType, numerics::QRange>>;
-  return llvm::TypeSwitch<Attribute, Result>(observer)
-      .Case<MinMaxObserverAttr, MovingAverageMinMaxObserverAttr,
-            PerChannelMinMaxObserverAttr,
-            MovingAveragePerChannelMinMaxObserverAttr, HistogramObserverAttr>(
-          [](auto attr) -> Result {
-            return std::make_pair(attr.getDtype(), attr.getQRange());
-          })
-      .Case([](FixedQParamsObserverAttr attr) -> Result {
-        return std::make_pair(
-            attr.getDtype(),
-            numerics::QRange{attr.getQuantMin(), attr.getQuantMax()});
-      })
-      .Default([](Attribute) -> Result { return std::nullopt; });
-}
-
 /// The !quant.uniform type of `frozen` for values of `type`.
 static Type getQuantizedType(RankedTensorType type,
                              const FrozenQParams &frozen) {
@@ -105,7 +86,7 @@ static void rewriteFrozen(Operation *op, Value input,
 static FailureOr<FrozenQParams> freezeObserver(ObserveOp op) {
   ObserverAttrInterface observer = op.getObserver();
   std::optional<std::pair<DType, numerics::QRange>> dtypeAndRange =
-      getDTypeAndRange(observer);
+      getObserverDTypeAndRange(observer);
   if (!dtypeAndRange)
     return op.emitOpError("cannot freeze ")
            << observer.getPyTorchClassName()
@@ -137,7 +118,7 @@ static FailureOr<FrozenQParams> freezeFakeQuant(FakeQuantOp op) {
   DType dtype = range.quantMin < 0 ? DType::qint8 : DType::quint8;
   if (module && module.getObserver())
     if (std::optional<std::pair<DType, numerics::QRange>> observerDType =
-            getDTypeAndRange(module.getObserver()))
+            getObserverDTypeAndRange(module.getObserver()))
       dtype = observerDType->first;
   if (range.quantMin < -128 || range.quantMax > 255)
     dtype = DType::qint32;

@@ -212,3 +212,22 @@ quanta::computeQParams(Location loc, ObserverAttrInterface observer,
     return emitError(loc) << qparams.getStatus().getMessage();
   return std::move(*qparams);
 }
+
+/// The dtype and effective range of an observer that computes qparams.
+std::optional<std::pair<DType, numerics::QRange>>
+quanta::getObserverDTypeAndRange(ObserverAttrInterface observer) {
+  using Result = std::optional<std::pair<DType, numerics::QRange>>;
+  return llvm::TypeSwitch<Attribute, Result>(observer)
+      .Case<MinMaxObserverAttr, MovingAverageMinMaxObserverAttr,
+            PerChannelMinMaxObserverAttr,
+            MovingAveragePerChannelMinMaxObserverAttr, HistogramObserverAttr>(
+          [](auto attr) -> Result {
+            return std::make_pair(attr.getDtype(), attr.getQRange());
+          })
+      .Case([](FixedQParamsObserverAttr attr) -> Result {
+        return std::make_pair(
+            attr.getDtype(),
+            numerics::QRange{attr.getQuantMin(), attr.getQuantMax()});
+      })
+      .Default([](Attribute) -> Result { return std::nullopt; });
+}

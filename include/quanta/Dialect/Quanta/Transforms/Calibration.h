@@ -61,6 +61,10 @@ struct CalibrationOptions {
   bool floatKernels = true;
   /// Where RecordingObservers write their tensors (none without it).
   std::string recordDir;
+  /// Also write every tensor a calibrated observer sees to recordDir
+  /// (as a RecordingObserver would; kept in memory until the end): the
+  /// float values quanta.report compares with their quantized ones.
+  bool recordObserved = false;
   /// Called after compilation and after every batch.
   std::function<void(const CalibrationProgress &)> progress;
 };

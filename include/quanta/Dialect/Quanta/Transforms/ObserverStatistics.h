@@ -56,6 +56,11 @@ FailureOr<Attribute> observeConstant(Location loc,
 FailureOr<numerics::QParams>
 computeQParams(Location loc, ObserverAttrInterface observer, Attribute stats);
 
+/// The dtype and effective [quant_min, quant_max] of an observer that
+/// computes qparams of an integer range; nullopt for the others.
+std::optional<std::pair<DType, numerics::QRange>>
+getObserverDTypeAndRange(ObserverAttrInterface observer);
+
 } // namespace mlir::quanta
 
 #endif // QUANTA_DIALECT_QUANTA_TRANSFORMS_OBSERVERSTATISTICS_H

@@ -163,6 +163,9 @@ def Calibrate : Pass<"quanta-calibrate", "ModuleOp"> {
            "do not report progress on stderr">,
     Option<"recordDir", "record-dir", "std::string", /*default=*/"",
            "directory for the tensors of RecordingObservers (.npy files)">,
+    Option<"recordObserved", "record-observed", "bool", /*default=*/"false",
+           "also write the tensors every calibrated observer sees to "
+           "record-dir (<name>.<batch>.npy), e.g. for quanta.report">,
     Option<"floatKernels", "float-kernels", "bool", /*default=*/"true",
            "run the float matmuls and convolutions on the tiled kernels "
            "(false: as loops in the ops' own summation order)">,
@@ -290,10 +293,17 @@ def ReportQParams : Pass<"quanta-report-qparams", "ModuleOp"> {
     bit) and prints one line per observer to the output stream chosen by
     `output` (`-` for stdout): name, observer class, scale(s) and zero
     point(s). The IR is not changed.
+
+    With `format=json` the report is one JSON object for programs (the
+    Python package's quanta.report): per observer also its quantized range,
+    channel axis and the statistics' min/max (per channel for per-channel
+    observers), so that nothing has to be parsed out of attributes.
   }];
   let options = [
     Option<"output", "output", "std::string", /*default=*/"\"-\"",
            "where to print the report ('-' for stdout)">,
+    Option<"format", "format", "std::string", /*default=*/"\"text\"",
+           "text (a line per observer) or json">,
   ];
 }
 
