@@ -10,6 +10,16 @@
 // RUN: quant-opt %s --quanta-calibrate='data=%S/Inputs/calibrate/x0.npy quiet' -o /dev/null 2>&1 | FileCheck %s --check-prefix=NODIR
 // A directory that cannot be created is an error, and the IR is untouched.
 // RUN: not quant-opt %s --quanta-calibrate='data=%S/Inputs/calibrate/x0.npy record-dir=/dev/null/rec quiet' 2>&1 | FileCheck %s --check-prefix=BADDIR
+// record-observed also writes what each calibrated observer saw (the
+// float tensors quanta.report compares with their quantized values).
+// RUN: rm -rf %t.observed && quant-opt %s --quanta-calibrate='data=%S/Inputs/calibrate/x0.npy,%S/Inputs/calibrate/x1.npy record-dir=%t.observed record-observed quiet' | FileCheck %s --check-prefix=OBSERVED
+// RUN: %python -c "import numpy as np, sys; d = sys.argv[1]; i = sys.argv[2]; \
+// RUN:   assert all(np.array_equal(np.load(f'{d}/in_minmax.{b}.npy'), np.load(f'{i}/x{b}.npy')) for b in range(2)); print('observed ok')" %t.observed %S/Inputs/calibrate | FileCheck %s --check-prefix=OBSERVEDFILES
+// RUN: not quant-opt %s --quanta-calibrate='data=%S/Inputs/calibrate/x0.npy record-observed quiet' 2>&1 | FileCheck %s --check-prefix=OBSERVEDNODIR
+
+// OBSERVED: quanta.observe %{{.*}} {name = "in_minmax", observer = #quanta.min_max<>, quanta.recorded = ["{{.*}}in_minmax.0.npy", "{{.*}}in_minmax.1.npy"], stats = #quanta.min_max_stats<
+// OBSERVEDFILES: observed ok
+// OBSERVEDNODIR: error: quanta-calibrate: record-observed needs record-dir=<directory>
 
 // CHECK-LABEL: func.func @model
 // CHECK: quanta.observe %{{.*}} {name = "in", observer = #quanta.recording<>, quanta.recorded = ["{{.*}}in.0.npy", "{{.*}}in.1.npy", "{{.*}}in.2.npy"]}
