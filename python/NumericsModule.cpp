@@ -11,6 +11,7 @@
 #include "quanta/Numerics/FakeQuant.h"
 #include "quanta/Numerics/Histogram.h"
 #include "quanta/Numerics/Observers.h"
+#include "quanta/Numerics/OneFlow.h"
 #include "quanta/Numerics/QParams.h"
 #include "quanta/Runtime/ObserverState.h"
 
@@ -19,6 +20,7 @@
 
 #include <limits>
 #include <string>
+#include <variant>
 
 namespace py = pybind11;
 namespace numerics = mlir::quanta::numerics;
@@ -139,6 +141,59 @@ private:
   runtime::ObserverState state;
 };
 
+/// FakeQuantize or FusedMovingAvgObsFakeQuantize with its buffers.
+class FakeQuantizeModule {
+public:
+  using Module = std::variant<FakeQuantize, FusedMovingAvgObsFakeQuantize>;
+
+  /// The module PyTorch's constructor builds; ValueError where it raises
+  /// (and for Quanta's rules, the same as the IR verifier's).
+  static Module create(bool fused, ObserverKind observer,
+                       const UniformObserverOptions &observerOptions,
+                       double averagingConstant, int64_t chAxis) {
+    FakeQuantizeOptions options =
+        fused ? FusedMovingAvgObsFakeQuantize::defaultOptions()
+              : FakeQuantizeOptions();
+    options.observer = observer;
+    options.observerOptions = observerOptions;
+    options.averagingConstant = averagingConstant;
+    options.chAxis = chAxis;
+    if (fused)
+      return check(FusedMovingAvgObsFakeQuantize::create(options));
+    return check(FakeQuantize::create(options));
+  }
+
+  explicit FakeQuantizeModule(Module module) : module(std::move(module)) {}
+
+  /// forward(x): observes (when enabled), refreshes the qparams and
+  /// fake-quantizes (when enabled) into a new float32 list of x's size.
+  std::vector<float> forward(const py::buffer &buffer) {
+    FloatTensor x = asFloatTensor(buffer);
+    std::vector<float> output(x.size());
+    std::vector<int64_t> shape = x.shape();
+    check(std::visit(
+        [&](auto &m) { return m.forward(x.data(), output.data(), shape); },
+        module));
+    return output;
+  }
+
+  FakeQuantizeBase &base() {
+    return std::visit([](auto &m) -> FakeQuantizeBase & { return m; }, module);
+  }
+
+  py::tuple qparams() { return toPython(base().getQParams()); }
+
+  py::tuple minMax() {
+    if (base().isPerChannel())
+      return py::make_tuple(base().getPerChannelStats().min,
+                            base().getPerChannelStats().max);
+    return py::make_tuple(base().getStats().min, base().getStats().max);
+  }
+
+private:
+  Module module;
+};
+
 } // namespace
 
 PYBIND11_MODULE(_quanta_numerics, m) {
@@ -242,4 +297,73 @@ PYBIND11_MODULE(_quanta_numerics, m) {
       .def("calculate_qparams", &Observer::calculateQParams)
       .def_property_readonly("min_max", &Observer::minMax)
       .def_property_readonly("histogram", &Observer::getHistogram);
+
+  py::class_<FakeQuantizeModule>(m, "FakeQuantizeModule")
+      .def(py::init([](bool fused, const std::string &observer,
+                       const std::string &dtype, const std::string &qscheme,
+                       bool reduceRange, std::optional<int64_t> quantMin,
+                       std::optional<int64_t> quantMax, float eps,
+                       double averagingConstant, int64_t chAxis) {
+             return FakeQuantizeModule(FakeQuantizeModule::create(
+                 fused, parseKind(observer),
+                 makeOptions(dtype, qscheme, reduceRange, quantMin, quantMax,
+                             eps),
+                 averagingConstant, chAxis));
+           }),
+           py::arg("fused"), py::arg("observer"), py::arg("dtype") = "quint8",
+           py::arg("qscheme") = "per_tensor_affine",
+           py::arg("reduce_range") = false, py::arg("quant_min") = py::none(),
+           py::arg("quant_max") = py::none(), py::arg("eps") = defaultEps,
+           py::arg("averaging_constant") = 0.01, py::arg("ch_axis") = 0)
+      .def("forward", &FakeQuantizeModule::forward, py::arg("x"))
+      .def(
+          "enable_fake_quant",
+          [](FakeQuantizeModule &self, bool enabled) {
+            self.base().enableFakeQuant(enabled);
+          },
+          py::arg("enabled") = true)
+      .def(
+          "enable_observer",
+          [](FakeQuantizeModule &self, bool enabled) {
+            self.base().enableObserver(enabled);
+          },
+          py::arg("enabled") = true)
+      .def_property_readonly("qparams", &FakeQuantizeModule::qparams)
+      .def_property_readonly("min_max", &FakeQuantizeModule::minMax)
+      .def_property_readonly("quant_range", [](FakeQuantizeModule &self) {
+        QRange range = self.base().getQRange();
+        return py::make_tuple(range.quantMin, range.quantMax);
+      });
+
+  m.def(
+      "validate_fixed_qparams",
+      [](float scale, int64_t zeroPoint, const std::string &qscheme,
+         int64_t quantMin, int64_t quantMax) {
+        check(validateFixedQParams(
+            scale, zeroPoint,
+            parseEnum(parseQScheme(qscheme), "qscheme", qscheme), quantMin,
+            quantMax));
+      },
+      py::arg("scale"), py::arg("zero_point"),
+      py::arg("qscheme") = "per_tensor_affine", py::arg("quant_min") = 0,
+      py::arg("quant_max") = 255,
+      "FixedQParamsObserver's rules, as the IR verifier applies them.");
+
+  m.def(
+      "oneflow_min_max_observer",
+      [](const py::buffer &input, const std::string &formula, int64_t bits,
+         const std::string &scheme, bool perLayer) {
+        OneFlowMinMaxObserverOptions options{formula, bits, scheme, perLayer};
+        check(validateOneFlowOptions(options));
+        FloatTensor x = asFloatTensor(input);
+        std::vector<int64_t> shape = x.shape();
+        OneFlowQParams qparams =
+            check(computeOneFlowMinMaxQParams(options, x.data(), shape));
+        return py::make_tuple(qparams.scale, qparams.zeroPoint);
+      },
+      py::arg("input"), py::arg("quantization_formula") = "google",
+      py::arg("quantization_bit") = 8,
+      py::arg("quantization_scheme") = "symmetric",
+      py::arg("per_layer_quantization") = true,
+      "oneflow.nn.MinMaxObserver's forward: (scales, zero points).");
 }

@@ -160,6 +160,25 @@ Status validateScale(float scale) {
   return Status::error(message.str());
 }
 
+Status validateFixedQParams(float scale, int64_t zeroPoint, QScheme qscheme,
+                            int64_t quantMin, int64_t quantMax) {
+  if (Status status = validateScale(scale); !status)
+    return Status::error("FixedQParamsObserver " + status.getMessage());
+  if (isPerChannel(qscheme))
+    return Status::error("FixedQParamsObserver supports only per-tensor "
+                         "quantization, got " +
+                         std::string(toString(qscheme)));
+  if (!(quantMin < quantMax))
+    return Status::error("quant_min (" + str(quantMin) +
+                         ") must be less than quant_max (" + str(quantMax) +
+                         ")");
+  if (zeroPoint < quantMin || zeroPoint > quantMax)
+    return Status::error("zero_point (" + str(zeroPoint) +
+                         ") must lie in [quant_min, quant_max] = [" +
+                         str(quantMin) + ", " + str(quantMax) + "]");
+  return Status::success();
+}
+
 Status validateObserverOptions(ObserverKind kind,
                                const UniformObserverOptions &options) {
   std::string observer(toString(kind));

@@ -33,51 +33,18 @@ from ._quanta_numerics import (  # noqa: F401
     qrange,
     validate_observer,
 )
-
-
-class _ObserverModule:
-    """Callable like a torch observer module: obs(x) updates and returns x."""
-
-    _kind = None
-    _defaults = {}
-
-    def __init__(self, **kwargs):
-        options = dict(self._defaults)
-        options.update(kwargs)
-        self._observer = Observer(self._kind, **options)
-
-    def __call__(self, x):
-        self._observer.forward(x)
-        return x
-
-    forward = __call__
-
-    def calculate_qparams(self):
-        return self._observer.calculate_qparams()
-
-    @property
-    def min_val(self):
-        return self._observer.min_max[0]
-
-    @property
-    def max_val(self):
-        return self._observer.min_max[1]
-
-
-def _observer_class(name, kind, **defaults):
-    cls = type(name, (_ObserverModule,), {"_kind": kind, "_defaults": defaults})
-    cls.__doc__ = "torch.ao.quantization.%s, computed by Quanta." % name
-    return cls
-
-
-MinMaxObserver = _observer_class("MinMaxObserver", "MinMaxObserver")
-MovingAverageMinMaxObserver = _observer_class(
-    "MovingAverageMinMaxObserver", "MovingAverageMinMaxObserver")
-PerChannelMinMaxObserver = _observer_class(
-    "PerChannelMinMaxObserver", "PerChannelMinMaxObserver",
-    qscheme="per_channel_affine")
-MovingAveragePerChannelMinMaxObserver = _observer_class(
-    "MovingAveragePerChannelMinMaxObserver",
-    "MovingAveragePerChannelMinMaxObserver", qscheme="per_channel_affine")
-HistogramObserver = _observer_class("HistogramObserver", "HistogramObserver")
-HistogramObserver.histogram = property(lambda self: self._observer.histogram)
+from .observers import (  # noqa: F401
+    FakeQuantize,
+    FixedQParamsObserver,
+    FusedMovingAvgObsFakeQuantize,
+    HistogramObserver,
+    MinMaxObserver,
+    MovingAverageMinMaxObserver,
+    MovingAveragePerChannelMinMaxObserver,
+    NoopObserver,
+    OneFlowMinMaxObserver,
+    PerChannelMinMaxObserver,
+    PlaceholderObserver,
+    RecordingObserver,
+    ReuseInputObserver,
+)

@@ -96,6 +96,12 @@ Status validateAveragingConstant(double averagingConstant);
 /// it unchecked (scale 0 turns every value into 0 or NaN).
 Status validateScale(float scale);
 
+/// FixedQParamsObserver's arguments: a finite positive scale, a per-tensor
+/// qscheme, quant_min < quant_max and the zero point within them (rules
+/// PyTorch leaves unchecked; its fake quantization would then be wrong).
+Status validateFixedQParams(float scale, int64_t zeroPoint, QScheme qscheme,
+                            int64_t quantMin, int64_t quantMax);
+
 /// PyTorch's calculate_qmin_qmax: the effective range, including the
 /// reduce_range halving (floor division) of customized ranges.
 /// Does not validate; call validateObserverOptions first.

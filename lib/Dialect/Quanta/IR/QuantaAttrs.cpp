@@ -207,27 +207,12 @@ LogicalResult HistogramObserverAttr::verify(
 LogicalResult FixedQParamsObserverAttr::verify(
     EmitErrorFn emitError, llvm::APFloat scale, int64_t zeroPoint, DType dtype,
     QScheme qscheme, int64_t quantMin, int64_t quantMax) {
-  float scaleValue = scale.convertToFloat();
-  if (!(std::isfinite(scaleValue) && scaleValue > 0.0f))
-    return emitError() << "FixedQParamsObserver scale must be finite and "
-                          "positive, got "
-                       << scaleValue;
-  if (qscheme != QScheme::per_tensor_affine &&
-      qscheme != QScheme::per_tensor_symmetric)
-    return emitError() << "FixedQParamsObserver supports only per-tensor "
-                          "quantization, got "
-                       << stringifyQScheme(qscheme);
   if (!toNumericDType(dtype))
     return emitError() << "FixedQParamsObserver needs a quantized dtype, got "
                        << stringifyDType(dtype);
-  if (!(quantMin < quantMax))
-    return emitError() << "quant_min (" << quantMin
-                       << ") must be less than quant_max (" << quantMax << ")";
-  if (zeroPoint < quantMin || zeroPoint > quantMax)
-    return emitError() << "zero_point (" << zeroPoint
-                       << ") must lie in [quant_min, quant_max] = [" << quantMin
-                       << ", " << quantMax << "]";
-  return success();
+  return report(emitError, numerics::validateFixedQParams(
+                               scale.convertToFloat(), zeroPoint,
+                               toNumericQScheme(qscheme), quantMin, quantMax));
 }
 
 StringRef FixedQParamsObserverAttr::getPyTorchClassName() const {
