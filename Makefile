@@ -6,13 +6,14 @@ LLVM_PREFIX ?= /usr/lib/llvm-22
 PYTHON ?= /usr/bin/python3
 CMAKE_FLAGS ?=
 
-FUZZ_DIR ?= build-fuzz
+# make check-sanitize and make fuzz share one build directory: everything
+# compiled with AddressSanitizer, UBSan and libFuzzer's coverage hooks.
+SANITIZE_DIR ?= build-sanitize
 FUZZ_SECONDS ?= 60
 # A run count instead (the same inputs on every machine), as CI uses.
 FUZZ_RUNS ?=
-SANITIZE = -fsanitize=address,undefined -fno-sanitize-recover=undefined
 
-.PHONY: all deps configure build check demo docs fuzz clean
+.PHONY: all deps configure build check demo docs fuzz check-sanitize clean
 
 all: build
 
@@ -32,8 +33,12 @@ $(BUILD_DIR)/build.ninja: | deps
 
 configure: $(BUILD_DIR)/build.ninja
 
+# What make check runs.
+TEST_TARGETS = quant-opt quant-run quant-compile quant-translate \
+  quanta-onnx-conformance QuantaUnitTests QuantaPython
+
 build: configure
-	ninja -C $(BUILD_DIR) quant-opt quant-run quant-compile quant-translate quanta-onnx-conformance QuantaUnitTests QuantaPython
+	ninja -C $(BUILD_DIR) $(TEST_TARGETS)
 
 check: build
 	@scripts/run-tests.sh $(BUILD_DIR)
@@ -41,29 +46,31 @@ check: build
 demo: build
 	@scripts/demo.sh $(BUILD_DIR)
 
-# libFuzzer targets in a build directory of their own, instrumented for
-# coverage, AddressSanitizer and UBSan; each runs FUZZ_SECONDS (or
-# FUZZ_RUNS inputs).
-fuzz: deps
+$(SANITIZE_DIR)/build.ninja: | deps
 	@QUANTA_EXTRA_PACKAGES=libclang-rt-22-dev scripts/install-deps.sh
-	cmake -G Ninja -S . -B $(FUZZ_DIR) \
+	cmake -G Ninja -S . -B $(SANITIZE_DIR) \
 	  -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DCMAKE_C_COMPILER=$(LLVM_PREFIX)/bin/clang \
 	  -DCMAKE_CXX_COMPILER=$(LLVM_PREFIX)/bin/clang++ \
-	  -DCMAKE_C_FLAGS="-fsanitize=fuzzer-no-link $(SANITIZE)" \
-	  -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link $(SANITIZE)" \
-	  -DCMAKE_EXE_LINKER_FLAGS="$(SANITIZE)" \
 	  -DLLVM_USE_LINKER=lld \
 	  -DMLIR_DIR=$(LLVM_PREFIX)/lib/cmake/mlir \
 	  -DLLVM_EXTERNAL_LIT=$(LLVM_PREFIX)/bin/lit \
 	  -DPython3_EXECUTABLE=$(PYTHON) \
-	  -DQUANTA_BUILD_FUZZERS=ON > /dev/null
-	ninja -C $(FUZZ_DIR) quanta-numpy-fuzzer
-	scripts/run-fuzzers.sh $(FUZZ_DIR) $(FUZZ_SECONDS) $(FUZZ_RUNS)
+	  -DQUANTA_SANITIZE=ON -DQUANTA_BUILD_FUZZERS=ON > /dev/null
+
+# The libFuzzer targets, each for FUZZ_SECONDS (or FUZZ_RUNS inputs).
+fuzz: $(SANITIZE_DIR)/build.ninja
+	ninja -C $(SANITIZE_DIR) quanta-fuzzers
+	scripts/run-fuzzers.sh $(SANITIZE_DIR) $(FUZZ_SECONDS) $(FUZZ_RUNS)
+
+# The whole test suite on the sanitizer build.
+check-sanitize: $(SANITIZE_DIR)/build.ninja
+	ninja -C $(SANITIZE_DIR) $(TEST_TARGETS)
+	@scripts/run-tests.sh $(SANITIZE_DIR)
 
 docs: configure
 	ninja -C $(BUILD_DIR) quanta-docs
 	cp $(BUILD_DIR)/docs/*.md docs/
 
 clean:
-	rm -rf $(BUILD_DIR) $(FUZZ_DIR)
+	rm -rf $(BUILD_DIR) $(SANITIZE_DIR)

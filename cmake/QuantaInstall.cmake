@@ -30,6 +30,10 @@ foreach(entry IN LISTS QUANTA_EXPORTED_LIBRARIES)
   set_target_properties(${target} PROPERTIES EXPORT_NAME ${name})
   target_include_directories(${target} INTERFACE
     $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+  # A sanitizer build's libraries need the sanitizer runtime in every link.
+  if(QUANTA_SANITIZE)
+    target_link_options(${target} INTERFACE ${QUANTA_SANITIZE_LINK_OPTIONS})
+  endif()
   list(APPEND QUANTA_EXPORTED_TARGETS ${target})
   list(APPEND QUANTA_EXPORTED_NAMES ${name})
 endforeach()

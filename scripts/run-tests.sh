@@ -23,8 +23,11 @@ onnx_status=${PIPESTATUS[0]}
 embedding_status=${PIPESTATUS[0]}
 
 build_path=$(realpath "$build_dir")
+python=${PYTHON:-/usr/bin/python3}
+# A sanitizer build's wrapper (see CMakeLists.txt, QUANTA_SANITIZE).
+[[ -x "$build_path/bin/python-sanitized" ]] && python="$build_path/bin/python-sanitized"
 QUANTA_BUILD_DIR="$build_path" PYTHONPATH="$build_path/python_packages" \
-  "${PYTHON:-/usr/bin/python3}" -m pytest -q -p no:cacheprovider \
+  "$python" -m pytest -q -p no:cacheprovider \
   "$(dirname "$0")/../python/tests" 2>&1 | tee "$log_dir/pytest.log"
 pytest_status=${PIPESTATUS[0]}
 

@@ -22,8 +22,11 @@ config.excludes = [
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%quanta_src_root", config.quanta_src_root))
-# Debian's interpreter (the one the build found), with the built package.
+# Debian's interpreter (the one the build found), with the built package;
+# in a sanitizer build a wrapper that loads the sanitizer runtime first.
 config.substitutions.append(("%python", config.python_executable))
+if config.sanitized:
+    config.available_features.add("sanitized")
 config.environment["PYTHONPATH"] = os.path.join(
     config.quanta_obj_root, "python_packages"
 )

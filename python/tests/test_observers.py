@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import quanta
+import quanta.goldens
 
 
 def verifier_message(attribute):
@@ -63,21 +64,6 @@ def test_fake_quantize_scale_message_is_the_verifiers():
 GOLDENS = "unittests/Numerics/goldens"
 
 
-def read_goldens(path):
-    cases, current = [], None
-    with open(path) as f:
-        for line in f:
-            tokens = line.split()
-            if not tokens or tokens[0].startswith("#"):
-                continue
-            if tokens[0] == "case":
-                current = {"name": tokens[1]}
-                cases.append(current)
-            else:
-                current[tokens[0]] = tokens[1:]
-    return cases
-
-
 def f32(tokens):
     return np.array([float.fromhex(t) for t in tokens], np.float32)
 
@@ -90,7 +76,7 @@ def same_bits(a, b):
 def test_fake_quantize_modules_match_pytorch(source_dir):
     """PyTorch 1.13's FakeQuantize and FusedMovingAvgObsFakeQuantize step
     sequences (goldens generated with torch), bit for bit."""
-    cases = read_goldens(source_dir / GOLDENS / "fake_quant_modules.txt")
+    cases = quanta.goldens.read_cases(source_dir / GOLDENS / "fake_quant_modules.txt")
     counts = {"fake_quantize": 0, "fused": 0}
     for case in cases:
         kind = case["kind"][0]

@@ -5,12 +5,12 @@
 // and through quanta-quantize (integer ops on the storage values).
 // RUN: for p in "" "--pass-pipeline=builtin.module(quanta-quantize)"; do \
 // RUN:   tag=$([ -z "$p" ] && echo ref || echo int); \
-// RUN:   quant-run %S/Inputs/elementwise_exec.mlir $p --entry=add_relu6 --input=%t.x.npy --input=%t.y.npy --output=%t.add.$tag.npy && \
-// RUN:   quant-run %S/Inputs/elementwise_exec.mlir $p --entry=mul_s8 --input=%t.x.npy --input=%t.z.npy --output=%t.mul.$tag.npy && \
-// RUN:   quant-run %S/Inputs/elementwise_exec.mlir $p --entry=sigmoid_tanh --input=%t.x.npy --input=%t.z.npy --output=%t.sig.$tag.npy --output=%t.tanh.$tag.npy && \
-// RUN:   quant-run %S/Inputs/elementwise_exec.mlir $p --entry=pool_concat --input=%t.u.npy --input=%t.v.npy --output=%t.pool.$tag.npy && \
-// RUN:   quant-run %S/Inputs/elementwise_exec.mlir $p --entry=average_pools --input=%t.u.npy --input=%t.v.npy --output=%t.avg.$tag.npy --output=%t.avg2.$tag.npy && \
-// RUN:   quant-run %S/Inputs/elementwise_exec.mlir $p --entry=concat_requantize --input=%t.x.npy --input=%t.z.npy --output=%t.cat.$tag.npy || exit 1; \
+// RUN:   quant-run %S/Inputs/elementwise_exec.mlir --guard-pages=after $p --entry=add_relu6 --input=%t.x.npy --input=%t.y.npy --output=%t.add.$tag.npy && \
+// RUN:   quant-run %S/Inputs/elementwise_exec.mlir --guard-pages=after $p --entry=mul_s8 --input=%t.x.npy --input=%t.z.npy --output=%t.mul.$tag.npy && \
+// RUN:   quant-run %S/Inputs/elementwise_exec.mlir --guard-pages=after $p --entry=sigmoid_tanh --input=%t.x.npy --input=%t.z.npy --output=%t.sig.$tag.npy --output=%t.tanh.$tag.npy && \
+// RUN:   quant-run %S/Inputs/elementwise_exec.mlir --guard-pages=after $p --entry=pool_concat --input=%t.u.npy --input=%t.v.npy --output=%t.pool.$tag.npy && \
+// RUN:   quant-run %S/Inputs/elementwise_exec.mlir --guard-pages=after $p --entry=average_pools --input=%t.u.npy --input=%t.v.npy --output=%t.avg.$tag.npy --output=%t.avg2.$tag.npy && \
+// RUN:   quant-run %S/Inputs/elementwise_exec.mlir --guard-pages=after $p --entry=concat_requantize --input=%t.x.npy --input=%t.z.npy --output=%t.cat.$tag.npy || exit 1; \
 // RUN: done
 // RUN: for f in add mul sig tanh pool avg avg2 cat; do %python %S/Inputs/compare_quantized.py %t.$f.int.npy %t.$f.ref.npy; done | FileCheck %s --check-prefix=EXEC
 

@@ -1,10 +1,10 @@
 // REQUIRES: avx2
 // RUN: for e in fhwc_3x3 hwcf_s2_dilated fhwc_1x1_c1 hwcf_5x5_s3 nchw_3x3_s2_dilated; do \
 // RUN:   for isa in avx2 generic; do \
-// RUN:     quant-run %S/Inputs/float_conv_exec.mlir --entry=$e --pass-pipeline="builtin.module(quanta-lower-x86{isa=$isa})" --input=%S/Inputs/float_conv_${e}_input.npy --output=%t.$isa.$e.npy && \
+// RUN:     quant-run %S/Inputs/float_conv_exec.mlir --guard-pages=after --entry=$e --pass-pipeline="builtin.module(quanta-lower-x86{isa=$isa})" --input=%S/Inputs/float_conv_${e}_input.npy --output=%t.$isa.$e.npy && \
 // RUN:     cmp %t.$isa.$e.npy %S/Inputs/float_conv_${e}_expected.npy && echo "$e $isa equal" || exit 1; \
 // RUN:   done; \
-// RUN:   quant-run %S/Inputs/float_conv_exec.mlir --entry=$e --input=%S/Inputs/float_conv_${e}_input.npy --output=%t.scalar.$e.npy && \
+// RUN:   quant-run %S/Inputs/float_conv_exec.mlir --guard-pages=after --entry=$e --input=%S/Inputs/float_conv_${e}_input.npy --output=%t.scalar.$e.npy && \
 // RUN:   cmp %t.scalar.$e.npy %S/Inputs/float_conv_${e}_expected.npy && echo "$e scalar equal" || exit 1; \
 // RUN: done | FileCheck %s
 // RUN: quant-opt %S/Inputs/float_conv_exec.mlir --quanta-lower-x86=isa=avx2 | FileCheck %s --check-prefix=LOWERED

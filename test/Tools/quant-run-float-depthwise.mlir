@@ -1,7 +1,7 @@
 // RUN: %python %S/Inputs/random_arguments.py %S/Inputs/float_depthwise_exec.mlir %t
 // RUN: for e in nchw_3x3_s1 nchw_5x5_s2_dilated nhwc_3x3_s2 nhwc_5x5_s1; do \
-// RUN:   quant-run %S/Inputs/float_depthwise_exec.mlir --entry=$e --input=%t.$e.0.npy --input=%t.$e.1.npy --pass-pipeline="builtin.module(quanta-lower-x86{float=false})" --output=%t.$e.loops.npy && \
-// RUN:   quant-run %S/Inputs/float_depthwise_exec.mlir --entry=$e --input=%t.$e.0.npy --input=%t.$e.1.npy --pass-pipeline="builtin.module(quanta-lower-x86)" --output=%t.$e.lowered.npy && \
+// RUN:   quant-run %S/Inputs/float_depthwise_exec.mlir --guard-pages=after --entry=$e --input=%t.$e.0.npy --input=%t.$e.1.npy --pass-pipeline="builtin.module(quanta-lower-x86{float=false})" --output=%t.$e.loops.npy && \
+// RUN:   quant-run %S/Inputs/float_depthwise_exec.mlir --guard-pages=after --entry=$e --input=%t.$e.0.npy --input=%t.$e.1.npy --pass-pipeline="builtin.module(quanta-lower-x86)" --output=%t.$e.lowered.npy && \
 // RUN:   cmp %t.$e.loops.npy %t.$e.lowered.npy && echo "$e equal" || exit 1; \
 // RUN: done | FileCheck %s
 // RUN: quant-opt %S/Inputs/float_depthwise_exec.mlir --quanta-lower-x86 | FileCheck %s --check-prefix=LOWERED

@@ -1,6 +1,6 @@
 // RUN: for e in fhwc_3x3 hwcf_s2_dilated nchw_3x3_s2_dilated; do \
 // RUN:   for threads in 2 3 0; do \
-// RUN:     quant-run %S/Inputs/float_conv_exec.mlir --entry=$e --num-threads=$threads --pass-pipeline="builtin.module(quanta-lower-x86)" --input=%S/Inputs/float_conv_${e}_input.npy --output=%t.$threads.$e.npy && \
+// RUN:     quant-run %S/Inputs/float_conv_exec.mlir --guard-pages=after --entry=$e --num-threads=$threads --pass-pipeline="builtin.module(quanta-lower-x86)" --input=%S/Inputs/float_conv_${e}_input.npy --output=%t.$threads.$e.npy && \
 // RUN:     cmp %t.$threads.$e.npy %S/Inputs/float_conv_${e}_expected.npy && echo "$e $threads equal" || exit 1; \
 // RUN:   done; \
 // RUN: done | FileCheck %s --check-prefix=FLOAT
@@ -15,7 +15,7 @@
 // RUN: cmp %t.1.json %t.2.json
 // RUN: quant-translate --import-onnx %quanta_src_root/examples/digits/digits_cnn.onnx --onnx-batch=400 --mlir-print-debuginfo | quant-opt --quanta-prepare=qconfig=x86 --quanta-import-statistics=files=%t.1.json --quanta-freeze-qparams --quanta-quantize --quanta-propagate-layout -o %t.int8.mlir
 // RUN: for threads in 1 2 3 0; do \
-// RUN:   quant-run %t.int8.mlir --num-threads=$threads --input=%quanta_src_root/examples/digits/test_images.npy --pass-pipeline='builtin.module(quanta-lower-x86)' --output=%t.out.$threads.npy || exit 1; \
+// RUN:   quant-run %t.int8.mlir --guard-pages=after --num-threads=$threads --input=%quanta_src_root/examples/digits/test_images.npy --pass-pipeline='builtin.module(quanta-lower-x86)' --output=%t.out.$threads.npy || exit 1; \
 // RUN: done
 // RUN: cmp %t.out.1.npy %t.out.2.npy
 // RUN: cmp %t.out.1.npy %t.out.3.npy

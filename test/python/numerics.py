@@ -15,25 +15,13 @@ import struct
 import sys
 
 import quanta
+import quanta.goldens
 
 GOLDENS = sys.argv[1]
 
 
 def read_goldens(name):
-    cases, current = [], None
-    with open(os.path.join(GOLDENS, name)) as f:
-        for line in f:
-            tokens = line.split()
-            if not tokens or tokens[0].startswith("#"):
-                continue
-            if tokens[0] == "case":
-                current = {"name": tokens[1]}
-                cases.append(current)
-            elif tokens[0] == "end":
-                current = None
-            else:
-                current[tokens[0]] = tokens[1:]
-    return cases
+    return quanta.goldens.read_cases(os.path.join(GOLDENS, name))
 
 
 def f32(token):

@@ -2,7 +2,7 @@
 //
 //   quant-run model.mlir --entry=f --input=a.npy [--input=b.npy ...]
 //       [--output=out.npy ...] [--pass-pipeline='builtin.module(...)']
-//       [--benchmark=N [--ops-per-call=X]]
+//       [--benchmark=N [--ops-per-call=X]] [--guard-pages=after|before]
 //
 // Optionally runs a pass pipeline (e.g. quanta-quantize, quanta-lower-x86),
 // lowers the module with quanta-lower-to-llvm, JIT-compiles it for this
@@ -10,6 +10,8 @@
 // .npz holding them all) and writes its results as .npy files. With
 // --benchmark it then repeats the call N times and prints the time per
 // call (best and median) and, given --ops-per-call, the rate in GOPS.
+// --guard-pages runs it on arguments and results placed against pages the
+// process may not touch, so a kernel's access past a buffer faults.
 //
 // With --target-triple=aarch64-linux-gnu [--mcpu=... --mattr=...] the
 // pipeline lowers for that target (quanta-lower-neon), and the function is
@@ -21,6 +23,7 @@
 #include "quanta/Dialect/Quanta/IR/QuantaDialect.h"
 #include "quanta/Dialect/Quanta/Transforms/Jit.h"
 #include "quanta/Dialect/Quanta/Transforms/MemoryPlan.h"
+#include "quanta/Runtime/GuardedBuffer.h"
 #include "quanta/Runtime/NumpyFile.h"
 #include "quanta/Target/Emulator.h"
 #include "quanta/Tools/ToolMain.h"
@@ -31,6 +34,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
+#include <optional>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -51,6 +56,12 @@ static cl::opt<std::string> emulatorCpu(
              "architecture (AArch64): cortex-a72 (no dotprod), neoverse-n1 "
              "(dotprod), max (dotprod and i8mm), ..."),
     cl::init("max"));
+static cl::opt<std::string> guardPages(
+    "guard-pages",
+    cl::desc("place every argument and result against an inaccessible page, "
+             "'after' its end or 'before' its start, so that code reading or "
+             "writing past a buffer faults (testing kernels; default: none)"),
+    cl::init("none"));
 static cl::opt<double> opsPerCall("ops-per-call",
                                   cl::desc("operations per call, to print "
                                            "GOPS with --benchmark"),
@@ -99,6 +110,14 @@ static LogicalResult run(ModuleOp module,
     return failure();
   FunctionType type = entry->getFunctionType();
   StringRef name = entry->getSymName();
+  std::optional<quanta::runtime::GuardedBuffer::Guard> guard;
+  if (guardPages == "after")
+    guard = quanta::runtime::GuardedBuffer::Guard::After;
+  else if (guardPages == "before")
+    guard = quanta::runtime::GuardedBuffer::Guard::Before;
+  else if (guardPages != "none")
+    return emitError(loc) << "--guard-pages must be none, after or before, "
+                          << "not '" << guardPages << "'";
 
   // The signature first, then the inputs against it, before compiling.
   SmallVector<quanta::TensorSpec> argumentSpecs, resultSpecs;
@@ -132,6 +151,9 @@ static LogicalResult run(ModuleOp module,
       return emitError(loc) << "--benchmark times code on this machine's "
                             << "architecture only: under emulation the "
                             << "times mean nothing";
+    if (guard)
+      return emitError(loc) << "--guard-pages guards the buffers of code run "
+                            << "in this process, not under emulation";
     if (quanta::getModuleThreads(module) != 1)
       return emitError(loc) << "--num-threads: there is no OpenMP runtime for "
                             << target.getTriple() << " to link the emulated "
@@ -153,16 +175,39 @@ static LogicalResult run(ModuleOp module,
       quanta::CompiledFunction::compile(module, name, "quant-run", &target);
   if (failed(compiled))
     return failure();
-  std::vector<quanta::runtime::TensorRef> resultRefs;
-  for (const quanta::TensorSpec &spec : resultSpecs) {
+  for (const quanta::TensorSpec &spec : resultSpecs)
     results.emplace_back(spec.numElements() * spec.elementSize);
-    resultRefs.push_back(
-        {results.back().data(), spec.shape, spec.dtypes.front(), ""});
+  std::vector<quanta::runtime::TensorRef> resultRefs;
+  for (auto [spec, result] : llvm::zip_equal(resultSpecs, results))
+    resultRefs.push_back({result.data(), spec.shape, spec.dtypes.front(), ""});
+
+  // Guarded copies of the arguments and results (copied out after a call).
+  std::vector<quanta::runtime::GuardedBuffer> guarded;
+  auto placeGuarded = [&](quanta::runtime::TensorRef &ref,
+                          size_t size) -> LogicalResult {
+    auto buffer = quanta::runtime::GuardedBuffer::create(size, *guard);
+    if (!buffer.ok())
+      return emitError(loc) << buffer.getStatus().getMessage();
+    std::memcpy(buffer->data(), ref.data, size);
+    ref.data = buffer->data();
+    guarded.push_back(std::move(*buffer));
+    return success();
+  };
+  if (guard) {
+    for (auto [ref, array] : llvm::zip_equal(arguments, *arrays))
+      if (failed(placeGuarded(ref, array.bytes.size())))
+        return failure();
+    for (auto [ref, result] : llvm::zip_equal(resultRefs, results))
+      if (failed(placeGuarded(ref, result.size())))
+        return failure();
   }
   auto call = [&]() -> LogicalResult {
     if (llvm::Error error = compiled->call(arguments, resultRefs))
       return emitError(loc) << "quant-run: calling '" << name
                             << "' failed: " << llvm::toString(std::move(error));
+    for (auto [ref, result] : llvm::zip_equal(resultRefs, results))
+      if (ref.data != result.data())
+        std::memcpy(result.data(), ref.data, result.size());
     return success();
   };
   if (failed(call()) || failed(writeResults(loc, resultSpecs, results)))

@@ -41,7 +41,7 @@ for entry in $entries; do
           --output="$prefix.$entry.$target.npy" ;;
       *)
         quant-run "$module" --entry="$entry" --input="$prefix.$entry.npy" \
-          --pass-pipeline="builtin.module(quanta-quantize,quanta-lower-x86{isa=$target})" \
+          --guard-pages=after --pass-pipeline="builtin.module(quanta-quantize,quanta-lower-x86{isa=$target})" \
           --output="$prefix.$entry.$target.npy" ;;
     esac
     echo -n "$entry $target: "

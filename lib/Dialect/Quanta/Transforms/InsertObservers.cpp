@@ -123,6 +123,11 @@ struct InsertObserversPass
   void runOnOperation() override;
 
 private:
+  /// Observes the quantizable ops of one function.
+  LogicalResult insertObservers(func::FuncOp func);
+  /// Fails on an override that names neither an op nor a location of the
+  /// module: a typo would otherwise leave the layer it meant quantized.
+  LogicalResult checkOverridesMatch(ModuleOp module);
   /// The qconfig of `op`: its `quanta.qconfig` attribute, an override, or
   /// the pass's default.
   FailureOr<QConfigAttr> getQConfigFor(Operation *op);
@@ -336,7 +341,46 @@ InsertObserversPass::observe(Value value, Attribute observer,
 }
 
 void InsertObserversPass::runOnOperation() {
-  func::FuncOp func = getOperation();
+  ModuleOp module = getOperation();
+  if (failed(checkOverridesMatch(module)))
+    return signalPassFailure();
+  for (auto func : module.getOps<func::FuncOp>())
+    if (failed(insertObservers(func)))
+      return signalPassFailure();
+}
+
+LogicalResult InsertObserversPass::checkOverridesMatch(ModuleOp module) {
+  if (opOverrides.empty())
+    return success();
+  llvm::StringSet<> names;
+  module.walk([&](Operation *op) {
+    names.insert(op->getName().getStringRef());
+    if (std::optional<StringRef> locName = getLocationName(op->getLoc()))
+      names.insert(*locName);
+  });
+  for (const auto &[key, override] : opOverrides) {
+    if (names.contains(key))
+      continue;
+    InFlightDiagnostic diag = module.emitError()
+                              << "quanta-insert-observers: override '" << key
+                              << "' names no op and no location of the module";
+    // The closest location or op name, as a typo usually is.
+    StringRef closest;
+    unsigned closestDistance = 3;
+    for (const auto &name : names.keys())
+      if (unsigned distance = name.edit_distance(key, true, closestDistance);
+          distance < closestDistance) {
+        closest = name;
+        closestDistance = distance;
+      }
+    if (!closest.empty())
+      diag << "; did you mean '" << closest << "'?";
+    return failure();
+  }
+  return success();
+}
+
+LogicalResult InsertObserversPass::insertObservers(func::FuncOp func) {
   usedNames.clear();
   opNames.clear();
   opCounters.clear();
@@ -355,7 +399,7 @@ void InsertObserversPass::runOnOperation() {
     return WalkResult::advance();
   });
   if (tosaCheck.wasInterrupted())
-    return signalPassFailure();
+    return failure();
 
   // Observer insertion creates ops; collect the candidates first.
   SmallVector<Operation *> ops;
@@ -379,7 +423,7 @@ void InsertObserversPass::runOnOperation() {
       continue;
     FailureOr<QConfigAttr> qconfigAttr = getQConfigFor(op);
     if (failed(qconfigAttr))
-      return signalPassFailure();
+      return failure();
     if (!*qconfigAttr)
       continue;
     Attribute activation = qconfigAttr->getActivation();
@@ -391,18 +435,18 @@ void InsertObserversPass::runOnOperation() {
         operand = pad.getSource();
       if (failed(observe(
               operand, activation, [&] { return valueName(operand); }, op)))
-        return signalPassFailure();
+        return failure();
     }
     if (classification.weightOperand) {
       FailureOr<Attribute> weightObserver = withChannelAxis(
           op, qconfigAttr->getWeight(), classification.weightChannelAxis);
       if (failed(weightObserver))
-        return signalPassFailure();
+        return failure();
       Value weight = op->getOperand(*classification.weightOperand);
       if (failed(observe(
               weight, *weightObserver, [&] { return opName(op) + ".weight"; },
               op)))
-        return signalPassFailure();
+        return failure();
     }
 
     Operation *outputOp = op;
@@ -440,6 +484,7 @@ void InsertObserversPass::runOnOperation() {
     if (failed(observe(
             output, outputObserver, [&] { return opName(op) + ".output"; },
             op)))
-      return signalPassFailure();
+      return failure();
   }
+  return success();
 }

@@ -94,7 +94,7 @@ void quanta::buildPreparePipeline(OpPassManager &pm,
                                  options.overrides.end());
   insertOptions.foldConstantWeights = options.foldConstantWeights;
   insertOptions.fuseClamps = options.fuseClamps;
-  pm.addNestedPass<func::FuncOp>(createInsertObservers(insertOptions));
+  pm.addPass(createInsertObservers(insertOptions));
 }
 
 void quanta::registerQuantaPassesAndPipelines() {

@@ -1,4 +1,4 @@
-// RUN: quant-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(quanta-insert-observers{qconfig=qnnpack}))' | FileCheck %s
+// RUN: quant-opt %s -split-input-file --pass-pipeline='builtin.module(quanta-insert-observers{qconfig=qnnpack})' | FileCheck %s
 // RUN: %python -c "import numpy as np; np.save('%t.npy', np.linspace(-1.0, 2.0, 128, dtype=np.float32).reshape(1, 4, 4, 8))"
 // RUN: quant-opt %s -split-input-file --quanta-ptq='qconfig=qnnpack data=%t.npy quiet' --quanta-quantize -verify-diagnostics | FileCheck %s --check-prefix=PTQ
 

@@ -1,7 +1,7 @@
-// RUN: quant-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(quanta-insert-observers))'
-// RUN: not quant-opt %s --pass-pipeline='builtin.module(func.func(quanta-insert-observers{qconfig=fbgemm2}))' 2>&1 | FileCheck %s --check-prefix=UNKNOWN
-// RUN: not quant-opt %s --pass-pipeline='builtin.module(func.func(quanta-insert-observers{override=linalg.matmul}))' 2>&1 | FileCheck %s --check-prefix=OVERRIDE
-// RUN: not quant-opt %s --pass-pipeline='builtin.module(func.func(quanta-insert-observers{qconfig=#quanta.min_max<>}))' 2>&1 | FileCheck %s --check-prefix=NOTQCONFIG
+// RUN: quant-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(quanta-insert-observers)'
+// RUN: not quant-opt %s --pass-pipeline='builtin.module(quanta-insert-observers{qconfig=fbgemm2})' 2>&1 | FileCheck %s --check-prefix=UNKNOWN
+// RUN: not quant-opt %s --pass-pipeline='builtin.module(quanta-insert-observers{override=linalg.matmul})' 2>&1 | FileCheck %s --check-prefix=OVERRIDE
+// RUN: not quant-opt %s --pass-pipeline='builtin.module(quanta-insert-observers{qconfig=#quanta.min_max<>})' 2>&1 | FileCheck %s --check-prefix=NOTQCONFIG
 
 // UNKNOWN: unknown qconfig 'fbgemm2'; expected none, a #quanta.qconfig<...> or one of: x86 fbgemm qnnpack onednn
 // OVERRIDE: override 'linalg.matmul' must be <op name or location name>=<qconfig>

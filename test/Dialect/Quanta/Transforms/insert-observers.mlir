@@ -1,8 +1,8 @@
-// RUN: quant-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(quanta-insert-observers))' | FileCheck %s
-// RUN: quant-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(quanta-insert-observers{qconfig=qnnpack}))' | FileCheck %s --check-prefix=QNNPACK
-// RUN: quant-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(quanta-insert-observers{qconfig=x86_qat}))' | FileCheck %s --check-prefix=QAT
-// RUN: quant-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(quanta-insert-observers{fold-constant-weights=false}))' | FileCheck %s --check-prefix=NOFOLD
-// RUN: quant-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(quanta-insert-observers{fuse-clamps=true}))' | FileCheck %s --check-prefix=FUSE
+// RUN: quant-opt %s -split-input-file --pass-pipeline='builtin.module(quanta-insert-observers)' | FileCheck %s
+// RUN: quant-opt %s -split-input-file --pass-pipeline='builtin.module(quanta-insert-observers{qconfig=qnnpack})' | FileCheck %s --check-prefix=QNNPACK
+// RUN: quant-opt %s -split-input-file --pass-pipeline='builtin.module(quanta-insert-observers{qconfig=x86_qat})' | FileCheck %s --check-prefix=QAT
+// RUN: quant-opt %s -split-input-file --pass-pipeline='builtin.module(quanta-insert-observers{fold-constant-weights=false})' | FileCheck %s --check-prefix=NOFOLD
+// RUN: quant-opt %s -split-input-file --pass-pipeline='builtin.module(quanta-insert-observers{fuse-clamps=true})' | FileCheck %s --check-prefix=FUSE
 
 #map = affine_map<(d0, d1) -> (d0, d1)>
 #bias = affine_map<(d0, d1) -> (d1)>

@@ -5,7 +5,7 @@
 
 include "mlir/Pass/PassBase.td"
 
-def InsertObservers : Pass<"quanta-insert-observers", "func::FuncOp"> {
+def InsertObservers : Pass<"quanta-insert-observers", "ModuleOp"> {
   let summary = "Insert observers where PyTorch's prepare() would";
   let description = [{
     Attaches `quanta.observe` ops to a linalg-on-tensors function the way

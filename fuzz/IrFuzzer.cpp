@@ -1,0 +1,45 @@
+//===- IrFuzzer.cpp - libFuzzer target for IR and Quanta's pipelines ------===//
+//
+// quant-opt's input is text anyone can write: any byte string must parse or
+// be rejected, and what parses must go through Quanta's pipelines (prepare;
+// freeze, convert and lower for x86 and AArch64) or be rejected, without
+// a crash, an out-of-memory abort or a hang. Calibration is left out: it
+// JIT-compiles, seconds per input.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FuzzContext.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Parser/Parser.h"
+
+#include <cstddef>
+#include <cstdint>
+
+using namespace mlir;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  MLIRContext &context = quanta_fuzz::getFuzzContext();
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
+      StringRef(reinterpret_cast<const char *>(data), size),
+      ParserConfig(&context));
+  if (!module)
+    return 0;
+  auto run = [](ModuleOp from, StringRef pipeline) {
+    OwningOpRef<ModuleOp> copy = from.clone();
+    if (failed(quanta::runPassPipeline(*copy, pipeline)))
+      copy = nullptr;
+    return copy;
+  };
+  (void)run(*module, "quanta-prepare");
+  if (OwningOpRef<ModuleOp> qat =
+          run(*module, "quanta-prepare{qconfig=x86_qat}"))
+    (void)run(*qat, "func.func(quanta-lower-fake-quant)");
+  // Freeze and convert once; lower the result for both architectures.
+  if (OwningOpRef<ModuleOp> converted =
+          run(*module, "func.func(quanta-freeze-qparams),quanta-quantize")) {
+    (void)run(*converted, "quanta-lower-x86{isa=avx2}");
+    (void)run(*converted, "quanta-lower-neon{features=dotprod}");
+  }
+  return 0;
+}
