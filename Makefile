@@ -9,9 +9,9 @@ CMAKE_FLAGS ?=
 # make check-sanitize and make fuzz share one build directory: everything
 # compiled with AddressSanitizer, UBSan and libFuzzer's coverage hooks.
 SANITIZE_DIR ?= build-sanitize
+# Per target; FUZZ_SECONDS=ci: the fixed input counts CI runs (the same
+# inputs on every machine, see scripts/run-fuzzers.sh).
 FUZZ_SECONDS ?= 60
-# A run count instead (the same inputs on every machine), as CI uses.
-FUZZ_RUNS ?=
 
 .PHONY: all deps configure build check demo docs fuzz check-sanitize clean
 
@@ -58,10 +58,10 @@ $(SANITIZE_DIR)/build.ninja: | deps
 	  -DPython3_EXECUTABLE=$(PYTHON) \
 	  -DQUANTA_SANITIZE=ON -DQUANTA_BUILD_FUZZERS=ON > /dev/null
 
-# The libFuzzer targets, each for FUZZ_SECONDS (or FUZZ_RUNS inputs).
+# The libFuzzer targets, each for FUZZ_SECONDS.
 fuzz: $(SANITIZE_DIR)/build.ninja
 	ninja -C $(SANITIZE_DIR) quanta-fuzzers
-	scripts/run-fuzzers.sh $(SANITIZE_DIR) $(FUZZ_SECONDS) $(FUZZ_RUNS)
+	scripts/run-fuzzers.sh $(SANITIZE_DIR) $(if $(filter ci,$(FUZZ_SECONDS)),--ci,$(FUZZ_SECONDS))
 
 # The whole test suite on the sanitizer build.
 check-sanitize: $(SANITIZE_DIR)/build.ninja

@@ -15,14 +15,17 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 using namespace mlir;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   MLIRContext &context = quanta_fuzz::getFuzzContext();
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
-      StringRef(reinterpret_cast<const char *>(data), size),
-      ParserConfig(&context));
+  // MLIR's lexer reads the byte after the text (a file's buffer has a
+  // null there, libFuzzer's input does not).
+  const std::string text(reinterpret_cast<const char *>(data), size);
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(text, ParserConfig(&context));
   if (!module)
     return 0;
   auto run = [](ModuleOp from, StringRef pipeline) {

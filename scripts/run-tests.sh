@@ -7,6 +7,13 @@
 # any failure.
 set -uo pipefail
 build_dir=${1:-build}
+# A sanitizer build (QUANTA_SANITIZE, make check-sanitize): LLVM's inline
+# allocators poison memory only on the instrumented side, so manual
+# poisoning is off; UBSan's reports get a stack.
+if [[ -x "$build_dir/bin/python-sanitized" ]]; then
+  export ASAN_OPTIONS="allow_user_poisoning=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+  export UBSAN_OPTIONS="print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+fi
 log_dir=$(mktemp -d)
 trap 'rm -rf "$log_dir"' EXIT
 
@@ -24,7 +31,6 @@ embedding_status=${PIPESTATUS[0]}
 
 build_path=$(realpath "$build_dir")
 python=${PYTHON:-/usr/bin/python3}
-# A sanitizer build's wrapper (see CMakeLists.txt, QUANTA_SANITIZE).
 [[ -x "$build_path/bin/python-sanitized" ]] && python="$build_path/bin/python-sanitized"
 QUANTA_BUILD_DIR="$build_path" PYTHONPATH="$build_path/python_packages" \
   "$python" -m pytest -q -p no:cacheprovider \

@@ -27,6 +27,11 @@ config.substitutions.append(("%quanta_src_root", config.quanta_src_root))
 config.substitutions.append(("%python", config.python_executable))
 if config.sanitized:
     config.available_features.add("sanitized")
+    # LLVM's inline allocators poison memory only on the instrumented side
+    # of Debian's uninstrumented libMLIR: manual poisoning off.
+    config.environment["ASAN_OPTIONS"] = ":".join(
+        filter(None, ["allow_user_poisoning=0", os.environ.get("ASAN_OPTIONS")])
+    )
 config.environment["PYTHONPATH"] = os.path.join(
     config.quanta_obj_root, "python_packages"
 )

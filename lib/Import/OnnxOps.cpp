@@ -11,12 +11,15 @@
 
 #include "OnnxGraph.h"
 
+#include "quanta/Utils/MemoryLimits.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Quant/IR/Quant.h"
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <cmath>
 #include <limits>
@@ -473,11 +476,21 @@ FailureOr<Window> readWindow(Graph &g, ArrayRef<int64_t> inputHW,
   w.dilations.assign(dilations->begin(), dilations->end());
   w.padLow = {(*pads)[0], (*pads)[1]};
   w.padHigh = {(*pads)[2], (*pads)[3]};
-  for (int64_t i = 0; i < 2; ++i)
+  // Below 2^31 (as ONNX Runtime's int32 window arithmetic), so that the
+  // window arithmetic on int64 cannot overflow.
+  constexpr int64_t kWindowLimit = int64_t(1) << 31;
+  for (int64_t i = 0; i < 2; ++i) {
     if (w.kernel[i] < 1 || w.strides[i] < 1 || w.dilations[i] < 1 ||
         w.padLow[i] < 0 || w.padHigh[i] < 0)
       return g.error() << "kernel, strides and dilations must be positive "
                        << "and pads non-negative";
+    if (llvm::any_of(ArrayRef<int64_t>{w.kernel[i], w.strides[i],
+                                       w.dilations[i], w.padLow[i],
+                                       w.padHigh[i], inputHW[i]},
+                     [&](int64_t v) { return v >= kWindowLimit; }))
+      return g.error() << "kernel, strides, dilations, pads and the input's "
+                       << "spatial sizes must be below 2^31";
+  }
   const std::string autoPad = g.stringAttr("auto_pad", "NOTSET");
   if (autoPad == "VALID") {
     w.padLow = {0, 0};
@@ -810,17 +823,27 @@ LogicalResult translatePool(Graph &g) {
   // The divisor of each output: the taps inside the input, or inside the
   // padded input with count_include_pad (never the ceil_mode extension).
   const bool includePad = g.intAttr("count_include_pad", 0) != 0;
+  if (failed(quanta::checkAllocatable(g.loc, out[2], out[3] * sizeof(float),
+                                      g.node->op_type() + " node '" +
+                                          g.nodeName +
+                                          "': the table of its divisors")))
+    return failure();
   SmallVector<SmallVector<int64_t>> counts(2);
-  for (int64_t i = 0; i < 2; ++i)
+  for (int64_t i = 0; i < 2; ++i) {
+    // Taps t in [0, kernel) whose position start + t * dilation lies in
+    // [low, high), counted without visiting them (windows may be huge).
+    const int64_t low = includePad ? -w.padLow[i] : 0,
+                  high = includePad ? hw[i] + w.padHigh[i] : hw[i];
     for (int64_t o = 0; o < out[2 + i]; ++o) {
-      int64_t count = 0;
-      for (int64_t t = 0; t < w.kernel[i]; ++t) {
-        const int64_t p = o * w.strides[i] - w.padLow[i] + t * w.dilations[i];
-        count += includePad ? (p >= -w.padLow[i] && p < hw[i] + w.padHigh[i])
-                            : (p >= 0 && p < hw[i]);
-      }
-      counts[i].push_back(count);
+      const int64_t start = o * w.strides[i] - w.padLow[i];
+      const int64_t first =
+          start >= low ? 0 : llvm::divideCeil(low - start, w.dilations[i]);
+      const int64_t last = std::min(
+          w.kernel[i] - 1,
+          high - 1 < start ? int64_t(-1) : (high - 1 - start) / w.dilations[i]);
+      counts[i].push_back(std::max<int64_t>(0, last - first + 1));
     }
+  }
   SmallVector<float> divisors;
   for (int64_t a : counts[0])
     for (int64_t c : counts[1])
@@ -1093,8 +1116,10 @@ LogicalResult translateReshapeLike(Graph &g) {
         inferred = i;
       } else if (size < 0) {
         return g.error() << "shape entry " << size << " is negative";
-      } else {
-        known *= size;
+      } else if (llvm::MulOverflow(known, size, known)) {
+        // More elements than int64 counts: the input cannot have them.
+        return g.error() << "cannot reshape " << type << " to a shape of "
+                         << "more than 2^63 elements";
       }
       result.push_back(size);
     }
@@ -1146,9 +1171,10 @@ LogicalResult translateReshapeLike(Graph &g) {
     }
   }
   int64_t count = 1;
+  bool overflow = false;
   for (int64_t size : result)
-    count *= size;
-  if (count != type.getNumElements())
+    overflow |= llvm::MulOverflow(count, size, count) != 0;
+  if (overflow || count != type.getNumElements())
     return g.error() << "cannot reshape " << type << " to "
                      << withShape(*x, result);
   g.setOutput(0, g.reshape(*x, result), g.isUnsigned(*x));
@@ -1442,8 +1468,10 @@ LogicalResult translatePad(Graph &g) {
       return g.error() << "constant_value must be a constant scalar";
     if (value.getElementType().isF32())
       padValue = *value.getValues<float>().begin();
-    else
+    else if (isa<IntegerType>(value.getElementType()))
       padValue = double((*value.getValues<APInt>().begin()).getSExtValue());
+    else
+      return g.error() << "constant_value must be f32 or an integer";
   }
   g.setOutput(0, g.pad(*x, low, high, padValue), g.isUnsigned(*x));
   return success();
@@ -1463,8 +1491,9 @@ FailureOr<quant::QuantizedType> qdqType(Graph &g, Value data, int scaleIndex,
   if (!scales || !scales.getElementType().isF32())
     return g.error() << "the scale must be a constant f32 tensor";
   DenseElementsAttr zeroPoints = g.constantInput(scaleIndex + 1);
-  if (g.hasInput(scaleIndex + 1) && !zeroPoints)
-    return g.error() << "the zero point must be a constant";
+  if (g.hasInput(scaleIndex + 1) &&
+      (!zeroPoints || !isa<IntegerType>(zeroPoints.getElementType())))
+    return g.error() << "the zero point must be a constant integer tensor";
   if (zeroPoints) {
     storage = zeroPoints.getElementType();
     storageUnsigned =
@@ -1628,6 +1657,10 @@ LogicalResult translateQLinear(Graph &g) {
       DenseElementsAttr xs = g.constantInput(1), ws = g.constantInput(4);
       if (!b || !xs || !ws || !b.getElementType().isInteger(32))
         return g.error() << "the bias must be a constant i32 tensor";
+      if (ws.getNumElements() != 1 && ws.getNumElements() != b.getNumElements())
+        return g.error() << "the bias has " << b.getNumElements()
+                         << " values for " << ws.getNumElements()
+                         << " weight scales";
       const float xScale = *xs.getValues<float>().begin();
       SmallVector<float> wScales(ws.getValues<float>());
       SmallVector<float> values;

@@ -15,18 +15,29 @@
 #include <zlib.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 
 namespace mlir::quanta::runtime {
 
-uint64_t getPhysicalMemoryBytes() {
+uint64_t getMemoryLimitBytes() {
   const long pages = ::sysconf(_SC_PHYS_PAGES);
   const long pageSize = ::sysconf(_SC_PAGE_SIZE);
-  if (pages <= 0 || pageSize <= 0)
-    return 0;
-  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(pageSize);
+  uint64_t limit =
+      pages > 0 && pageSize > 0
+          ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(pageSize)
+          : 0;
+  if (const char *megabytes = std::getenv("QUANTA_MEMORY_LIMIT_MB")) {
+    char *end = nullptr;
+    errno = 0;
+    const unsigned long long value = std::strtoull(megabytes, &end, 10);
+    if (errno == 0 && end != megabytes && *end == '\0' && value > 0 &&
+        value < (uint64_t(1) << 43) && (limit == 0 || (value << 20) < limit))
+      limit = value << 20;
+  }
+  return limit;
 }
 
 static Status error(const std::string &source, const std::string &message) {
@@ -361,12 +372,12 @@ StatusOr<std::vector<NumpyArray>> parseNpz(const std::string &zip,
                    "corrupt ZIP member: " + std::to_string(compressedSize) +
                        " stored bytes cannot hold " +
                        std::to_string(uncompressedSize));
-    if (const uint64_t memory = getPhysicalMemoryBytes();
+    if (const uint64_t memory = getMemoryLimitBytes();
         memory != 0 && uncompressedSize > memory)
-      return error(source, "the member inflates to " +
-                               std::to_string(uncompressedSize) +
-                               " bytes, more than this machine's " +
-                               std::to_string(memory) + " bytes of memory");
+      return error(
+          source, "the member inflates to " + std::to_string(uncompressedSize) +
+                      " bytes, more than the " + std::to_string(memory) +
+                      " bytes of memory Quanta may use");
     if (method == 8) {
       StatusOr<std::string> inflated =
           inflateRaw(member, uncompressedSize, source);

@@ -260,3 +260,53 @@ save(helper.make_model(helper.make_graph(
      init("sw2", (rng.normal(size=(8, 8, 3, 3)) * 0.2).astype(f32)),
      init("sb2", rng.normal(size=8).astype(f32))]),
     opset_imports=[helper.make_opsetid("", 13)]), "stem.onnx")
+
+# Inputs the ONNX fuzzer (fuzz/OnnxFuzzer.cpp) found to crash the importer,
+# rebuilt as small models; each is now an error (import-fuzz-findings.mlir).
+# Written without onnx.checker, which rejects some of them itself.
+fuzz_dir = os.path.join(out, "fuzz")
+os.makedirs(fuzz_dir, exist_ok=True)
+
+
+def save_unchecked(model, name):
+    onnx.save(model, os.path.join(fuzz_dir, name))
+
+
+# A Reshape target whose element count overflows int64.
+save_unchecked(single(
+    helper.make_node("Reshape", ["x", "shape"], ["y"], name="reshape"), 13,
+    [vi("x", [2, 3])], [vi("y", [2 ** 40, 2 ** 40])],
+    [init("shape", np.array([2 ** 40, 2 ** 40], np.int64))]),
+    "reshape_overflow.onnx")
+# Average pools whose pads make billions of outputs: beyond the window
+# limit, and within it (the divisors then need more memory than allowed).
+for name, pad in [("pool_huge_pads", 2 ** 40), ("pool_large_pads", 2 ** 20)]:
+    save_unchecked(single(
+        helper.make_node("AveragePool", ["x"], ["y"], name="pool",
+                         kernel_shape=[3, 3], pads=[pad, pad, pad, pad],
+                         count_include_pad=0), 13,
+        [vi("x", [1, 1, 4, 4])], [vi("y", [1, 1, 1, 1])]), name + ".onnx")
+# A DequantizeLinear whose zero point is a float tensor.
+save_unchecked(single(
+    helper.make_node("DequantizeLinear", ["x", "s", "z"], ["y"], name="dq"),
+    13, [vi("x", [4], TensorProto.INT8)], [vi("y", [4])],
+    [init("s", np.array(0.5, np.float32)), init("z", np.array(1.0, np.float32))]),
+    "float_zero_point.onnx")
+# A Pad whose constant_value is float64.
+save_unchecked(single(
+    helper.make_node("Pad", ["x", "pads", "v"], ["y"], name="pad"), 13,
+    [vi("x", [2, 2])], [vi("y", [4, 4])],
+    [init("pads", np.array([1, 1, 1, 1], np.int64)),
+     init("v", np.array(1.0, np.float64))]), "pad_f64_value.onnx")
+# A QLinearConv with 2 weight scales and a bias of 4 values.
+save_unchecked(single(
+    helper.make_node("QLinearConv", ["x", "xs", "xz", "w", "ws", "wz", "ys",
+                                     "yz", "b"], ["y"], name="qconv"), 13,
+    [vi("x", [1, 1, 3, 3], TensorProto.UINT8)],
+    [vi("y", [1, 2, 3, 3], TensorProto.UINT8)],
+    [init("xs", np.array(0.1, np.float32)), init("xz", np.array(0, np.uint8)),
+     init("w", np.ones((2, 1, 1, 1), np.int8)),
+     init("ws", np.array([0.2, 0.3], np.float32)),
+     init("wz", np.zeros(2, np.int8)),
+     init("ys", np.array(0.5, np.float32)), init("yz", np.array(0, np.uint8)),
+     init("b", np.zeros(4, np.int32))]), "qlinearconv_bias_size.onnx")

@@ -61,9 +61,11 @@ struct NumpyArray {
   TensorRef ref() { return {bytes.data(), shape, dtype, source}; }
 };
 
-/// This machine's physical memory in bytes (0 when it cannot be known):
-/// what no size read from a file may exceed before it is allocated.
-uint64_t getPhysicalMemoryBytes();
+/// The memory Quanta may use, in bytes: this machine's physical memory, or
+/// less when the environment variable QUANTA_MEMORY_LIMIT_MB says so (a
+/// shared server, a fuzzer's allocation limit); 0 when neither is known.
+/// No size read from a file or IR may exceed it before it is allocated.
+uint64_t getMemoryLimitBytes();
 
 /// Parses the contents of a .npy file; `source` names it in errors.
 StatusOr<NumpyArray> parseNpy(const std::string &contents,

@@ -20,8 +20,8 @@
 
 namespace mlir::quanta {
 
-/// Succeeds when `count` items of `itemBytes` bytes each fit in this
-/// machine's physical memory (runtime::getPhysicalMemoryBytes); otherwise
+/// Succeeds when `count` items of `itemBytes` bytes each fit in the memory
+/// Quanta may use (runtime::getMemoryLimitBytes); otherwise
 /// reports, at `loc`, that `what` needs more than that (or more than 2^63
 /// bytes).
 LogicalResult checkAllocatable(Location loc, int64_t count, int64_t itemBytes,

@@ -38,7 +38,7 @@
 // EMPTYNPZ: error: {{.*}}empty.npz holds 0 arrays but the entry takes 1 arguments
 // LIMIT: error: quanta-calibrate: batch-limit must be >= 0 (0: every batch), got -1
 // HUGEINPUT: error: {{.*}}x0.npy: argument 0 expects shape (100000, 1000000), found (4, 16)
-// HUGERESULT: error: result 0 of the entry needs 400000000000 bytes, more than this machine's {{[0-9]+}} bytes of memory
+// HUGERESULT: error: result 0 of the entry needs 400000000000 bytes, more than the {{[0-9]+}} bytes of memory Quanta may use
 
 func.func @wrong_shape(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
   %0 = quanta.observe %x {observer = #quanta.min_max<>} : tensor<2x8xf32>
