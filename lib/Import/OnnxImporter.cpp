@@ -22,6 +22,7 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
@@ -476,6 +477,18 @@ onnx_import::decodeTensor(MLIRContext *context, Location loc,
       type, ArrayRef<char>(bytes.data(), bytes.size()));
 }
 
+/// Whether the elements of `type` (a static tensor) can be counted in int64.
+static bool hasCountableElements(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return true;
+  int64_t count = 1;
+  for (int64_t dim : tensor.getShape())
+    if (ShapedType::isDynamic(dim) || llvm::MulOverflow(count, dim, count))
+      return false;
+  return true;
+}
+
 /// The static tensor type of a graph input, `batchSize` for symbolic dims.
 static FailureOr<std::pair<RankedTensorType, bool>>
 inputType(MLIRContext *context, Location loc, const onnx::ValueInfoProto &info,
@@ -504,8 +517,11 @@ inputType(MLIRContext *context, Location loc, const onnx::ValueInfoProto &info,
              << "': give its size (batch=N; --onnx-batch=N in the tools)";
     shape.push_back(batchSize);
   }
-  return std::make_pair(RankedTensorType::get(shape, kind->type),
-                        kind->isUnsigned);
+  auto type = RankedTensorType::get(shape, kind->type);
+  if (!hasCountableElements(type))
+    return emitError(loc) << "graph input '" << info.name() << "' has more "
+                          << "than 2^63 elements";
+  return std::make_pair(type, kind->isUnsigned);
 }
 
 //===----------------------------------------------------------------------===//
@@ -772,14 +788,24 @@ OwningOpRef<ModuleOp> ModelImporter::run(StringRef bytes) {
     }
     if (failed(info->translate(graph)))
       return nullptr;
-    for (int i = 0; i < current.output_size(); ++i)
-      if (!current.output(i).empty() &&
-          !graph.values.count(current.output(i)) &&
-          !graph.constants.count(current.output(i))) {
+    for (int i = 0; i < current.output_size(); ++i) {
+      if (current.output(i).empty())
+        continue;
+      Value value = graph.values.lookup(current.output(i));
+      if (!value && !graph.constants.count(current.output(i))) {
         graph.error() << "output " << i << " ('" << current.output(i)
                       << "') is not computed by the importer";
         return nullptr;
       }
+      // Shapes computed from the model's numbers (pads, repeats, sizes)
+      // could describe more elements than int64 counts; every later size
+      // computation assumes they do not.
+      if (value && !hasCountableElements(value.getType())) {
+        graph.error() << "output " << i << " ('" << current.output(i)
+                      << "') would have more than 2^63 elements";
+        return nullptr;
+      }
+    }
   }
 
   graph.loc = fileLoc;

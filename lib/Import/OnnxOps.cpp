@@ -1454,6 +1454,16 @@ LogicalResult translatePad(Graph &g) {
       high(pads->begin() + rank, pads->end());
   if (llvm::any_of(*pads, [](int64_t p) { return p < 0; }))
     return g.error() << "negative pads (cropping) are not supported";
+  int64_t count = 1;
+  for (auto [dim, before, after] :
+       llvm::zip_equal(tensorType(*x).getShape(), low, high)) {
+    int64_t padded = 0;
+    if (llvm::AddOverflow(dim, before, padded) ||
+        llvm::AddOverflow(padded, after, padded) ||
+        llvm::MulOverflow(count, padded, count))
+      return g.error() << "the padded tensor would have more than 2^63 "
+                       << "elements";
+  }
   if (mode != "constant") {
     auto edge = edgePad(g, *x, low, high, mode == "reflect");
     if (failed(edge))

@@ -310,3 +310,14 @@ save_unchecked(single(
      init("wz", np.zeros(2, np.int8)),
      init("ys", np.array(0.5, np.float32)), init("yz", np.array(0, np.uint8)),
      init("b", np.zeros(4, np.int32))]), "qlinearconv_bias_size.onnx")
+# Pads that make a tensor of more than 2^63 elements, and a graph input of
+# that many.
+save_unchecked(single(
+    helper.make_node("Pad", ["x", "pads"], ["y"], name="pad"), 13,
+    [vi("x", [2, 2])], [vi("y", [4, 4])],
+    [init("pads", np.array([2 ** 40, 0, 2 ** 40, 2 ** 40], np.int64))]),
+    "pad_overflow.onnx")
+save_unchecked(single(
+    helper.make_node("Relu", ["x"], ["y"], name="relu"), 13,
+    [vi("x", [2 ** 40, 2 ** 40])], [vi("y", [2 ** 40, 2 ** 40])]),
+    "input_overflow.onnx")

@@ -20,3 +20,9 @@
 
 // RUN: not quant-translate --import-onnx %S/Inputs/fuzz/qlinearconv_bias_size.onnx 2>&1 | FileCheck %s --check-prefix=BIAS
 // BIAS: error: QLinearConv node 'qconv': the bias has 4 values for 2 weight scales
+
+// RUN: not quant-translate --import-onnx %S/Inputs/fuzz/pad_overflow.onnx 2>&1 | FileCheck %s --check-prefix=PADOVERFLOW
+// PADOVERFLOW: error: Pad node 'pad': the padded tensor would have more than 2^63 elements
+
+// RUN: not quant-translate --import-onnx %S/Inputs/fuzz/input_overflow.onnx 2>&1 | FileCheck %s --check-prefix=INPUTOVERFLOW
+// INPUTOVERFLOW: error: graph input 'x' has more than 2^63 elements
