@@ -31,6 +31,21 @@ def test_bad_pipeline_names_it(tiny_cnn):
         module.prepare(qconfig="x87")
 
 
+def test_overrides(tiny_cnn):
+    """An override keeps the layer it names in float; one that names
+    nothing is an error with the closest name, not a silent no-op."""
+    everything = quanta.Module.load(str(tiny_cnn))
+    everything.prepare()
+    without_fc = quanta.Module.load(str(tiny_cnn))
+    without_fc.prepare(overrides=["fc=none"])
+    assert 'name = "fc.weight"' in str(everything)
+    assert 'name = "fc.weight"' not in str(without_fc)
+    with pytest.raises(quanta.Error,
+                       match="override 'fc9' names no op and no location of "
+                             "the module; did you mean 'fc'"):
+        quanta.Module.load(str(tiny_cnn)).prepare(overrides=["fc9=none"])
+
+
 def test_calibration_equals_quant_opt(tiny_cnn, calibration_batches,
                                       build_dir, source_dir):
     """The same statistics, bit for bit, as quanta-calibrate on the files."""

@@ -136,7 +136,8 @@ quanta::compileForJit(ModuleOp module, StringRef tool, SymbolRegistrar extra,
     // The arena is requested when the code is linked or first run, where
     // failing would end the process.
     if (failed(checkAllocatable(module.getLoc(), plan.arenaBytes, 1,
-                                tool + ": the intermediate buffers of '" +
+                                tool + ": the arena (intermediate "
+                                       "buffers) of '" +
                                     name + "'")))
       return failure();
     plans.emplace_back(StringAttr::get(module.getContext(), name),
