@@ -19,7 +19,6 @@
 // start, faults (in a sanitizer build too: its handler would turn the
 // signal into an exit status).
 // RUN: %python -c "import numpy as np; np.save('%t.x.npy', np.arange(5, dtype=np.float32))"
-// RUN: quant-run %s --entry=past_end --input=%t.x.npy --output=%t.unguarded.npy
 // RUN: env ASAN_OPTIONS=handle_segv=0:allow_user_poisoning=0 not --crash quant-run %s --entry=past_end --input=%t.x.npy --guard-pages=after --output=%t.o.npy
 // RUN: env ASAN_OPTIONS=handle_segv=0:allow_user_poisoning=0 not --crash quant-run %s --entry=before_start --input=%t.x.npy --guard-pages=before --output=%t.o.npy
 

@@ -20,8 +20,13 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/Support/Compiler.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
+#if LLVM_ADDRESS_SANITIZER_BUILD
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Transforms/Instrumentation/AddressSanitizer.h"
+#endif
 
 using namespace mlir;
 
@@ -91,6 +96,39 @@ LogicalResult quanta::verifyReadyForLLVM(ModuleOp module, StringRef tool) {
   return success(fits && reported.empty());
 }
 
+#if LLVM_ADDRESS_SANITIZER_BUILD
+/// In a sanitizer build (make check-sanitize) the code the JIT generates is
+/// instrumented as Quanta's own is, after -O3: a kernel that reads or
+/// writes past a heap buffer (arguments, results, calibration batches) is
+/// reported by the same runtime in every execution and calibration test.
+/// ASan gives no redzones to globals aligned above 32 bytes, so constants
+/// and the arena (64) are not covered; the guard-page tests cover the
+/// arguments and results. Globals are registered by a constructor the
+/// engine runs (initialize).
+static void instrumentWithAddressSanitizer(llvm::Module &module) {
+  for (llvm::Function &function : module)
+    if (!function.isDeclaration())
+      function.addFnAttr(llvm::Attribute::SanitizeAddress);
+  llvm::LoopAnalysisManager loops;
+  llvm::FunctionAnalysisManager functions;
+  llvm::CGSCCAnalysisManager sccs;
+  llvm::ModuleAnalysisManager modules;
+  llvm::PassBuilder builder;
+  builder.registerModuleAnalyses(modules);
+  builder.registerCGSCCAnalyses(sccs);
+  builder.registerFunctionAnalyses(functions);
+  builder.registerLoopAnalyses(loops);
+  builder.crossRegisterProxies(loops, functions, sccs, modules);
+  llvm::ModulePassManager passes;
+  // Globals registered from an array by the constructor: the ELF section
+  // scheme needs linker-defined section bounds a JIT does not have.
+  passes.addPass(llvm::AddressSanitizerPass(
+      llvm::AddressSanitizerOptions(), /*UseGlobalGC=*/false,
+      /*UseOdrIndicator=*/false, llvm::AsanDtorKind::None));
+  passes.run(module, modules);
+}
+#endif
+
 FailureOr<std::unique_ptr<ExecutionEngine>>
 quanta::compileForJit(ModuleOp module, StringRef tool, SymbolRegistrar extra,
                       const TargetDescription *target) {
@@ -136,8 +174,9 @@ quanta::compileForJit(ModuleOp module, StringRef tool, SymbolRegistrar extra,
     // The arena is requested when the code is linked or first run, where
     // failing would end the process.
     if (failed(checkAllocatable(module.getLoc(), plan.arenaBytes, 1,
-                                tool + ": the arena (intermediate "
-                                       "buffers) of '" +
+                                tool +
+                                    ": the arena (intermediate "
+                                    "buffers) of '" +
                                     name + "'")))
       return failure();
     plans.emplace_back(StringAttr::get(module.getContext(), name),
@@ -171,6 +210,15 @@ quanta::compileForJit(ModuleOp module, StringRef tool, SymbolRegistrar extra,
   std::unique_ptr<llvm::TargetMachine> machine = std::move(*targetMachine);
   std::function<llvm::Error(llvm::Module *)> optimize =
       makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0, machine.get());
+#if LLVM_ADDRESS_SANITIZER_BUILD
+  optimize = [optimizeOnly = std::move(optimize)](
+                 llvm::Module *llvmModule) -> llvm::Error {
+    if (llvm::Error error = optimizeOnly(llvmModule))
+      return error;
+    instrumentWithAddressSanitizer(*llvmModule);
+    return llvm::Error::success();
+  };
+#endif
   ExecutionEngineOptions engineOptions;
   // Multithreaded code calls the OpenMP runtime.
   const SmallVector<StringRef> openmpRuntime{QUANTA_OPENMP_RUNTIME};
@@ -195,6 +243,9 @@ quanta::compileForJit(ModuleOp module, StringRef tool, SymbolRegistrar extra,
       extra(symbols, interner);
       return symbols;
     });
+#if LLVM_ADDRESS_SANITIZER_BUILD
+  (*engine)->initialize();
+#endif
   return std::move(*engine);
 }
 
