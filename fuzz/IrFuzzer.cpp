@@ -4,7 +4,8 @@
 // be rejected, and what parses must go through Quanta's pipelines (prepare;
 // freeze, convert and lower for x86 and AArch64) or be rejected, without
 // a crash, an out-of-memory abort or a hang. Calibration is left out: it
-// JIT-compiles, seconds per input.
+// JIT-compiles, seconds per input. Inputs that crash upstream's parser are
+// skipped (hitsKnownUpstreamCrash).
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,11 +20,26 @@
 
 using namespace mlir;
 
+/// Whether `text` holds a construct that crashes Debian's libMLIR 22 itself
+/// while parsing, before any of Quanta's code runs. Each has an XFAIL test
+/// (test/Tools/upstream-crash-*.mlir) that fails as XPASS when the fix
+/// arrives; skipping them lets a run go on to find Quanta's bugs.
+static bool hitsKnownUpstreamCrash(StringRef text) {
+  // A dense array of `index` (parseDenseArrayAttr asks it for a bit width).
+  for (size_t at = text.find("array<"); at != StringRef::npos;
+       at = text.find("array<", at + 1))
+    if (text.drop_front(at + 6).ltrim().starts_with("index"))
+      return true;
+  return false;
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   MLIRContext &context = quanta_fuzz::getFuzzContext();
   // MLIR's lexer reads the byte after the text (a file's buffer has a
   // null there, libFuzzer's input does not).
   const std::string text(reinterpret_cast<const char *>(data), size);
+  if (hitsKnownUpstreamCrash(text))
+    return 0;
   OwningOpRef<ModuleOp> module =
       parseSourceString<ModuleOp>(text, ParserConfig(&context));
   if (!module)

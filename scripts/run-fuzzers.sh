@@ -30,7 +30,7 @@ trap 'rm -rf "$work"' EXIT
 # (verified or not). The generic form keeps the mutations away from the
 # ops' custom parsers, which are upstream's (libMLIR 22's linalg.transpose
 # parser crashes on a stray byte in its permutation: see
-# test/Dialect/Quanta/IR/upstream-parser-crash.mlir) and on what Quanta
+# test/Tools/upstream-crash-*.mlir) and on what Quanta
 # adds: its attributes' parsers, the verifiers and the pipelines.
 split_dir="$work/split" ir_seeds="$work/ir-seeds"
 mkdir -p "$split_dir" "$ir_seeds"
