@@ -321,3 +321,9 @@ save_unchecked(single(
     helper.make_node("Relu", ["x"], ["y"], name="relu"), 13,
     [vi("x", [2 ** 40, 2 ** 40])], [vi("y", [2 ** 40, 2 ** 40])]),
     "input_overflow.onnx")
+# Two countable inputs whose broadcast sum is not (the check on every node
+# output).
+save_unchecked(single(
+    helper.make_node("Add", ["a", "b"], ["y"], name="add"), 13,
+    [vi("a", [2 ** 40, 1]), vi("b", [1, 2 ** 40])],
+    [vi("y", [2 ** 40, 2 ** 40])]), "broadcast_overflow.onnx")

@@ -26,3 +26,8 @@
 
 // RUN: not quant-translate --import-onnx %S/Inputs/fuzz/input_overflow.onnx 2>&1 | FileCheck %s --check-prefix=INPUTOVERFLOW
 // INPUTOVERFLOW: error: graph input 'x' has more than 2^63 elements
+
+// Every node output is checked: two countable inputs whose broadcast sum
+// is not.
+// RUN: not quant-translate --import-onnx %S/Inputs/fuzz/broadcast_overflow.onnx 2>&1 | FileCheck %s --check-prefix=BROADCAST
+// BROADCAST: error: Add node 'add': output 0 ('y') would have more than 2^63 elements
