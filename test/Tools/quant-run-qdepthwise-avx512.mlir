@@ -1,3 +1,4 @@
+// REQUIRES: avx512vnni
 // RUN: for isa in avx512vnni; do \
 // RUN:   for entry in k3_pad1_u8 k3_s2_s8 k5_d2_u8 k3_valid_u8 k3_small_u8 k3_wide_shift_s8 k3_high_rounding_u8; do \
 // RUN:     quant-run %S/Inputs/qdepthwise_exec.mlir --guard-pages=after --entry=$entry --pass-pipeline="builtin.module(quanta-lower-x86{isa=$isa})" \
