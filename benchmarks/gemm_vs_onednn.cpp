@@ -23,10 +23,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "quanta/Conversion/Passes.h"
+#include "quanta/Codegen/CPU/Passes.h"
 #include "quanta/Dialect/Quanta/IR/QuantaOps.h"
-#include "quanta/Dialect/Quanta/Transforms/Jit.h"
-#include "quanta/Dialect/Quanta/Transforms/Passes.h"
+#include "quanta/Target/Jit.h"
+#include "quanta/Pipelines/Pipelines.h"
 #include "quanta/Numerics/Requantize.h"
 
 #include "mlir/Parser/Parser.h"
@@ -586,7 +586,6 @@ int main(int argc, char **argv) {
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
   quanta::registerQuantaPassesAndPipelines();
-  quanta::registerQuantaConversionPasses();
 
   dnnl::engine engine(dnnl::engine::kind::cpu, 0);
   dnnl::stream stream(engine);

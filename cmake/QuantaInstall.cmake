@@ -9,13 +9,15 @@ include(CMakePackageConfigHelpers)
 set(QUANTA_EXPORTED_LIBRARIES
   QuantaNumerics:Numerics
   QuantaRuntime:Runtime
-  QuantaUtils:Utils
-  QuantaTargetDescription:TargetDescription
+  QuantaSupport:Support
   QuantaDialect:Dialect
-  QuantaConversion:Conversion
   QuantaTransforms:Transforms
-  QuantaTarget:Target
   QuantaOnnxImport:OnnxImport
+  QuantaCodegenCommon:CodegenCommon
+  QuantaCodegenCPU:CodegenCPU
+  QuantaTarget:Target
+  QuantaCalibration:Calibration
+  QuantaPipelines:Pipelines
   QuantaAPI:API)
 
 # The umbrella target.

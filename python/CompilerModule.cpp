@@ -119,14 +119,19 @@ private:
   ScopedDiagnosticHandler handler;
 };
 
-/// One MLIR context with every dialect and pass Quanta knows: each Module
-/// owns one (a module and the context it lives in die together).
-std::shared_ptr<MLIRContext> makeContext() {
+/// MLIR's and Quanta's passes, once per process.
+void registerPasses() {
   static bool registered = [] {
     quanta::registerAllPasses();
     return true;
   }();
   (void)registered;
+}
+
+/// One MLIR context with every dialect and pass Quanta knows: each Module
+/// owns one (a module and the context it lives in die together).
+std::shared_ptr<MLIRContext> makeContext() {
+  registerPasses();
   DialectRegistry registry;
   quanta::registerAllDialects(registry);
   auto context = std::make_shared<MLIRContext>(registry);
@@ -347,56 +352,52 @@ public:
                       "pipeline '" + pipeline + "'");
   }
 
-  void prepare(const std::string &qconfig,
-               const std::vector<std::string> &overrides,
-               bool foldConstantWeights, bool fuseClamps) {
-    quanta::PrepareOptions options;
-    options.qconfig = qconfig;
-    options.overrides = overrides;
-    options.foldConstantWeights = foldConstantWeights;
-    options.fuseClamps = fuseClamps;
-    PassManager pm(context.get());
-    quanta::buildPreparePipeline(pm, options);
-    DiagnosticCollector diagnostics(context.get());
-    diagnostics.check(pm.run(*op), "prepare");
-  }
-
-  void calibrate(py::iterable batches, const std::string &entry,
-                 int64_t batchLimit, int64_t threads, bool floatKernels,
-                 const std::string &recordDir, bool recordObserved,
+  void calibrate(py::iterable batches, const std::string &optionText,
                  std::optional<int64_t> total,
                  std::optional<py::function> progress) {
+    std::string optionError;
+    FailureOr<quanta::CalibrateOptions> options =
+        quanta::parseCalibrateOptions(optionText, [&](const Twine &message) {
+          optionError = message.str();
+          return failure();
+        });
+    if (failed(options))
+      throw py::value_error("calibration options '" + optionText +
+                            "': " + optionError);
     PythonBatches source(std::move(batches), total);
-    quanta::CalibrationOptions options;
-    options.entry = entry;
-    options.batchLimit = batchLimit;
-    options.threads = threads;
-    options.floatKernels = floatKernels;
-    options.recordDir = recordDir;
-    options.recordObserved = recordObserved;
+    quanta::CalibrationProgressCallback onProgress;
     if (progress)
-      options.progress = [&](const quanta::CalibrationProgress &state) {
+      onProgress = [&](const quanta::CalibrationProgress &state) {
         source.guard([&] {
           (*progress)(state.batches, state.total, state.compileSeconds,
                       state.runSeconds);
         });
       };
     DiagnosticCollector diagnostics(context.get());
-    LogicalResult result = quanta::calibrate(*op, source, options);
+    LogicalResult result = quanta::calibrate(*op, source, *options, onProgress);
     source.rethrow();
     diagnostics.check(result, "calibration");
   }
 
-  void lower(const std::string &triple, const std::string &cpu,
-             const std::string &features) {
+  /// Records a target (default: this machine) on the module, for the
+  /// kernel lowerings (`quanta.target`).
+  quanta::TargetDescription setTarget(const std::string &triple,
+                                      const std::string &cpu,
+                                      const std::string &features) {
     llvm::Expected<quanta::TargetDescription> target =
         quanta::TargetDescription::fromLLVM(triple, cpu, features);
     if (!target)
       throw py::value_error(llvm::toString(target.takeError()));
     quanta::setModuleTarget(*op, *target);
+    return *target;
+  }
+
+  void lower(const std::string &triple, const std::string &cpu,
+             const std::string &features) {
+    quanta::TargetDescription target = setTarget(triple, cpu, features);
     DiagnosticCollector diagnostics(context.get());
-    diagnostics.check(quanta::lowerKernels(*op, *target, "quanta.lower"),
-                      "lowering for " + target->describe());
+    diagnostics.check(quanta::lowerKernels(*op, target, "quanta.lower"),
+                      "lowering for " + target.describe());
   }
 
   Function compile(const std::string &entry, int64_t threads) {
@@ -474,16 +475,17 @@ PYBIND11_MODULE(_quanta_compiler, m) {
       .def("run_pipeline", &Module::runPipeline, py::arg("pipeline"),
            "Runs a pass pipeline, as quant-opt's --pass-pipeline "
            "('builtin.module(...)' or the bare list).")
-      .def("prepare", &Module::prepare, py::arg("qconfig") = "x86",
-           py::arg("overrides") = std::vector<std::string>(),
-           py::arg("fold_constant_weights") = true,
-           py::arg("fuse_clamps") = false,
-           "PyTorch's prepare(): observers where it puts them "
-           "(quanta-prepare).")
       .def("_calibrate", &Module::calibrate, py::arg("batches"),
-           py::arg("entry"), py::arg("batch_limit"), py::arg("threads"),
-           py::arg("float_kernels"), py::arg("record_dir"),
-           py::arg("record_observed"), py::arg("total"), py::arg("progress"))
+           py::arg("options"), py::arg("total"), py::arg("progress"))
+      .def(
+          "set_target",
+          [](Module &module, const std::string &triple, const std::string &cpu,
+             const std::string &features) {
+            module.setTarget(triple, cpu, features);
+          },
+          py::arg("triple") = "", py::arg("cpu") = "", py::arg("features") = "",
+          "Records the target (default: this machine) that quanta-compile "
+          "and the kernel lowerings lower for.")
       .def("lower", &Module::lower, py::arg("triple") = "", py::arg("cpu") = "",
            py::arg("features") = "",
            "The kernels for a target (default: this machine), as "

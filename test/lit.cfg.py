@@ -49,6 +49,7 @@ llvm_config.add_tool_substitutions(
         ToolSubst("quant-run", unresolved="fatal"),
         ToolSubst("quant-compile", unresolved="fatal"),
         ToolSubst("quant-translate", unresolved="fatal"),
+        ToolSubst("quanta-capi-test", unresolved="fatal"),
     ],
     [config.quanta_tools_dir],
 )

@@ -144,24 +144,23 @@ int main(int argc, char **argv) {
 
   // 2. Calibrate on 16 batches made in memory.
   RandomBatches batches(shape, 16);
-  quanta::CalibrationOptions calibration;
-  calibration.progress = [](const quanta::CalibrationProgress &progress) {
+  auto progress = [](const quanta::CalibrationProgress &progress) {
     if (progress.batches == 0)
       llvm::outs() << "compiled for calibration\n";
     else if (progress.batches == progress.total)
       llvm::outs() << "calibrated on " << progress.batches << " batches\n";
   };
-  if (failed(quanta::calibrate(*module, batches, calibration)))
+  if (failed(quanta::calibrate(*module, batches, quanta::CalibrateOptions(),
+                               progress)))
     return 1;
 
-  // 3. Observers to q/dq pairs, float ops to integer ones; 4. kernels for
-  // this machine.
+  // 3. Observers to q/dq pairs, float ops to integer ones, and 4. kernels
+  // for this machine: quanta-compile.
   const quanta::TargetDescription host = quanta::TargetDescription::host();
   quanta::setModuleTarget(*module, host);
-  if (failed(quanta::runPassPipeline(*module,
-                                     "builtin.module(func.func(quanta-freeze-"
-                                     "qparams),quanta-quantize)")) ||
-      failed(quanta::lowerKernels(*module, host, "quantize-in-memory")))
+  PassManager compile(&context);
+  quanta::buildCompilePipeline(compile, quanta::CompileOptions());
+  if (failed(compile.run(*module)))
     return 1;
 
   // 5. Run both models on a batch calibration did not see.

@@ -15,7 +15,6 @@ void quanta::registerAllDialects(DialectRegistry &registry) {
 void quanta::registerAllPasses() {
   mlir::registerAllPasses();
   registerQuantaPassesAndPipelines();
-  registerQuantaConversionPasses();
 }
 
 LogicalResult quanta::runPassPipeline(ModuleOp module, StringRef pipeline) {

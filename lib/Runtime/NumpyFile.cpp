@@ -22,24 +22,6 @@
 
 namespace mlir::quanta::runtime {
 
-uint64_t getMemoryLimitBytes() {
-  const long pages = ::sysconf(_SC_PHYS_PAGES);
-  const long pageSize = ::sysconf(_SC_PAGE_SIZE);
-  uint64_t limit =
-      pages > 0 && pageSize > 0
-          ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(pageSize)
-          : 0;
-  if (const char *megabytes = std::getenv("QUANTA_MEMORY_LIMIT_MB")) {
-    char *end = nullptr;
-    errno = 0;
-    const unsigned long long value = std::strtoull(megabytes, &end, 10);
-    if (errno == 0 && end != megabytes && *end == '\0' && value > 0 &&
-        value < (uint64_t(1) << 43) && (limit == 0 || (value << 20) < limit))
-      limit = value << 20;
-  }
-  return limit;
-}
-
 static Status error(const std::string &source, const std::string &message) {
   return Status::error(source + ": " + message);
 }

@@ -2,9 +2,9 @@
 
 #include "quanta/Target/ObjectFile.h"
 #include "quanta/Dialect/Quanta/IR/QuantaDialect.h"
-#include "quanta/Dialect/Quanta/Transforms/Jit.h"
-#include "quanta/Dialect/Quanta/Transforms/MemoryPlan.h"
-#include "quanta/Dialect/Quanta/Transforms/Passes.h"
+#include "quanta/Target/Jit.h"
+#include "quanta/Codegen/Common/MemoryPlan.h"
+#include "quanta/Codegen/Common/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"

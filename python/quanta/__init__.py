@@ -15,7 +15,7 @@ The compiler side (quanta.compiler) calls the same C++ API as the tools:
 
     >>> model = quanta.Module.load("model.onnx", onnx_batch=32)
     >>> model.prepare(); model.calibrate(batches)
-    >>> model.run_pipeline(quanta.FREEZE_AND_CONVERT); model.lower()
+    >>> model.convert()
     >>> outputs = model.compile()(inputs)
 
 Per-layer reports: quanta.report (import quanta.report; or
@@ -24,7 +24,7 @@ quanta.calibrate_distributed.
 """
 
 from ._quanta_compiler import import_onnx  # noqa: F401
-from .compiler import FREEZE_AND_CONVERT, Error, Function, Module  # noqa: F401
+from .compiler import Error, Function, Module  # noqa: F401
 from .distributed import calibrate_distributed  # noqa: F401
 from ._quanta_numerics import (  # noqa: F401
     Observer,

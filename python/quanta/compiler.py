@@ -5,9 +5,7 @@
     >>> reference = model.clone()
     >>> model.prepare(qconfig="x86")                  # PyTorch's prepare()
     >>> model.calibrate(batch for batch in loader)   # streamed, JIT
-    >>> model.run_pipeline("builtin.module(func.func(quanta-freeze-qparams),"
-    ...                    "quanta-quantize)")
-    >>> model.lower()                                # kernels for this CPU
+    >>> model.convert()                  # quanta-compile: int8, this CPU
     >>> run = model.compile()
     >>> logits = run(images)                         # numpy in, numpy out
 
@@ -21,11 +19,69 @@ import time
 
 from ._quanta_compiler import Error, Function, Module  # noqa: F401
 
-__all__ = ["Error", "Function", "Module", "FREEZE_AND_CONVERT"]
+__all__ = ["Error", "Function", "Module"]
 
-# The pipeline from calibrated observers to integer code.
-FREEZE_AND_CONVERT = (
-    "builtin.module(func.func(quanta-freeze-qparams),quanta-quantize)")
+# Each method's keyword arguments are the options of the pass or pipeline it
+# runs (quant-opt's names with "-" as "_"), passed through as quant-opt's
+# option text and parsed by the pass itself; these keywords name an option
+# differently. tests/test_options.py checks both sides agree.
+OPTION_ALIASES = {
+    "quanta-prepare": {"overrides": "override"},
+    "quanta-calibrate": {},
+    "quanta-compile": {"float_kernels": "float"},
+}
+
+
+def _option_text(pipeline, options):
+    """`options` (None: the pass's default) as "name=value ..." text."""
+    aliases = OPTION_ALIASES[pipeline]
+    parts = []
+    for key, value in options.items():
+        if value is None:
+            continue
+        name = aliases.get(key, key.replace("_", "-"))
+        if isinstance(value, bool):
+            text = "true" if value else "false"
+        elif isinstance(value, (list, tuple)):
+            text = "{%s}" % ",".join(str(item) for item in value)
+        else:
+            text = str(value)
+            if any(c in text for c in " ,{}'\""):
+                text = "{%s}" % text
+        parts.append("%s=%s" % (name, text))
+    return " ".join(parts)
+
+
+def _run_named(module, pipeline, options):
+    text = _option_text(pipeline, options)
+    module.run_pipeline("builtin.module(%s%s)"
+                        % (pipeline, "{%s}" % text if text else ""))
+    return module
+
+
+def _prepare(self, qconfig=None, overrides=None, fold_constant_weights=None,
+             fuse_clamps=None):
+    """PyTorch's prepare(): observers where it puts them (quanta-prepare).
+
+    `qconfig`: a preset name (x86, fbgemm, qnnpack, onednn, ...) or a
+    #quanta.qconfig attribute; `overrides`: "<op or location name>=<qconfig>"
+    each. An option left None is the pass's default. Returns the module.
+    """
+    return _run_named(self, "quanta-prepare", {
+        "qconfig": qconfig, "overrides": overrides,
+        "fold_constant_weights": fold_constant_weights,
+        "fuse_clamps": fuse_clamps})
+
+
+def _convert(self, triple="", cpu="", features="", report_float_ops=None,
+             float_kernels=None):
+    """Calibrated observers to int8 code for a target (default: this
+    machine): freeze, quantize, propagate layouts, lower the kernels
+    (quanta-compile). Returns the module; compile() then runs it.
+    """
+    self.set_target(triple, cpu, features)
+    return _run_named(self, "quanta-compile", {
+        "report_float_ops": report_float_ops, "float_kernels": float_kernels})
 
 
 class _PlainProgress:
@@ -75,8 +131,8 @@ def _progress_bar():
     return _TqdmProgress(tqdm)
 
 
-def _calibrate(self, batches, entry="", batch_limit=0, threads=1,
-               float_kernels=True, record_dir="", record_observed=False,
+def _calibrate(self, batches, entry=None, batch_limit=None, threads=None,
+               float_kernels=None, record_dir=None, record_observed=None,
                progress=True):
     """Runs the observed module on `batches` through the JIT and folds the
     observers' statistics into it (quanta-calibrate).
@@ -88,15 +144,20 @@ def _calibrate(self, batches, entry="", batch_limit=0, threads=1,
     for none, or a callable(batches, total, compile_seconds, run_seconds).
     `record_dir`: where RecordingObservers write their tensors (and, with
     `record_observed`, every calibrated observer: <name>.<batch>.npy).
-    Calibration continues from statistics already in the module; returns
-    the module.
+    Calibration continues from statistics already in the module; an option
+    left None is quanta-calibrate's default. Returns the module.
     """
     total = len(batches) if hasattr(batches, "__len__") else None
     if progress is True:
         progress = _progress_bar()
-    self._calibrate(batches, entry, batch_limit, threads, float_kernels,
-                    record_dir, record_observed, total, progress or None)
+    options = _option_text("quanta-calibrate", {
+        "entry": entry, "batch_limit": batch_limit, "threads": threads,
+        "float_kernels": float_kernels, "record_dir": record_dir,
+        "record_observed": record_observed})
+    self._calibrate(batches, options, total, progress or None)
     return self
 
 
+Module.prepare = _prepare
 Module.calibrate = _calibrate
+Module.convert = _convert

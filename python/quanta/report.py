@@ -32,7 +32,7 @@ import tempfile
 import numpy as np
 
 from ._quanta_numerics import fake_quantize_per_tensor_affine
-from .compiler import FREEZE_AND_CONVERT, Module
+from .compiler import Module
 
 __all__ = ["write", "sqnr"]
 
@@ -161,8 +161,7 @@ def _plot_weights(path, entry):
 def _end_to_end(observed, float_model, batches):
     """The int8 model's outputs against the float model's."""
     quantized = observed.clone()
-    quantized.run_pipeline(FREEZE_AND_CONVERT)
-    quantized.lower()
+    quantized.convert()
     reference = float_model.clone()
     reference.run_pipeline(TOSA_TO_LINALG)
     run_int8, run_float = quantized.compile(), reference.compile()

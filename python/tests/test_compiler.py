@@ -64,26 +64,25 @@ def test_calibration_equals_quant_opt(tiny_cnn, calibration_batches,
 
 def test_int8_model_runs_as_quant_run(tiny_cnn, calibration_batches,
                                       build_dir, tmp_path):
-    """Calibrate, convert, lower and call from Python: the int8 output is
-    quant-run's, byte for byte, and within a few steps of the float
-    model's."""
+    """Calibrate, convert (quanta-compile) and call from Python: the int8
+    output is quant-run's with the same named pipeline, byte for byte, and
+    within a few steps of the float model's."""
     model = quanta.Module.load(str(tiny_cnn))
     reference = model.clone()
     reference.run_pipeline(TOSA_TO_LINALG)
     model.prepare()
     model.calibrate(iter(calibration_batches), progress=False)
-    model.run_pipeline(quanta.FREEZE_AND_CONVERT)
-    int8_path = tmp_path / "int8.mlir"
-    int8_path.write_text(model.to_text())
-    model.lower()
+    calibrated_path = tmp_path / "calibrated.mlir"
+    calibrated_path.write_text(model.to_text())
+    model.convert()
     run = model.compile()
     assert run.name == "tiny_cnn"
 
     x = calibration_batches[0]
     got = run(x)
     np.save(tmp_path / "x.npy", x)
-    subprocess.run([str(build_dir / "bin" / "quant-run"), str(int8_path),
-                    "--pass-pipeline=builtin.module(quanta-lower-x86)",
+    subprocess.run([str(build_dir / "bin" / "quant-run"), str(calibrated_path),
+                    "--pass-pipeline=builtin.module(quanta-compile)",
                     "--input=%s" % (tmp_path / "x.npy"),
                     "--output=%s" % (tmp_path / "y.npy")], check=True)
     assert np.array_equal(got, np.load(tmp_path / "y.npy"))

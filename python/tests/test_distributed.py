@@ -44,7 +44,7 @@ def test_min_max_merge_equals_one_process(client, tiny_cnn,
     quanta.calibrate_distributed(sharded, shards_of(calibration_batches),
                                  client)
     for module in (single, sharded):
-        module.run_pipeline(quanta.FREEZE_AND_CONVERT)
+        module.convert()
     assert str(sharded) == str(single)
     assert "quant.uniform" in str(single)
 

@@ -3,7 +3,7 @@
 
 Run once with Debian's Python: /usr/bin/python3 scripts/goldens/gen_calibration_test.py
 Writes calibration batches (.npy, .npz) under
-test/Dialect/Quanta/Transforms/Inputs/calibrate/ and the lit test
+test/Calibration/Inputs/calibrate/ and the lit test
 test/Dialect/Quanta/Transforms/calibrate.mlir, whose CHECK lines hold the
 statistics and qparams PyTorch's observers reach after the same forward()
 calls (ranges that grow, shrink and are one-sided, moving averages).

@@ -23,7 +23,7 @@
 // RUN: not quant-compile %S/Inputs/qmatmul_exec.mlir -o %t.o 2>&1 | FileCheck %s --check-prefix=UNLOWERED
 // UNLOWERED: qmatmul_exec.mlir:{{[0-9]+}}:{{[0-9]+}}: error: 'quanta.qmatmul' op cannot be compiled (quant-{{run|compile}}) before its kernel lowering: lower the module for its target first (quanta-lower-x86, quanta-lower-neon, or quanta-lower-x86{isa=generic} for another architecture; quant-run and quant-compile take it as --pass-pipeline='builtin.module(quanta-lower-x86)')
 // UNLOWERED-NOT: error
-// RUN: not quant-run %S/../Dialect/Quanta/Transforms/calibrate-empty-tensor.mlir --input=%S/../Dialect/Quanta/Transforms/Inputs/calibrate/empty_0x8.npy 2>&1 | FileCheck %s --check-prefix=OBSERVED
+// RUN: not quant-run %S/../Calibration/calibrate-empty-tensor.mlir --input=%S/../Calibration/Inputs/calibrate/empty_0x8.npy 2>&1 | FileCheck %s --check-prefix=OBSERVED
 // OBSERVED: error: 'quanta.observe' op cannot be compiled (quant-run) before calibration and freezing: run quanta-ptq (or quanta-calibrate and quanta-freeze-qparams) first
 
 func.func @f32_in(%a: tensor<5x7xf32>) -> tensor<5x7xf32> {

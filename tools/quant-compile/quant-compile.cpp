@@ -14,7 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "quanta/Dialect/Quanta/Transforms/MemoryPlan.h"
+#include "quanta/Codegen/Common/MemoryPlan.h"
 #include "quanta/Target/ObjectFile.h"
 #include "quanta/Tools/ToolMain.h"
 

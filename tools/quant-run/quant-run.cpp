@@ -21,8 +21,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "quanta/Dialect/Quanta/IR/QuantaDialect.h"
-#include "quanta/Dialect/Quanta/Transforms/Jit.h"
-#include "quanta/Dialect/Quanta/Transforms/MemoryPlan.h"
+#include "quanta/Target/Jit.h"
+#include "quanta/Codegen/Common/MemoryPlan.h"
 #include "quanta/Runtime/GuardedBuffer.h"
 #include "quanta/Runtime/NumpyFile.h"
 #include "quanta/Target/Emulator.h"

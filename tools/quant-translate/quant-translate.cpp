@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "quanta/Import/OnnxImporter.h"
+#include "quanta/Import/Onnx/OnnxImporter.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Tools/mlir-translate/MlirTranslateMain.h"

@@ -28,10 +28,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "quanta/Conversion/Passes.h"
-#include "quanta/Dialect/Quanta/Transforms/Jit.h"
-#include "quanta/Dialect/Quanta/Transforms/Passes.h"
-#include "quanta/Import/OnnxImporter.h"
+#include "quanta/Codegen/CPU/Passes.h"
+#include "quanta/Target/Jit.h"
+#include "quanta/Pipelines/Pipelines.h"
+#include "quanta/Import/Onnx/OnnxImporter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -322,7 +322,6 @@ int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   registerAllPasses();
   quanta::registerQuantaPassesAndPipelines();
-  quanta::registerQuantaConversionPasses();
   cl::ParseCommandLineOptions(argc, argv, "ONNX backend node tests\n");
 
   llvm::StringSet<> allowedSkips;

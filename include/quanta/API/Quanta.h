@@ -12,13 +12,14 @@
 //   quanta::buildPreparePipeline(prepare, {});
 //   prepare.run(*module);
 //
-//   quanta::CalibrationOptions options;          // 3. calibrate (JIT) on
+//   quanta::CalibrateOptions options;            // 3. calibrate (JIT) on
 //   auto batches = quanta::makeCalibrationBatches(...);  // any batches
 //   quanta::calibrate(*module, *batches, options);
 //
-//   quanta::runPassPipeline(*module,             // 4. freeze, convert
-//       "quanta-freeze-qparams,quanta-quantize");
-//   quanta::lowerKernels(*module, target, "me");  // 5. kernels for a target
+//   quanta::setModuleTarget(*module, target);    // 4. freeze, convert and
+//   PassManager compile(&context);               //    lower the kernels
+//   quanta::buildCompilePipeline(compile, {});   //    (quanta-compile)
+//   compile.run(*module);
 //
 //   quanta::emitObjectFile(*module, target, os);  // 6a. an object + header
 //   auto f = quanta::CompiledFunction::compile(   // 6b. or run it here
@@ -34,14 +35,13 @@
 #ifndef QUANTA_API_QUANTA_H
 #define QUANTA_API_QUANTA_H
 
-#include "quanta/Conversion/Passes.h"
+#include "quanta/Calibration/Calibration.h"
 #include "quanta/Dialect/Quanta/IR/QuantaDialect.h"
-#include "quanta/Dialect/Quanta/Transforms/Calibration.h"
-#include "quanta/Dialect/Quanta/Transforms/Jit.h"
-#include "quanta/Dialect/Quanta/Transforms/Passes.h"
-#include "quanta/Import/OnnxImporter.h"
+#include "quanta/Import/Onnx/OnnxImporter.h"
+#include "quanta/Pipelines/Pipelines.h"
+#include "quanta/Support/TargetDescription.h"
+#include "quanta/Target/Jit.h"
 #include "quanta/Target/ObjectFile.h"
-#include "quanta/Target/TargetDescription.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"

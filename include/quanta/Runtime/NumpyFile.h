@@ -14,6 +14,7 @@
 #define QUANTA_RUNTIME_NUMPYFILE_H
 
 #include "quanta/Numerics/Status.h"
+#include "quanta/Runtime/MemoryLimit.h"
 
 #include <cstdint>
 #include <string>
@@ -60,12 +61,6 @@ struct NumpyArray {
   /// A view of this array (valid while it lives and is not resized).
   TensorRef ref() { return {bytes.data(), shape, dtype, source}; }
 };
-
-/// The memory Quanta may use, in bytes: this machine's physical memory, or
-/// less when the environment variable QUANTA_MEMORY_LIMIT_MB says so (a
-/// shared server, a fuzzer's allocation limit); 0 when neither is known.
-/// No size read from a file or IR may exceed it before it is allocated.
-uint64_t getMemoryLimitBytes();
 
 /// Parses the contents of a .npy file; `source` names it in errors.
 StatusOr<NumpyArray> parseNpy(const std::string &contents,

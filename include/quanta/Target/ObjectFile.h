@@ -11,7 +11,7 @@
 #ifndef QUANTA_TARGET_OBJECTFILE_H
 #define QUANTA_TARGET_OBJECTFILE_H
 
-#include "quanta/Target/TargetDescription.h"
+#include "quanta/Support/TargetDescription.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"

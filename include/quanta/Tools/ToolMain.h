@@ -8,7 +8,7 @@
 #ifndef QUANTA_TOOLS_TOOLMAIN_H
 #define QUANTA_TOOLS_TOOLMAIN_H
 
-#include "quanta/Target/TargetDescription.h"
+#include "quanta/Support/TargetDescription.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/STLFunctionalExtras.h"

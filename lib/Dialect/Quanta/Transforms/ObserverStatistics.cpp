@@ -4,7 +4,7 @@
 
 #include "quanta/Numerics/Histogram.h"
 #include "quanta/Numerics/OneFlow.h"
-#include "quanta/Utils/MemoryLimits.h"
+#include "quanta/Support/MemoryLimits.h"
 
 #include "llvm/ADT/TypeSwitch.h"
 

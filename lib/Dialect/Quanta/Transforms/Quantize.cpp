@@ -31,7 +31,7 @@
 #include "quanta/Dialect/Quanta/Transforms/OpRoles.h"
 #include "quanta/Dialect/Quanta/Transforms/Passes.h"
 #include "quanta/Numerics/IntegerKernels.h"
-#include "quanta/Utils/MatmulLayout.h"
+#include "quanta/Support/MatmulLayout.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"

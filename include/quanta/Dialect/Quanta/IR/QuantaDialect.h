@@ -9,7 +9,7 @@
 #define QUANTA_DIALECT_QUANTA_IR_QUANTADIALECT_H
 
 #include "quanta/Numerics/QParams.h"
-#include "quanta/Target/TargetDescription.h"
+#include "quanta/Support/TargetDescription.h"
 
 #include "mlir/Dialect/Quant/IR/Quant.h"
 #include "mlir/IR/Attributes.h"

@@ -1,0 +1,41 @@
+//===- Passes.h - Target-independent code generation ------------*- C++ -*-===//
+//
+// From a module of tensors (quantized or not, kernels lowered or not) to
+// the LLVM dialect: bufferization with results as out-parameters, one
+// memory arena per function, threads, outlined loop nests, constants as
+// bytes. The CPU kernel generators (Codegen/CPU) run before this.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QUANTA_CODEGEN_COMMON_PASSES_H
+#define QUANTA_CODEGEN_COMMON_PASSES_H
+
+#include "quanta/Dialect/Quanta/IR/QuantaOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
+#include "mlir/Dialect/Quant/IR/Quant.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+
+namespace mlir::quanta {
+
+#define GEN_PASS_DECL
+#include "quanta/Codegen/Common/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "quanta/Codegen/Common/Passes.h.inc"
+
+/// Tensors to the LLVM dialect, for the JIT and object files: quant casts
+/// lowered, one-shot bufferization with results as caller-owned
+/// out-parameters, linalg to loops, vector and the rest to LLVM
+/// (`quanta-lower-to-llvm`).
+void buildLowerToLLVMPipeline(OpPassManager &pm);
+
+} // namespace mlir::quanta
+
+#endif // QUANTA_CODEGEN_COMMON_PASSES_H

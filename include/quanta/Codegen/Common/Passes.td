@@ -1,0 +1,195 @@
+//===- Passes.td - target-independent code generation --------*- tablegen -*-===//
+
+#ifndef QUANTA_CODEGEN_COMMON_PASSES_TD
+#define QUANTA_CODEGEN_COMMON_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def LowerIntrinsics : Pass<"quanta-lower-intrinsics", "ModuleOp"> {
+  let summary = "Turn quanta.intrinsic into llvm.call_intrinsic";
+  let description = [{
+    Runs after bufferization (buffer deallocation rejects
+    llvm.call_intrinsic, whose memory effects it cannot know).
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+def StorageSignatures : Pass<"quanta-storage-signatures", "ModuleOp"> {
+  let summary = "Quantized tensors cross function boundaries as storage";
+  let description = [{
+    Bufferization has no buffer type for `!quant.uniform` elements. Every
+    defined function's quantized arguments and results become tensors of
+    their (signless) storage type, with `quant.scast` at the entry, before
+    each return and around each call; the scast pairs then cancel out.
+    quant-run and the headers of quant-compile read the signedness from
+    the signature before lowering.
+  }];
+  let dependentDialects = ["::mlir::quant::QuantDialect"];
+}
+
+def AllocateResultShapes : Pass<"quanta-allocate-result-shapes"> {
+  let summary = "Allocate returned buffers in the shape they are returned in";
+  let description = [{
+    Runs after one-shot bufferization. A function that computes a result
+    in one shape and returns it reshaped (a convolution's GEMM output
+    [N*OH*OW, F] returned as [N, OH, OW, F]) returns a
+    `memref.expand_shape` or `memref.collapse_shape` of a `memref.alloc`;
+    buffer-results-to-out-params then keeps the allocation and copies it
+    into the caller's buffer on every call. This pass allocates the buffer
+    in the returned shape instead and gives the computation a reshaped view
+    of it, so that the function returns the allocation itself and
+    buffer-results-to-out-params writes the result in place.
+  }];
+}
+
+def Parallelize : Pass<"quanta-parallelize", "ModuleOp"> {
+  let summary = "Run the kernels' independent loops on threads (OpenMP)";
+  let description = [{
+    Part of the lowering to LLVM; runs three times. With the module's
+    `quanta.threads` = 1, phase `loops` does nothing and phase `openmp`
+    makes every `scf.parallel` sequential loops. Phase `loops`, on buffers
+    after bufferization: every `scf.for` marked `quanta.parallel` (the row loops
+    of the tiled kernels) that carries no values becomes an `scf.parallel`
+    (not inside another one). Phase `openmp`, once linalg ops are
+    `scf.parallel` loops (convert-linalg-to-parallel-loops): upstream's
+    convert-scf-to-openmp with `num_threads` = `quanta.threads` (no clause
+    for 0: OMP_NUM_THREADS, else every core), then a canonicalization that
+    drops the allocation scopes it wraps around bodies that allocate
+    nothing. Phase `scopes` (for every thread count), after vector-to-scf,
+    which puts the stack buffer of an unrolled transfer in the innermost
+    loop around it (a stack allocation per iteration, once lowered): every
+    static `memref.alloca` moves to the start of its allocation scope (the
+    function, or a parallel body), then each scope's body is inlined
+    between `llvm.intr.stacksave` and `llvm.intr.stackrestore`, as the LLVM
+    lowering of `memref.alloca_scope` does, but before scf-to-cf, which
+    would split the body into blocks a scope does not allow.
+
+    Every parallel iteration writes its own part of the output and no
+    reduction is split across threads, so the results are the same bytes
+    for every thread count. The code then calls the LLVM OpenMP runtime
+    (`libomp`, Debian's libomp-22-dev): the JIT loads it, object files link
+    it (the C header gives the link line).
+  }];
+  let options = [
+    Option<"phase", "phase", "std::string", /*default=*/"\"loops\"",
+           "loops (marked scf.for to scf.parallel), openmp "
+           "(scf.parallel to OpenMP) or scopes (allocation scopes inlined)">,
+  ];
+  let dependentDialects = [
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::omp::OpenMPDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
+def PlanMemory : Pass<"quanta-plan-memory", "ModuleOp"> {
+  let summary = "Place a function's intermediate buffers in one arena "
+                "planned by liveness";
+  let description = [{
+    Runs after one-shot bufferization and buffer-results-to-out-params,
+    before buffer deallocation. In every function, each `memref.alloc` of a
+    static, identity-layout buffer becomes a `memref.view` at a planned
+    offset of one arena: a private, uninitialized `memref.global`
+    `@__quanta_arena_<function>` of `i8`, 64-byte aligned, allocated once
+    when the code is loaded. Nothing is allocated per call.
+
+    A buffer lives from its allocation to the last use of it or of any view
+    of it (a use inside a loop, a call or any other region counts as a use
+    by the function-level op that holds it). Buffers whose lifetimes do not
+    overlap share bytes. The offsets come from the greedy-by-size plan
+    (largest buffer first, each at the lowest offset where it overlaps no
+    live buffer already placed; TFLite's arena planner does the same). A
+    buffer allocated inside a loop lives for the loop's whole execution in
+    one place, which is what the fresh allocation per iteration meant.
+
+    Left to the allocator: buffers of dynamic shape or another layout,
+    buffers allocated inside `scf.parallel` / `scf.forall` (one per
+    thread), and buffers a view of which reaches a terminator (yielded out
+    of a loop or returned), whose lifetime the function does not bound.
+
+    The arena makes a function non-reentrant: calls of the same compiled
+    function must not overlap in time (the threads inside one call are
+    fine). With `report`, a remark per function gives the arena's size,
+    the liveness lower bound (the largest total of simultaneously live
+    bytes, which no placement can beat) and the allocations left. The
+    same numbers are attributes of the arena global
+    (`quanta.lower_bound_bytes`), which quant-compile and quant-run print.
+  }];
+  let options = [
+    Option<"report", "report", "bool", /*default=*/"false",
+           "a remark per function with the arena size and its lower bound">,
+  ];
+}
+
+def OutlineLoops : Pass<"quanta-outline-loops", "ModuleOp"> {
+  let summary = "Give each large top-level loop nest a function of its own";
+  let description = [{
+    Runs in `quanta-lower-to-llvm` after the loops are final (bufferized,
+    parallelized, vector transfers lowered) and before control flow is
+    lowered. In every function, each top-level op with regions (a loop
+    nest: one layer's kernel, or part of one) holding at least `min-ops`
+    ops moves into a private function of its own, marked `noinline`,
+    called in its place with the values it uses from outside as arguments.
+    What can be recomputed for free (constants, `memref.get_global`, and
+    views, casts and reshapes of them with constant operands, such as the
+    arena buffers of `quanta-plan-memory`) is cloned into the new function
+    instead, so LLVM still sees which buffers are distinct. The new
+    function inherits the LLVM function attributes (`passthrough`) of its
+    parent, such as the vector widths the kernels asked for.
+
+    Why: LLVM's loop passes (IndVarSimplify, LoopLoadElimination,
+    LoopRotate) cost more than linearly in the size of the function they
+    run on, and a whole model lowered into one function took them most of
+    its compilation time (measured on MobileNetV2 in float: `opt -O3` took
+    17 s on one function of 67,000 lines of LLVM IR, 4.2 s on the 413
+    functions of this pass, `llc -O3` 9.5 s and 5.8 s; `quant-compile` 30 s
+    and 13.8 s). The calls cost nothing next to a layer's work (the int8
+    model's latency did not move).
+  }];
+  let options = [
+    Option<"minOps", "min-ops", "int64_t", /*default=*/"8",
+           "smallest number of nested ops worth a function">,
+  ];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
+def ConstantsAsBytes : Pass<"quanta-constants-as-bytes", "ModuleOp"> {
+  let summary = "Store large constant buffers as bytes";
+  let description = [{
+    Runs after one-shot bufferization. Every `memref.global` constant of
+    at least `min-bytes` bytes with a dense, non-splat initializer of
+    integers, floats or indices becomes a global of `i8` holding the same
+    bytes (little-endian, as on every target Quanta lowers for), aligned to
+    64 bytes, and each `memref.get_global` of it a `memref.view` of the byte
+    global in the original type.
+
+    Why: LLVM's AsmPrinter writes an `i8` array as one block of bytes but
+    any other constant array one element at a time through APFloat/APInt;
+    ResNet-18's 47 MB of packed float weights took seconds of every
+    compilation, JIT included.
+  }];
+  let options = [
+    Option<"minBytes", "min-bytes", "int64_t", /*default=*/"4096",
+           "smallest constant to store as bytes">,
+  ];
+}
+
+def ExpandStridedCopies : Pass<"quanta-expand-strided-copies"> {
+  let summary = "Turn memref.copy between non-contiguous buffers into loops";
+  let description = [{
+    The LLVM lowering of memref.copy calls MLIR's runtime function
+    `memrefCopy` unless both buffers are contiguous (for instance the copy
+    into a padded subview that tensor.pad bufferizes to). Where the trailing
+    dimensions of both buffers are contiguous (a padded NHWC interior: one
+    W x C row per (n, h)), the copy becomes a loop nest over the leading
+    dimensions copying one contiguous block each, which lowers to memcpy;
+    otherwise linalg.copy, lowered to a loop per element. Either way the
+    object files of quant-compile link with the C library alone.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+#endif // QUANTA_CODEGEN_COMMON_PASSES_TD

@@ -1,0 +1,425 @@
+//===- LowerFloatMatmul.cpp - f32 matmuls and convolutions to FMA tiles ---===//
+//
+// The float kernel of the tiled GEMM design (TiledGemm.h), for the layers a
+// model keeps in float and as the anchor that int8 code is measured
+// against: f32 weights packed one k value per lane (g = 1), the
+// accumulators starting from the op's init tensor, and one fused
+// multiply-add per k, in k order. Each output is therefore the same
+// sequential sum as the linalg op's, each step rounded once (FMA) instead
+// of twice: the contraction every production float GEMM makes. The one-row
+// tile keeps one accumulator set (rowSplit 1) so that the order holds there
+// too.
+//
+// A 2-D convolution is the GEMM of its implicit im2col matrix, as for
+// quanta.qmatmul: rows (n, oh, ow), k in the (kh, kw, c) order of the NHWC
+// convolutions' own reduction loops, read in place through an ImageWindow
+// (an NCHW convolution's input transposed to NHWC first, and its output
+// back; its own loops reduce in (c, kh, kw) order, so there the sum's order
+// differs).
+//
+//===----------------------------------------------------------------------===//
+
+#include "TiledGemm.h"
+
+#include "quanta/Support/TargetDescription.h"
+#include "quanta/Support/MatmulLayout.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+using namespace mlir::quanta;
+
+namespace {
+/// What the float kernel computes: an M x K input (a matrix, or the im2col
+/// matrix of `image` over the flattened NHWC `input`) times K x N weights
+/// (row-major) plus the M x N init tensor.
+struct FloatGemm {
+  Value input, init;
+  SmallVector<float> weights;
+  int64_t m, k, n;
+  std::optional<ImageWindow> image;
+  /// The convolution's output is NCHW: the kernel's NHWC result is
+  /// transposed back.
+  bool nchw = false;
+};
+
+class FloatGemmLowering : public TiledGemm {
+public:
+  FloatGemmLowering(Operation *op, const GemmTiling &tiling,
+                    const FloatGemm &gemm, StringRef stepName)
+      : TiledGemm(op, tiling, gemm.m, gemm.k, gemm.n,
+                  gemm.image ? gemm.image->kernelH * gemm.image->kernelW : 1),
+        gemm(gemm), stepName(stepName) {}
+
+  Value build() {
+    Type f32 = b.getF32Type();
+    packedVector = VectorType::get({tiling.lanes}, f32);
+    accumulatorType = packedVector;
+    packed = packWeights(ArrayRef<float>(gemm.weights), f32);
+    if (gemm.image)
+      groupOffsets = gemm.image->groupOffsets(b, loc, segmentGroups, 1);
+    return emitTiles(gemm.init, stepName);
+  }
+
+private:
+  /// The init tensor's values, read where the tile is about to write them.
+  Value initialAccumulator(Value output, Value row, Value column,
+                           bool inBounds) override {
+    Value pad = createConstant(b.getF32FloatAttr(0.0f));
+    return vector::TransferReadOp::create(b, loc, accumulatorType, output,
+                                          ValueRange{row, column}, pad,
+                                          ArrayRef<bool>{inBounds});
+  }
+  Value rowBase(Value row) override {
+    return gemm.image ? gemm.image->rowStart(b, loc, row) : row;
+  }
+  /// Where input k of the row at `base` is.
+  SmallVector<Value> inputIndices(Value base, Value kk) {
+    if (!gemm.image)
+      return {base, kk};
+    return {arith::AddIOp::create(
+        b, loc, base, tensor::ExtractOp::create(b, loc, groupOffsets, kk))};
+  }
+  Value groupInput(Value base, Value kk) override {
+    Value value =
+        tensor::ExtractOp::create(b, loc, gemm.input, inputIndices(base, kk));
+    return vector::BroadcastOp::create(b, loc, accumulatorType, value);
+  }
+  /// groupsPerLoad inputs in one load, each taken by a by-element fmla
+  /// (NEON: fmla v.4s, v.4s, v.s[index]).
+  Value loadInputs(Value base, Value kk) override {
+    Value pad = createConstant(b.getF32FloatAttr(0.0f));
+    return vector::TransferReadOp::create(
+        b, loc, VectorType::get({tiling.groupsPerLoad}, b.getF32Type()),
+        gemm.input, inputIndices(base, kk), pad, ArrayRef<bool>{true});
+  }
+  Value inputOfGroup(Value inputs, int64_t index) override {
+    return vector::BroadcastOp::create(
+        b, loc, accumulatorType,
+        vector::ExtractOp::create(b, loc, inputs, ArrayRef<int64_t>{index}));
+  }
+  Value dot(Value acc, Value lhs, Value rhs) override {
+    return vector::FMAOp::create(b, loc, lhs, rhs, acc);
+  }
+  Value finish(Value acc, Value, Value) override { return acc; }
+
+  const FloatGemm &gemm;
+  StringRef stepName;
+  Value groupOffsets;
+};
+} // namespace
+
+/// Registers per target: 16 ymm hold a 6 x 2 tile (12 accumulators, 2
+/// weight vectors, 1 broadcast); 32 zmm an 8 x 2 one. The one-row tile
+/// needs more accumulators than the FMA latency times its ports to stay
+/// busy. 32 NEON q registers hold 8 x 2 accumulators of 4 lanes, 8 rows'
+/// inputs of 4 k each (loaded once for 4 by-element fmla) and 2 weight
+/// vectors.
+static GemmTiling getFloatTiling(const TargetDescription &target) {
+  switch (target.getArch()) {
+  case TargetArch::AArch64:
+    return {4,
+            1,
+            8,
+            2,
+            4,
+            4,
+            1,
+            0,
+            0,
+            /*rowsPerDot=*/1,
+            /*groupsPerLoad=*/4,
+            /*stripInterleave=*/2};
+  case TargetArch::X86_64:
+    if (target.has(TargetFeature::Avx512F))
+      return {16, 1, 8, 2, 2, 4, 1};
+    return {8, 1, 6, 2, 2, 8, 1};
+  case TargetArch::Other:
+    return {4, 1, 4, 2, 2, 4, 1};
+  }
+  llvm_unreachable("unknown architecture");
+}
+
+/// The values of the f32 constant `value`, if it is one.
+static std::optional<SmallVector<float>> getFloatConstant(Value value) {
+  ElementsAttr constant;
+  if (!matchPattern(value, m_Constant(&constant)))
+    return std::nullopt;
+  auto values = constant.tryGetValues<float>();
+  if (!values)
+    return std::nullopt;
+  return SmallVector<float>(values->begin(), values->end());
+}
+
+static bool isStaticF32(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  return type && type.hasStaticShape() && type.getElementType().isF32();
+}
+
+/// The values of `op`'s weights (its second input) if they are a constant
+/// and every operand is a static f32 tensor.
+static std::optional<SmallVector<float>> getWeights(linalg::LinalgOp op) {
+  if (!op.hasPureTensorSemantics() ||
+      !llvm::all_of(op->getOperands(), isStaticF32))
+    return std::nullopt;
+  return getFloatConstant(op.getDpsInputs()[1]);
+}
+
+/// A linalg.matmul or linalg.batch_matmul on static f32 tensors with
+/// constant weights that is one GEMM (getMatmulWeightLayout) as a FloatGemm,
+/// a batch's input and init collapsed to matrices.
+static std::optional<FloatGemm> matchMatmul(OpBuilder &b, linalg::LinalgOp op) {
+  std::optional<MatmulWeightLayout> layout = getMatmulWeightLayout(op);
+  if (!layout)
+    return std::nullopt;
+  std::optional<SmallVector<float>> weights = getWeights(op);
+  if (!weights)
+    return std::nullopt;
+  Value input = op.getDpsInputs()[0], init = op.getDpsInits()[0];
+  ArrayRef<int64_t> lhs = cast<RankedTensorType>(input.getType()).getShape();
+  const int64_t k = lhs.back();
+  const int64_t n = cast<RankedTensorType>(init.getType()).getShape().back();
+  if (layout->transposed) {
+    SmallVector<float> rows(k * n);
+    for (int64_t row = 0; row < k; ++row)
+      for (int64_t column = 0; column < n; ++column)
+        rows[row * n + column] = (*weights)[column * k + row];
+    *weights = std::move(rows);
+  }
+  if (lhs.size() == 3) {
+    const ReassociationIndices batchRows[] = {{0, 1}, {2}};
+    input = tensor::CollapseShapeOp::create(b, op.getLoc(), input, batchRows);
+    init = tensor::CollapseShapeOp::create(b, op.getLoc(), init, batchRows);
+  }
+  const int64_t m = cast<RankedTensorType>(input.getType()).getDimSize(0);
+  return FloatGemm{input, init, std::move(*weights), m, k, n, std::nullopt};
+}
+
+/// `value` transposed by `permutation`.
+static Value transpose(OpBuilder &b, Location loc, Value value,
+                       ArrayRef<int64_t> permutation) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> shape;
+  for (int64_t dim : permutation)
+    shape.push_back(type.getDimSize(dim));
+  Value empty = tensor::EmptyOp::create(b, loc, shape, type.getElementType());
+  return linalg::TransposeOp::create(b, loc, value, empty, permutation)
+      .getResult()[0];
+}
+
+/// A 2-D convolution (NHWC with an FHWC or HWCF filter, or NCHW with an
+/// FCHW one) on static f32 tensors with a constant filter as a FloatGemm
+/// over the flattened NHWC input (NCHW input and init transposed, a copy
+/// the size of each), its init tensor collapsed to M x F. The filter
+/// becomes the (kh, kw, c) x f matrix.
+static std::optional<FloatGemm> matchConvolution(OpBuilder &b,
+                                                 linalg::LinalgOp op) {
+  enum class Layout { Fhwc, Hwcf, Nchw };
+  Layout layout;
+  if (isa<linalg::Conv2DNhwcFhwcOp>(op))
+    layout = Layout::Fhwc;
+  else if (isa<linalg::Conv2DNhwcHwcfOp>(op))
+    layout = Layout::Hwcf;
+  else if (isa<linalg::Conv2DNchwFchwOp>(op))
+    layout = Layout::Nchw;
+  else
+    return std::nullopt;
+  std::optional<SmallVector<float>> filter = getWeights(op);
+  if (!filter)
+    return std::nullopt;
+  auto strides = op->getAttrOfType<DenseIntElementsAttr>("strides");
+  auto dilations = op->getAttrOfType<DenseIntElementsAttr>("dilations");
+  if (!strides || !dilations)
+    return std::nullopt;
+  auto stride = llvm::to_vector(strides.getValues<int64_t>());
+  auto dilation = llvm::to_vector(dilations.getValues<int64_t>());
+  const bool nchw = layout == Layout::Nchw;
+  Location loc = op.getLoc();
+  Value input = op.getDpsInputs()[0], init = op.getDpsInits()[0];
+  // NHWC shapes from here on (the transposes come once the op matches).
+  auto nhwcShape = [&](Value value) {
+    auto shape =
+        llvm::to_vector<4>(cast<RankedTensorType>(value.getType()).getShape());
+    if (nchw)
+      shape = {shape[0], shape[2], shape[3], shape[1]};
+    return shape;
+  };
+  SmallVector<int64_t, 4> in = nhwcShape(input), out = nhwcShape(init);
+  ArrayRef<int64_t> w =
+      cast<RankedTensorType>(op.getDpsInputs()[1].getType()).getShape();
+  // FHWC: [F, KH, KW, C]; HWCF: [KH, KW, C, F]; FCHW: [F, C, KH, KW].
+  const int64_t filters = out[3], channels = in[3];
+  const int64_t kernelH = layout == Layout::Fhwc   ? w[1]
+                          : layout == Layout::Hwcf ? w[0]
+                                                   : w[2];
+  const int64_t kernelW = layout == Layout::Fhwc   ? w[2]
+                          : layout == Layout::Hwcf ? w[1]
+                                                   : w[3];
+  const int64_t k = kernelH * kernelW * channels;
+  // linalg bounds the loops by the output; the last window must fit.
+  if ((out[1] - 1) * stride[0] + (kernelH - 1) * dilation[0] >= in[1] ||
+      (out[2] - 1) * stride[1] + (kernelW - 1) * dilation[1] >= in[2])
+    return std::nullopt;
+  SmallVector<float> weights(k * filters);
+  for (int64_t kh = 0; kh < kernelH; ++kh)
+    for (int64_t kw = 0; kw < kernelW; ++kw)
+      for (int64_t c = 0; c < channels; ++c)
+        for (int64_t f = 0; f < filters; ++f) {
+          const int64_t row = (kh * kernelW + kw) * channels + c;
+          int64_t at = 0;
+          switch (layout) {
+          case Layout::Fhwc:
+            at = f * k + row;
+            break;
+          case Layout::Hwcf:
+            at = row * filters + f;
+            break;
+          case Layout::Nchw:
+            at = ((f * channels + c) * kernelH + kh) * kernelW + kw;
+            break;
+          }
+          weights[row * filters + f] = (*filter)[at];
+        }
+  if (nchw) {
+    input = transpose(b, loc, input, {0, 2, 3, 1});
+    init = transpose(b, loc, init, {0, 2, 3, 1});
+  }
+  Value flat = tensor::CollapseShapeOp::create(
+      b, loc, input, ArrayRef<ReassociationIndices>{{0, 1, 2, 3}});
+  Value matrix = tensor::CollapseShapeOp::create(
+      b, loc, init, ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}});
+  return FloatGemm{flat,
+                   matrix,
+                   std::move(weights),
+                   out[0] * out[1] * out[2],
+                   k,
+                   filters,
+                   ImageWindow{in[1], in[2], channels, kernelH, kernelW,
+                               stride[0], stride[1], dilation[0], dilation[1],
+                               out[1], out[2]},
+                   nchw};
+}
+
+LogicalResult mlir::quanta::lowerFloatGemm(Operation *operation,
+                                           const TargetDescription &target) {
+  auto op = dyn_cast<linalg::LinalgOp>(operation);
+  if (!op)
+    return failure();
+  OpBuilder b(operation);
+  std::optional<FloatGemm> gemm;
+  if (llvm::isa<linalg::MatmulOp, linalg::BatchMatmulOp>(operation))
+    gemm = matchMatmul(b, op);
+  else
+    gemm = matchConvolution(b, op);
+  if (!gemm)
+    return failure();
+  GemmTiling tiling = getFloatTiling(target);
+  const bool neon = target.getArch() == TargetArch::AArch64;
+  Value result =
+      FloatGemmLowering(operation, tiling, *gemm, neon ? "fmla" : "fma")
+          .build();
+  if (target.getArch() == TargetArch::X86_64)
+    requireVectorWidth(operation, tiling.lanes * 32);
+  // The M x N result back in the op's shape: rows (batch, m) or
+  // (n, oh, ow), then NCHW's transpose.
+  auto type = cast<RankedTensorType>(operation->getResult(0).getType());
+  if (type.getRank() > 2) {
+    auto rowMajor =
+        gemm->nchw
+            ? RankedTensorType::get({type.getDimSize(0), type.getDimSize(2),
+                                     type.getDimSize(3), type.getDimSize(1)},
+                                    type.getElementType())
+            : type;
+    auto rows = llvm::to_vector_of<int64_t, 2>(
+        llvm::seq<int64_t>(0, type.getRank() - 1));
+    result = tensor::ExpandShapeOp::create(
+        b, operation->getLoc(), rowMajor, result,
+        ArrayRef<ReassociationIndices>{rows, {type.getRank() - 1}});
+    if (gemm->nchw)
+      result = transpose(b, operation->getLoc(), result, {0, 3, 1, 2});
+  }
+  operation->getResult(0).replaceAllUsesWith(result);
+  operation->erase();
+  return success();
+}
+
+/// The innermost output dimension of either layout is contiguous in the
+/// input too (ow for NCHW, c for NHWC), so LLVM vectorizes the loop nest
+/// across it; the op's own loops reduce over the taps innermost, one scalar
+/// at a time (measured: torchvision's MobileNetV2 in float, 317 ms per
+/// image with the op's loops, 18.5 ms with these). Each output starts from the
+/// init tensor and adds input * filter tap by tap in (kh, kw) order, as the
+/// op's region does.
+LogicalResult mlir::quanta::lowerFloatDepthwise(Operation *operation) {
+  const bool nchw = isa<linalg::DepthwiseConv2DNchwChwOp>(operation);
+  if (!nchw && !isa<linalg::DepthwiseConv2DNhwcHwcOp>(operation))
+    return failure();
+  auto op = cast<linalg::LinalgOp>(operation);
+  if (!op.hasPureTensorSemantics() ||
+      !llvm::all_of(op->getOperands(), isStaticF32))
+    return failure();
+  auto strides = op->getAttrOfType<DenseIntElementsAttr>("strides");
+  auto dilations = op->getAttrOfType<DenseIntElementsAttr>("dilations");
+  if (!strides || !dilations)
+    return failure();
+  auto stride = llvm::to_vector(strides.getValues<int64_t>());
+  auto dilation = llvm::to_vector(dilations.getValues<int64_t>());
+  Value input = op.getDpsInputs()[0], filter = op.getDpsInputs()[1];
+  Value init = op.getDpsInits()[0];
+  ArrayRef<int64_t> filterShape =
+      cast<RankedTensorType>(filter.getType()).getShape();
+  // CHW: [C, KH, KW]; HWC: [KH, KW, C]. Spatial dimensions of the image
+  // and the output: 2, 3 (NCHW) or 1, 2 (NHWC); the channel 1 or 3.
+  const int64_t kernelH = nchw ? filterShape[1] : filterShape[0];
+  const int64_t kernelW = nchw ? filterShape[2] : filterShape[1];
+  const int64_t rowDim = nchw ? 2 : 1, channelDim = nchw ? 1 : 3;
+  auto type = cast<RankedTensorType>(init.getType());
+  MLIRContext *context = operation->getContext();
+  OpBuilder b(operation);
+  Location loc = operation->getLoc();
+  auto result = linalg::GenericOp::create(
+      b, loc, type, ValueRange{}, ValueRange{init},
+      SmallVector<AffineMap>{AffineMap::getMultiDimIdentityMap(4, context)},
+      SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+        SmallVector<Value> at;
+        for (int64_t dim = 0; dim < 4; ++dim)
+          at.push_back(linalg::IndexOp::create(nested, nestedLoc, dim));
+        auto index = [&](int64_t value) -> Value {
+          return arith::ConstantIndexOp::create(nested, nestedLoc, value);
+        };
+        // out * stride + tap * dilation along spatial dimension `dim`.
+        auto position = [&](int64_t dim, int64_t tap) -> Value {
+          return arith::AddIOp::create(
+              nested, nestedLoc,
+              arith::MulIOp::create(nested, nestedLoc, at[rowDim + dim],
+                                    index(stride[dim])),
+              index(tap * dilation[dim]));
+        };
+        Value acc = args[0];
+        for (int64_t kh = 0; kh < kernelH; ++kh)
+          for (int64_t kw = 0; kw < kernelW; ++kw) {
+            SmallVector<Value> inputAt(at);
+            inputAt[rowDim] = position(0, kh);
+            inputAt[rowDim + 1] = position(1, kw);
+            Value x =
+                tensor::ExtractOp::create(nested, nestedLoc, input, inputAt);
+            SmallVector<Value> tapAt =
+                nchw ? SmallVector<Value>{at[channelDim], index(kh), index(kw)}
+                     : SmallVector<Value>{index(kh), index(kw), at[channelDim]};
+            Value w =
+                tensor::ExtractOp::create(nested, nestedLoc, filter, tapAt);
+            acc = arith::AddFOp::create(
+                nested, nestedLoc, acc,
+                arith::MulFOp::create(nested, nestedLoc, x, w));
+          }
+        linalg::YieldOp::create(nested, nestedLoc, acc);
+      });
+  operation->getResult(0).replaceAllUsesWith(result.getResult(0));
+  operation->erase();
+  return success();
+}

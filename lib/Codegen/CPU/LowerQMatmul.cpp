@@ -1,0 +1,1038 @@
+//===- LowerQMatmul.cpp - quanta.qmatmul to tiled vector code -------------===//
+//
+// The integer kernel of the tiled GEMM design (TiledGemm.h): s8 weights
+// packed in groups of g = 4 (2 for vpmaddwd) k values per 32-bit lane, i32
+// accumulators starting from the column offsets, and an epilogue that
+// requantizes (the numeric library's 64-bit single rounding) and clamps.
+//
+// A target is a DotStep: how g products per lane are accumulated. x86 has
+// four (AVX-512 VNNI vpdpbusd on zmm; AVX-VNNI vpdpbusd on ymm; AVX2 vpmaddubsw
+// + vpmaddwd, used only where the operand ranges rule out its i16 saturation;
+// AVX2 sign-extended vpmaddwd, exact for every range), AArch64 three (sdot
+// by element; smmla/usmmla on row pairs; smull + sadalp, ARMv8.0) and a
+// generic one in plain vector arithmetic for any target. Upstream x86vector
+// has no vpmaddubsw/vpmaddwd/vpdpbusd op (its avx.dot.i8 is AVX-VNNI-INT8
+// vpdpbssd), so the x86 steps are quanta.intrinsic ops naming the LLVM
+// intrinsic (llvm.call_intrinsic would block buffer deallocation, which
+// cannot know its memory effects); the AArch64 steps use upstream
+// arm_neon ops where they exist (sdot, smmla, usmmla, smull) and
+// quanta.intrinsic for saddlp, which arm_neon lacks. Upstream has no
+// vector.contract -> sdot lowering, and its contract -> smmla one needs
+// an N x K right operand with even M and N and K % 8 == 0, with no control
+// over packing or the epilogue: the steps are emitted directly.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TiledGemm.h"
+#include "VectorRequantize.h"
+
+#include "quanta/Dialect/Quanta/IR/QuantaOps.h"
+#include "quanta/Numerics/IntegerKernels.h"
+#include "quanta/Support/TargetDescription.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ArmNeon/ArmNeonDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Quant/IR/Quant.h"
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace mlir::quanta;
+
+namespace {
+enum class DotStep {
+  /// vpdpbusd on zmm (AVX-512 VNNI): acc += 4 u8 x s8 products per lane,
+  /// exact.
+  Vnni512,
+  /// vpdpbusd on ymm (AVX-VNNI or AVX-512 VNNI + VL).
+  Vnni,
+  /// vpmaddubsw (u8 x s8 pairs summed in saturating i16), vpmaddwd by 1,
+  /// vpaddd: exact only when no pair sum leaves i16.
+  MaddUbs,
+  /// vpmaddwd on zero/sign-extended i16 pairs, vpaddd: exact.
+  MaddWd,
+  /// extend, multiply and reduce groups of 4 in vector arithmetic.
+  Generic,
+  /// AArch64 dotprod: sdot (s8 x s8, 4 products per lane, exact), taking
+  /// its input's 4 bytes from one 32-bit lane of a 16-byte load (the
+  /// by-element form), so that the vector pipes do nothing else.
+  NeonDot,
+  /// AArch64 i8mm: usmmla (u8 x s8) or smmla (s8 x s8): a 2 x 8 block of
+  /// two input rows times an 8 x 2 block of weights into 2 x 2 i32
+  /// accumulators, exact. The input is packed into row pairs first.
+  NeonMmla,
+  /// ARMv8.0: smull (s8 x s8 into exact i16 products) and sadalp (pairs of
+  /// them added into i32), the accumulators holding 4 partial sums per
+  /// column, added up after the k loop.
+  NeonWiden,
+};
+
+/// The sign the dot step reads its input bytes with. An input of the other
+/// sign is flipped (xor 0x80: x + 128 as u8, x - 128 as s8), the column
+/// offsets absorbing the difference.
+enum class InputSign { Any, Unsigned, Signed };
+
+struct KernelShape {
+  DotStep step;
+  GemmTiling tiling;
+  InputSign inputSign;
+  /// Outputs narrowed two pairs of strips at once with saturating packs
+  /// (x86) or narrows (AArch64): TiledGemm's pairedStrips.
+  bool packs;
+  VectorRequantizer::Kind epilogue;
+  StringRef name;
+};
+} // namespace
+
+static KernelShape getKernelShape(DotStep step) {
+  switch (step) {
+  // 32 zmm registers: an 8 x 2 or a 6 x 4 tile of accumulators, a half
+  // tile of 4 strips (a 196 x 256 x 2304 GEMM, its last 4 rows in a half
+  // tile: 0.311 ms instead of 0.314 with 2).
+  case DotStep::Vnni512:
+    return {step, {16, 4, 8, 2, 4, 4, 2, 6, 4},        InputSign::Unsigned,
+            true, VectorRequantizer::Kind::HighHalves, "vpdpbusd.512"};
+  case DotStep::Vnni:
+    return {step,
+            {8, 4, 6, 2, 2, 4, 2},
+            InputSign::Unsigned,
+            true,
+            VectorRequantizer::Kind::HighHalves,
+            "vpdpbusd"};
+  case DotStep::MaddUbs:
+    return {step,
+            {8, 4, 4, 2, 2, 4, 2},
+            InputSign::Unsigned,
+            true,
+            VectorRequantizer::Kind::HighHalves,
+            "vpmaddubsw+vpmaddwd"};
+  case DotStep::MaddWd:
+    return {step,
+            {8, 2, 4, 2, 2, 4, 2},
+            InputSign::Any,
+            true,
+            VectorRequantizer::Kind::HighHalves,
+            "vpmaddwd"};
+  case DotStep::Generic:
+    return {step,
+            {8, 4, 4, 2, 2, 4, 2},
+            InputSign::Any,
+            false,
+            VectorRequantizer::Kind::HighHalves,
+            "generic"};
+  // 32 q registers. sdot: 7 x 3 accumulators, 7 input loads (4 k groups
+  // each) and 3 weight vectors per group (interleaved: one ldp and one
+  // ldr): 84 sdot to 19 loads a step, which keeps a Neoverse N1's dispatch
+  // (3 uops a cycle; 2 per 16-byte ldr, 3 per ldp) below its 2 sdot a
+  // cycle (llvm-mca on the k loop compiled for a Neoverse N1: 8 x 2 tiles
+  // of the same design 91% of the sdot peak, 7 x 3 100%). The half tile
+  // has 3 rows of 3 strips, the one-row tile 3 strips.
+  case DotStep::NeonDot:
+    return {step,
+            {4, 4, 7, 3, 3, 3, 1, 0, 0, /*rowsPerDot=*/1,
+             /*groupsPerLoad=*/4, /*stripInterleave=*/3},
+            InputSign::Signed,
+            false,
+            VectorRequantizer::Kind::Neon,
+            "sdot"};
+  // 4 row pairs x 2 strips of 2 x 2 column pairs: 16 accumulators, 4
+  // packed input loads and 4 weight loads per 16 smmla (llvm-mca on a
+  // Neoverse V1: 4 smmla a cycle, its peak).
+  case DotStep::NeonMmla:
+    return {step,
+            {4, 8, 8, 2, 4, 4, 1, 0, 0, /*rowsPerDot=*/2,
+             /*groupsPerLoad=*/1, /*stripInterleave=*/2},
+            InputSign::Any,
+            true,
+            VectorRequantizer::Kind::Neon,
+            "smmla"};
+  // 4 rows x 1 strip, each accumulator 4 q registers (4 partial sums of
+  // 4 columns): 16 accumulator registers, 4 input and 4 weight loads per
+  // 32 smull and 32 sadalp (llvm-mca on a Neoverse N1: one smull a cycle,
+  // the bound of its one multiply pipe). K is padded to 16 per segment.
+  case DotStep::NeonWiden:
+    return {step,  {4, 16, 4, 1, 2, 2, 1},        InputSign::Signed,
+            false, VectorRequantizer::Kind::Neon, "smull+sadalp"};
+  }
+  llvm_unreachable("unknown dot step");
+}
+
+/// Whether vpmaddubsw cannot saturate: every pair of packed weights (k, k+1)
+/// of a column, times inputs anywhere in [lo, hi] (0 <= lo), sums within i16.
+/// Pairs start at even offsets of each of the K / segmentK runs, which the
+/// packing pads separately.
+static bool isMaddUbsExact(ArrayRef<int8_t> weights, int64_t k, int64_t n,
+                           int64_t segmentK, int64_t lo, int64_t hi) {
+  for (int64_t start = 0; start < k; start += segmentK)
+    for (int64_t kk = start; kk < start + segmentK; kk += 2)
+      for (int64_t col = 0; col < n; ++col) {
+        int64_t maxSum = 0, minSum = 0;
+        for (int64_t j = kk; j < std::min(kk + 2, start + segmentK); ++j) {
+          int64_t w = weights[j * n + col];
+          maxSum += w > 0 ? hi * w : lo * w;
+          minSum += w > 0 ? lo * w : hi * w;
+        }
+        if (maxSum > INT16_MAX || minSum < INT16_MIN)
+          return false;
+      }
+  return true;
+}
+
+namespace {
+/// Emits the tiled kernel of one quanta.qmatmul.
+class QMatmulLowering : public TiledGemm {
+public:
+  QMatmulLowering(QMatmulOp op, const KernelShape &shape,
+                  ArrayRef<int8_t> weights);
+  Value build();
+
+private:
+  Value initialAccumulator(Value output, Value row, Value column,
+                           bool inBounds) override;
+  Value rowBase(Value row) override;
+  Value groupInput(Value base, Value kGroup) override;
+  Value loadInputs(Value base, Value kGroup) override;
+  Value inputOfGroup(Value inputs, int64_t index) override;
+  Value dot(Value acc, Value lhs, Value rhs) override;
+  Value toAccumulator(ArrayRef<Value> rows) override;
+  SmallVector<Value> fromAccumulator(Value acc) override;
+  Value finish(Value acc, Value row, Value column) override;
+  Value narrowPairs(ArrayRef<Value> outputs) override;
+
+  Value callIntrinsic(StringRef name, Type type, ValueRange args) {
+    return quanta::callIntrinsic(b, loc, name, type, args);
+  }
+  Value constantTensor(ArrayRef<int32_t> values);
+  Value prepareInput(Value storage);
+  Value packRowPairs(Value prepared);
+  Value readInput(VectorType type, Value base, Value kGroup, Value from = {});
+  Value computeRowSums(Value storage);
+  int64_t outputZeroPoint();
+  Value narrowPairsNeon(ArrayRef<Value> outputs);
+  Value clampBytes(Value bytes);
+  void classifyImageRows();
+
+  QMatmulOp op;
+  KernelShape shape;
+  bool signedInput = false, hasWeightZeroPoints = false;
+  /// What the dot step reads for every stored input value: x + flipDelta
+  /// (0, or +-128 where the sign bit is flipped; see InputSign).
+  int64_t flipDelta = 0;
+  /// The input packed into row pairs (NeonMmla; packRowPairs).
+  bool rowPairs = false;
+  ArrayRef<int8_t> weights;
+  /// An implicit im2col input: its window over the padded image, or over
+  /// the image inside `pad` when the kernel skips the padding's taps (all
+  /// steps but NeonMmla, whose row pairs are packed from the padded image).
+  std::optional<ImageWindow> image;
+  tensor::PadOp pad;
+  Value input, groupOffsets, offsets, weightZero, rowSums;
+  std::optional<VectorRequantizer> requantizer;
+  VectorType i32Vector;
+  /// The dot step's input operand (i16 pairs for vpmaddwd, else bytes).
+  VectorType lhsVector;
+  /// What readInput reads per k group: the g bytes of one row, or with
+  /// rowPairs a pair's 2g.
+  VectorType groupVector;
+  /// vpmaddwd reading s8 weights (see build).
+  bool widenWeights = false;
+};
+} // namespace
+
+/// The tensor.pad of constant value that makes `op`'s image (through its
+/// storage cast), padding height and width only: the kernel reads the
+/// image inside it and skips the taps that fall in the padding, as
+/// oneDNN's convolutions do (9% of a 14x14 3x3 convolution's work with
+/// padding 1). Null otherwise.
+tensor::PadOp mlir::quanta::getSkippablePad(QMatmulOp op) {
+  if (!op.getWindow())
+    return {};
+  auto cast = op.getInput().getDefiningOp<quant::StorageCastOp>();
+  auto pad = cast ? cast.getInput().getDefiningOp<tensor::PadOp>() : nullptr;
+  if (!pad)
+    return {};
+  Value value = pad.getConstantPaddingValue();
+  APInt padding;
+  if (!value || !matchPattern(value, m_ConstantInt(&padding)) ||
+      !pad.getSourceType().hasStaticShape() ||
+      !pad.getSourceType().getElementType().isInteger(8))
+    return {};
+  ArrayRef<int64_t> low = pad.getStaticLow(), high = pad.getStaticHigh();
+  if (ShapedType::isDynamicShape(low) || ShapedType::isDynamicShape(high) ||
+      low[0] != 0 || high[0] != 0 || low[3] != 0 || high[3] != 0)
+    return {};
+  return pad;
+}
+
+QMatmulLowering::QMatmulLowering(QMatmulOp op, const KernelShape &shape,
+                                 ArrayRef<int8_t> weights)
+    : TiledGemm(op, shape.tiling, op.getOutput().getType().getDimSize(0),
+                cast<ShapedType>(op.getWeights().getType()).getDimSize(0),
+                op.getOutput().getType().getDimSize(1),
+                op.getConvWindow()
+                    ? op.getConvWindow()->kernelH * op.getConvWindow()->kernelW
+                    : 1),
+      op(op), shape(shape), weights(weights),
+      pad(shape.step == DotStep::NeonMmla ? tensor::PadOp()
+                                          : getSkippablePad(op)) {
+  if (std::optional<QMatmulOp::Window> window = op.getConvWindow()) {
+    ArrayRef<int64_t> shape = op.getInput().getType().getShape();
+    ArrayRef<int64_t> stored =
+        pad ? pad.getSourceType().getShape() : ArrayRef<int64_t>(shape);
+    image = ImageWindow{
+        stored[1],
+        stored[2],
+        segmentGroups * tiling.group,
+        window->kernelH,
+        window->kernelW,
+        window->strideH,
+        window->strideW,
+        window->dilationH,
+        window->dilationW,
+        QMatmulOp::Window::outputSize(shape[1], window->kernelH,
+                                      window->strideH, window->dilationH),
+        QMatmulOp::Window::outputSize(shape[2], window->kernelW,
+                                      window->strideW, window->dilationW)};
+    if (pad) {
+      image->padTop = pad.getStaticLow()[1];
+      image->padLeft = pad.getStaticLow()[2];
+    }
+  }
+}
+
+Value QMatmulLowering::constantTensor(ArrayRef<int32_t> values) {
+  auto type = RankedTensorType::get({static_cast<int64_t>(values.size())},
+                                    b.getI32Type());
+  return arith::ConstantOp::create(b, loc,
+                                   DenseElementsAttr::get(type, values));
+}
+
+/// The input as the kernel reads it: the sign bit flipped where the step
+/// reads the other sign (InputSign), i16 pairs for vpmaddwd, zero-padded to
+/// whole k groups (an image's channels, a matrix's rows), an image
+/// flattened.
+Value QMatmulLowering::prepareInput(Value storage) {
+  Type element = shape.step == DotStep::MaddWd ? b.getI16Type() : b.getI8Type();
+  const bool flip = flipDelta != 0;
+  auto storageType = cast<RankedTensorType>(storage.getType());
+  const int64_t rank = storageType.getRank();
+  Value prepared = storage;
+  if (flip || element != b.getI8Type()) {
+    auto type = storageType.clone(element);
+    Value empty = tensor::EmptyOp::create(b, loc, type.getShape(), element);
+    auto identity = b.getMultiDimIdentityMap(rank);
+    prepared =
+        linalg::GenericOp::create(
+            b, loc, type, storage, empty,
+            ArrayRef<AffineMap>{identity, identity},
+            SmallVector<utils::IteratorType>(rank,
+                                             utils::IteratorType::parallel),
+            [&](OpBuilder &nb, Location nloc, ValueRange args) {
+              Value v = args[0];
+              if (flip)
+                v = arith::XOrIOp::create(nb, nloc, v,
+                                          arith::ConstantIntOp::create(
+                                              nb, nloc, nb.getI8Type(), 0x80));
+              else if (element != nb.getI8Type())
+                v = signedInput ? arith::ExtSIOp::create(nb, nloc, element, v)
+                                      .getResult()
+                                : arith::ExtUIOp::create(nb, nloc, element, v)
+                                      .getResult();
+              linalg::YieldOp::create(nb, nloc, v);
+            })
+            .getResult(0);
+  }
+  // The padding meets zero weights: any value would do.
+  const int64_t last = storageType.getDimSize(rank - 1);
+  const int64_t paddedLast = image ? image->channels : paddedK;
+  if (paddedLast != last) {
+    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
+    SmallVector<int64_t> paddedShape(storageType.getShape());
+    paddedShape.back() = paddedLast;
+    SmallVector<OpFoldResult> low(rank, b.getIndexAttr(0)), high = low;
+    high.back() = b.getIndexAttr(paddedLast - last);
+    prepared = tensor::PadOp::create(
+        b, loc, RankedTensorType::get(paddedShape, element), prepared, low,
+        high, zero);
+  }
+  if (!image)
+    return prepared;
+  return tensor::CollapseShapeOp::create(
+      b, loc, prepared, ArrayRef<ReassociationIndices>{{0, 1, 2, 3}});
+}
+
+/// The input rows in pairs for smmla, [ceil(M / 2)][K / 8][2][8] (flat):
+/// each k group of 8 bytes of row 2p next to the same of row 2p + 1 (the
+/// last row again for an odd M, which the tiles' repeated last row then
+/// writes twice with the same values), so that one 16-byte load is an
+/// smmla operand. A convolution's rows are read through its window, as
+/// the other steps read them in place: its implicit im2col matrix is
+/// written out. This costs one pass over the rows' inputs, which every
+/// column tile reads again; gathering the pair in the k loop instead
+/// takes a vector-pipe zip per pair and group, a fifth of the smmla
+/// throughput with 4 column pairs (measured with llvm-mca on a Neoverse
+/// V1: 80% of the smmla peak, 100% from packed pairs).
+Value QMatmulLowering::packRowPairs(Value prepared) {
+  const int64_t pairs = llvm::divideCeil(m, 2), groups = paddedK / tiling.group;
+  Value packedPairs = tensor::EmptyOp::create(
+      b, loc, ArrayRef<int64_t>{pairs * groups * 2 * tiling.group},
+      b.getI8Type());
+  auto pairLoop = scf::ForOp::create(
+      b, loc, index(0), index(pairs), index(1), ValueRange{packedPairs},
+      [&](OpBuilder &nb, Location, Value pair, ValueRange pairArgs) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(nb.getInsertionBlock());
+        Value first = arith::MulIOp::create(b, loc, pair, index(2));
+        Value second = arith::MinUIOp::create(
+            b, loc, arith::AddIOp::create(b, loc, first, index(1)),
+            index(m - 1));
+        Value base0 = image ? image->rowStart(b, loc, first) : first;
+        Value base1 = image ? image->rowStart(b, loc, second) : second;
+        Value pairStart = arith::MulIOp::create(
+            b, loc, pair, index(groups * 2 * tiling.group));
+        auto groupLoop = scf::ForOp::create(
+            b, loc, index(0), index(groups), index(1), pairArgs,
+            [&](OpBuilder &gb, Location, Value g, ValueRange groupArgs) {
+              OpBuilder::InsertionGuard guard(b);
+              b.setInsertionPointToStart(gb.getInsertionBlock());
+              SmallVector<int64_t> concat =
+                  llvm::to_vector(llvm::seq<int64_t>(0, 2 * tiling.group));
+              auto rowGroup = VectorType::get({tiling.group}, b.getI8Type());
+              Value both = vector::ShuffleOp::create(
+                  b, loc, readInput(rowGroup, base0, g, prepared),
+                  readInput(rowGroup, base1, g, prepared), concat);
+              Value at = arith::AddIOp::create(
+                  b, loc, pairStart,
+                  arith::MulIOp::create(b, loc, g, index(2 * tiling.group)));
+              scf::YieldOp::create(b, loc,
+                                   vector::TransferWriteOp::create(
+                                       b, loc, both, groupArgs[0],
+                                       ValueRange{at}, ArrayRef<bool>{true})
+                                       .getResult());
+            });
+        scf::YieldOp::create(b, loc, groupLoop.getResults());
+      });
+  return pairLoop.getResult(0);
+}
+
+/// A `type` vector of the kernel's input, or of the prepared input `from`
+/// before packRowPairs, from k group `kGroup` on, of the row whose input
+/// starts at `base`: a matrix row, a pixel of the flattened image (through
+/// the group's offset), or a packed row pair.
+Value QMatmulLowering::readInput(VectorType type, Value base, Value kGroup,
+                                 Value from) {
+  const bool packedPair = rowPairs && !from;
+  if (!from)
+    from = input;
+  Type element = type.getElementType();
+  Value pad = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
+  SmallVector<Value> indices;
+  if (packedPair)
+    indices = {arith::AddIOp::create(
+        b, loc, base,
+        arith::MulIOp::create(b, loc, kGroup, index(2 * tiling.group)))};
+  else if (image)
+    indices = {arith::AddIOp::create(
+        b, loc, base, tensor::ExtractOp::create(b, loc, groupOffsets, kGroup))};
+  else
+    indices = {base,
+               arith::MulIOp::create(b, loc, kGroup, index(tiling.group))};
+  return vector::TransferReadOp::create(b, loc, type, from, indices, pad,
+                                        ArrayRef<bool>{true});
+}
+
+/// The packed row pair of `row` (with rowPairs), else the row.
+Value QMatmulLowering::rowBase(Value row) {
+  if (!rowPairs)
+    return row;
+  Value pair = arith::DivUIOp::create(b, loc, row, index(2));
+  return arith::MulIOp::create(
+      b, loc, pair, index(paddedK / tiling.group * 2 * tiling.group));
+}
+
+/// The dot step's lhs of group `kGroup`: its g input values broadcast to
+/// every lane, or for the AArch64 steps that read per-lane inputs, a row's
+/// 16 bytes (NeonWiden) or a row pair's (NeonMmla).
+Value QMatmulLowering::groupInput(Value base, Value kGroup) {
+  Value group = readInput(groupVector, base, kGroup);
+  if (shape.step == DotStep::NeonWiden || shape.step == DotStep::NeonMmla)
+    return group;
+  Value word = vector::BitCastOp::create(
+      b, loc, VectorType::get({1}, b.getI32Type()), group);
+  Value scalar = vector::ExtractOp::create(b, loc, word, ArrayRef<int64_t>{0});
+  Value splat = vector::BroadcastOp::create(b, loc, i32Vector, scalar);
+  return vector::BitCastOp::create(b, loc, lhsVector, splat);
+}
+
+/// NeonDot: the 4 groups from `kGroup` in one 16-byte load...
+Value QMatmulLowering::loadInputs(Value base, Value kGroup) {
+  return readInput(
+      VectorType::get({tiling.groupsPerLoad * tiling.group}, b.getI8Type()),
+      base, kGroup);
+}
+
+/// ... and group `index` as sdot's by-element operand: its 32-bit lane
+/// broadcast, which LLVM folds into the instruction (sdot v.4s, v.16b,
+/// v.4b[index]).
+Value QMatmulLowering::inputOfGroup(Value inputs, int64_t index) {
+  auto words = VectorType::get({tiling.groupsPerLoad}, b.getI32Type());
+  Value word = vector::ExtractOp::create(
+      b, loc, vector::BitCastOp::create(b, loc, words, inputs),
+      ArrayRef<int64_t>{index});
+  return vector::BitCastOp::create(
+      b, loc, lhsVector, vector::BroadcastOp::create(b, loc, i32Vector, word));
+}
+
+/// NeonMmla keeps 2 rows x 2 columns per q register: the accumulator of a
+/// strip (4 columns) of rows r0, r1 is [r0 c0 c1, r1 c0 c1 | r0 c2 c3,
+/// r1 c2 c3]. NeonWiden keeps 4 partial sums per column: [[c0 x 4], [c1 x
+/// 4], ...], the row's value in the first of them.
+Value QMatmulLowering::toAccumulator(ArrayRef<Value> rows) {
+  switch (shape.step) {
+  case DotStep::NeonMmla:
+    return vector::ShuffleOp::create(b, loc, rows[0], rows[1],
+                                     ArrayRef<int64_t>{0, 1, 4, 5, 2, 3, 6, 7});
+  case DotStep::NeonWiden: {
+    Value zero = createConstant(cast<TypedAttr>(b.getZeroAttr(i32Vector)));
+    Value acc = createConstant(cast<TypedAttr>(b.getZeroAttr(accumulatorType)));
+    for (int64_t c = 0; c < tiling.lanes; ++c)
+      acc = vector::InsertOp::create(
+          b, loc,
+          vector::ShuffleOp::create(b, loc, rows[0], zero,
+                                    ArrayRef<int64_t>{c, 4, 4, 4}),
+          acc, ArrayRef<int64_t>{c});
+    return acc;
+  }
+  default:
+    return TiledGemm::toAccumulator(rows);
+  }
+}
+
+SmallVector<Value> QMatmulLowering::fromAccumulator(Value acc) {
+  auto lanes = [&](Value v, ArrayRef<int64_t> positions) -> Value {
+    return vector::ShuffleOp::create(b, loc, v, v, positions);
+  };
+  switch (shape.step) {
+  case DotStep::NeonMmla:
+    return {lanes(acc, {0, 1, 4, 5}), lanes(acc, {2, 3, 6, 7})};
+  case DotStep::NeonWiden: {
+    // Two rounds of pairwise sums (addp).
+    auto column = [&](int64_t c) -> Value {
+      return vector::ExtractOp::create(b, loc, acc, ArrayRef<int64_t>{c});
+    };
+    auto addPairs = [&](Value lhs, Value rhs) -> Value {
+      return arith::AddIOp::create(
+          b, loc,
+          vector::ShuffleOp::create(b, loc, lhs, rhs,
+                                    ArrayRef<int64_t>{0, 2, 4, 6}),
+          vector::ShuffleOp::create(b, loc, lhs, rhs,
+                                    ArrayRef<int64_t>{1, 3, 5, 7}));
+    };
+    return {addPairs(addPairs(column(0), column(1)),
+                     addPairs(column(2), column(3)))};
+  }
+  default:
+    return TiledGemm::fromAccumulator(acc);
+  }
+}
+
+Value QMatmulLowering::dot(Value acc, Value lhs, Value rhs) {
+  switch (shape.step) {
+  case DotStep::Vnni512:
+    return callIntrinsic("llvm.x86.avx512.vpdpbusd.512", i32Vector,
+                         {acc, lhs, rhs});
+  case DotStep::Vnni:
+    return callIntrinsic("llvm.x86.avx512.vpdpbusd.256", i32Vector,
+                         {acc, lhs, rhs});
+  case DotStep::MaddUbs: {
+    auto i16Vector = VectorType::get({2 * tiling.lanes}, b.getI16Type());
+    Value pairs =
+        callIntrinsic("llvm.x86.avx2.pmadd.ub.sw", i16Vector, {lhs, rhs});
+    Value ones = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(i16Vector, b.getI16IntegerAttr(1)));
+    return arith::AddIOp::create(
+        b, loc, acc,
+        callIntrinsic("llvm.x86.avx2.pmadd.wd", i32Vector, {pairs, ones}));
+  }
+  case DotStep::MaddWd:
+    if (widenWeights)
+      rhs = arith::ExtSIOp::create(b, loc, lhsVector, rhs);
+    return arith::AddIOp::create(
+        b, loc, acc,
+        callIntrinsic("llvm.x86.avx2.pmadd.wd", i32Vector, {lhs, rhs}));
+  case DotStep::Generic: {
+    auto wide = VectorType::get({tiling.lanes * tiling.group}, b.getI32Type());
+    Value a = signedInput
+                  ? arith::ExtSIOp::create(b, loc, wide, lhs).getResult()
+                  : arith::ExtUIOp::create(b, loc, wide, lhs).getResult();
+    Value w = arith::ExtSIOp::create(b, loc, wide, rhs);
+    Value products = arith::MulIOp::create(b, loc, a, w);
+    // Lane j sums products g * j .. g * j + g - 1: g strided shuffles.
+    for (int64_t i = 0; i < tiling.group; ++i) {
+      SmallVector<int64_t> lanes;
+      for (int64_t j = 0; j < tiling.lanes; ++j)
+        lanes.push_back(j * tiling.group + i);
+      acc = arith::AddIOp::create(
+          b, loc, acc,
+          vector::ShuffleOp::create(b, loc, products, products, lanes));
+    }
+    return acc;
+  }
+  case DotStep::NeonDot:
+    return arm_neon::SdotOp::create(b, loc, i32Vector, acc, rhs, lhs);
+  case DotStep::NeonMmla: {
+    // Two smmla (usmmla for a u8 input), one per column pair of the strip.
+    auto quarter = VectorType::get({4}, b.getI32Type());
+    SmallVector<Value> halves;
+    for (int64_t half = 0; half < 2; ++half) {
+      Value part = vector::ExtractStridedSliceOp::create(
+          b, loc, acc, ArrayRef<int64_t>{4 * half}, ArrayRef<int64_t>{4},
+          ArrayRef<int64_t>{1});
+      Value weightsPart = vector::ExtractStridedSliceOp::create(
+          b, loc, rhs, ArrayRef<int64_t>{16 * half}, ArrayRef<int64_t>{16},
+          ArrayRef<int64_t>{1});
+      halves.push_back(signedInput
+                           ? arm_neon::SmmlaOp::create(b, loc, quarter, part,
+                                                       lhs, weightsPart)
+                                 .getResult()
+                           : arm_neon::UsmmlaOp::create(b, loc, quarter, part,
+                                                        lhs, weightsPart)
+                                 .getResult());
+    }
+    return vector::ShuffleOp::create(b, loc, halves[0], halves[1],
+                                     llvm::to_vector(llvm::seq<int64_t>(0, 8)));
+  }
+  case DotStep::NeonWiden: {
+    // Per column c: the row's 16 bytes times the column's 16 weights as two
+    // smull (i16 products of s8 values, at most 2^14: exact), each added
+    // pairwise into the column's 4 partial sums (sadalp).
+    auto products = VectorType::get({8}, b.getI16Type());
+    auto slice = [&](Value v, int64_t offset, int64_t size) -> Value {
+      return vector::ExtractStridedSliceOp::create(
+          b, loc, v, ArrayRef<int64_t>{offset}, ArrayRef<int64_t>{size},
+          ArrayRef<int64_t>{1});
+    };
+    for (int64_t c = 0; c < tiling.lanes; ++c) {
+      Value sums = vector::ExtractOp::create(b, loc, acc, ArrayRef<int64_t>{c});
+      for (int64_t half = 0; half < 2; ++half) {
+        Value product = arm_neon::SMullOp::create(
+            b, loc, products, slice(lhs, 8 * half, 8),
+            slice(rhs, tiling.group * c + 8 * half, 8));
+        sums = arith::AddIOp::create(
+            b, loc, sums,
+            callIntrinsic("llvm.aarch64.neon.saddlp", i32Vector, product));
+      }
+      acc = vector::InsertOp::create(b, loc, sums, acc, ArrayRef<int64_t>{c});
+    }
+    return acc;
+  }
+  }
+  llvm_unreachable("unknown dot step");
+}
+
+/// out = clamp((acc * mul + 2^(t-1)) >> t + zo): requantize() of the
+/// numeric library on L lanes.
+Value QMatmulLowering::finish(Value acc, Value row, Value column) {
+  if (hasWeightZeroPoints) {
+    Value rowSum = tensor::ExtractOp::create(b, loc, rowSums, row);
+    Value sums = vector::BroadcastOp::create(b, loc, i32Vector, rowSum);
+    acc = arith::SubIOp::create(
+        b, loc, acc,
+        arith::MulIOp::create(
+            b, loc, readColumns(b, loc, weightZero, column, i32Vector), sums));
+  }
+  Value result = requantizer->requantize(acc, column);
+  if (pairedStrips)
+    return result;
+  return arith::TruncIOp::create(
+      b, loc, VectorType::get({tiling.lanes}, b.getI8Type()),
+      arith::MinSIOp::create(
+          b, loc,
+          arith::MaxSIOp::create(b, loc, result,
+                                 splat(b, loc, i32Vector, op.getOutputMin())),
+          splat(b, loc, i32Vector, op.getOutputMax())));
+}
+
+int64_t QMatmulLowering::outputZeroPoint() {
+  return cast<quant::UniformQuantizedType>(
+             op.getOutput().getType().getElementType())
+      .getZeroPoint();
+}
+
+/// `bytes`, saturated to the output's storage type, clamped to a narrower
+/// output range.
+Value QMatmulLowering::clampBytes(Value bytes) {
+  auto type = cast<VectorType>(bytes.getType());
+  const bool signedOutput = cast<quant::UniformQuantizedType>(
+                                op.getOutput().getType().getElementType())
+                                .isSigned();
+  const int64_t storageMin = signedOutput ? INT8_MIN : 0,
+                storageMax = signedOutput ? INT8_MAX : UINT8_MAX;
+  if (op.getOutputMin() > storageMin) {
+    Value lo = splat(b, loc, type, op.getOutputMin());
+    bytes = signedOutput
+                ? arith::MaxSIOp::create(b, loc, bytes, lo).getResult()
+                : arith::MaxUIOp::create(b, loc, bytes, lo).getResult();
+  }
+  if (op.getOutputMax() < storageMax) {
+    Value hi = splat(b, loc, type, op.getOutputMax());
+    bytes = signedOutput
+                ? arith::MinSIOp::create(b, loc, bytes, hi).getResult()
+                : arith::MinUIOp::create(b, loc, bytes, hi).getResult();
+  }
+  return bytes;
+}
+
+/// sqxtn and sqxtn2 saturate each pair's two i32 vectors into one of i16,
+/// sqxtun (sqxtn for an s8 output) both pairs' into 16 bytes, consecutive
+/// columns in order: 3 instructions per 4 vectors where a clamp and two
+/// narrows each took 16.
+Value QMatmulLowering::narrowPairsNeon(ArrayRef<Value> outputs) {
+  auto words = VectorType::get({4}, b.getI16Type());
+  auto halfBytes = VectorType::get({8}, b.getI8Type());
+  const bool signedOutput = cast<quant::UniformQuantizedType>(
+                                op.getOutput().getType().getElementType())
+                                .isSigned();
+  auto concat = [&](Value lhs, Value rhs) -> Value {
+    const int64_t size = 2 * cast<VectorType>(lhs.getType()).getDimSize(0);
+    return vector::ShuffleOp::create(
+        b, loc, lhs, rhs, llvm::to_vector(llvm::seq<int64_t>(0, size)));
+  };
+  auto pairWords = [&](Value first, Value second) {
+    return concat(callIntrinsic("llvm.aarch64.neon.sqxtn", words, first),
+                  callIntrinsic("llvm.aarch64.neon.sqxtn", words, second));
+  };
+  StringRef toBytes =
+      signedOutput ? "llvm.aarch64.neon.sqxtn" : "llvm.aarch64.neon.sqxtun";
+  Value bytes = concat(
+      callIntrinsic(toBytes, halfBytes, pairWords(outputs[0], outputs[1])),
+      callIntrinsic(toBytes, halfBytes, pairWords(outputs[2], outputs[3])));
+  return clampBytes(bytes);
+}
+
+/// Two vpackssdw and a vpackuswb (vpacksswb for an s8 output) saturate the
+/// four vectors of finish to the output's storage type, as a clamp would;
+/// a narrower output range is clamped on the bytes, four vectors at once.
+/// A vpermq gathers each pair's 8-byte pieces (see TiledGemm::columnAt).
+/// LLVM 22's InstCombine folds the extraction of each half into its own
+/// permute: two vpermq where one and a vextracti64x4 store would do (one
+/// uop per four accumulators; not worked around).
+Value QMatmulLowering::narrowPairs(ArrayRef<Value> outputs) {
+  if (shape.epilogue == VectorRequantizer::Kind::Neon)
+    return narrowPairsNeon(outputs);
+  const int64_t lanes = tiling.lanes;
+  const bool zmm = lanes == 16;
+  auto words = VectorType::get({2 * lanes}, b.getI16Type());
+  auto bytes = VectorType::get({4 * lanes}, b.getI8Type());
+  StringRef packDwords =
+      zmm ? "llvm.x86.avx512.packssdw.512" : "llvm.x86.avx2.packssdw";
+  auto outputType = cast<quant::UniformQuantizedType>(
+      op.getOutput().getType().getElementType());
+  const bool signedOutput = outputType.isSigned();
+  StringRef packWords =
+      signedOutput
+          ? (zmm ? "llvm.x86.avx512.packsswb.512" : "llvm.x86.avx2.packsswb")
+          : (zmm ? "llvm.x86.avx512.packuswb.512" : "llvm.x86.avx2.packuswb");
+  Value packed = callIntrinsic(
+      packWords, bytes,
+      {callIntrinsic(packDwords, words, {outputs[0], outputs[1]}),
+       callIntrinsic(packDwords, words, {outputs[2], outputs[3]})});
+  packed = clampBytes(packed);
+  auto qwords = VectorType::get({lanes / 2}, b.getI64Type());
+  SmallVector<int64_t> order;
+  for (int64_t parity : {0, 1})
+    for (int64_t q = parity; q < lanes / 2; q += 2)
+      order.push_back(q);
+  Value pieces = vector::BitCastOp::create(b, loc, qwords, packed);
+  return vector::BitCastOp::create(
+      b, loc, bytes, vector::ShuffleOp::create(b, loc, pieces, pieces, order));
+}
+
+/// sum_k a[m][k] of the stored input (before any sign flip), for the
+/// weight zero points: over a matrix's rows, or over an image's windows.
+Value QMatmulLowering::computeRowSums(Value storage) {
+  MLIRContext *context = b.getContext();
+  auto d = [&](unsigned position) {
+    return getAffineDimExpr(position, context);
+  };
+  // Matrix: (m, k) -> a[m][k], sums[m]. Image: (b, oh, ow, kh, kw, c) ->
+  // a[b][oh * SH + kh * DH][ow * SW + kw * DW][c], sums[b][oh][ow].
+  SmallVector<AffineExpr> inputIndex{d(0), d(1)}, sumIndex{d(0)};
+  SmallVector<int64_t> sumShape{m};
+  SmallVector<Value> inputs{storage};
+  unsigned loops = 2;
+  if (image) {
+    loops = 6;
+    inputIndex = {d(0), d(1) * image->strideH + d(3) * image->dilationH,
+                  d(2) * image->strideW + d(4) * image->dilationW, d(5)};
+    sumIndex = {d(0), d(1), d(2)};
+    sumShape = {op.getInput().getType().getDimSize(0), image->outputHeight,
+                image->outputWidth};
+    // linalg infers the loop bounds from the operands' shapes: an unread
+    // [KH, KW, C] operand bounds the window's loops, as a filter does.
+    inputs.push_back(tensor::EmptyOp::create(
+        b, loc,
+        ArrayRef<int64_t>{image->kernelH, image->kernelW,
+                          op.getInput().getType().getDimSize(3)},
+        b.getI8Type()));
+  }
+  SmallVector<AffineMap> maps{AffineMap::get(loops, 0, inputIndex, context)};
+  if (image)
+    maps.push_back(AffineMap::get(loops, 0, {d(3), d(4), d(5)}, context));
+  maps.push_back(AffineMap::get(loops, 0, sumIndex, context));
+  SmallVector<utils::IteratorType> iterators(loops,
+                                             utils::IteratorType::reduction);
+  std::fill_n(iterators.begin(), sumIndex.size(),
+              utils::IteratorType::parallel);
+  Value zeroSum = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0);
+  Value init =
+      linalg::FillOp::create(
+          b, loc, zeroSum,
+          ValueRange{tensor::EmptyOp::create(b, loc, sumShape, b.getI32Type())})
+          .getResult(0);
+  Value sums =
+      linalg::GenericOp::create(
+          b, loc, init.getType(), inputs, init, maps, iterators,
+          [&](OpBuilder &nb, Location nloc, ValueRange args) {
+            Value v =
+                signedInput
+                    ? arith::ExtSIOp::create(nb, nloc, nb.getI32Type(), args[0])
+                          .getResult()
+                    : arith::ExtUIOp::create(nb, nloc, nb.getI32Type(), args[0])
+                          .getResult();
+            linalg::YieldOp::create(
+                nb, nloc,
+                arith::AddIOp::create(nb, nloc, args.back(), v).getResult());
+          })
+          .getResult(0);
+  if (!image)
+    return sums;
+  return tensor::CollapseShapeOp::create(
+      b, loc, sums, ArrayRef<ReassociationIndices>{{0, 1, 2}});
+}
+
+/// The column offsets: added before the k loop instead of in the epilogue
+/// (a load instead of an add there), the same sum modulo 2^32 as every
+/// dot step wraps.
+Value QMatmulLowering::initialAccumulator(Value, Value, Value column, bool) {
+  return readColumns(b, loc, offsets, column, i32Vector);
+}
+
+Value QMatmulLowering::build() {
+  auto element = cast<quant::UniformQuantizedType>(
+      op.getInput().getType().getElementType());
+  signedInput = element.isSigned();
+  // vpmaddwd reads i16 pairs, the other steps groups of 4 bytes. Below one
+  // full tile of rows, vpmaddwd is bound by reading its weights: it reads
+  // them as s8 and widens them in registers (vpmovsxbw), half the bytes.
+  const bool wordPairs = shape.step == DotStep::MaddWd;
+  widenWeights = wordPairs && m < tiling.rows;
+  Type inputElement = wordPairs ? b.getI16Type() : b.getI8Type();
+  Type packedElement =
+      wordPairs && !widenWeights ? inputElement : b.getI8Type();
+  packedVector = VectorType::get({tiling.lanes * tiling.group}, packedElement);
+  i32Vector = VectorType::get({tiling.lanes}, b.getI32Type());
+  pairedStrips = shape.packs;
+  laneInterleavedPairs =
+      shape.packs && shape.epilogue != VectorRequantizer::Kind::Neon;
+  rowPairs = shape.step == DotStep::NeonMmla;
+  // The dot step's input: g bytes broadcast to the L lanes, a row pair's 2
+  // x 8 bytes (smmla), or a row's 16 bytes (smull).
+  groupVector =
+      VectorType::get({tiling.group * (rowPairs ? 2 : 1)}, inputElement);
+  switch (shape.step) {
+  case DotStep::NeonMmla:
+    lhsVector = VectorType::get({16}, inputElement);
+    accumulatorType = VectorType::get({2 * tiling.lanes}, b.getI32Type());
+    break;
+  case DotStep::NeonWiden:
+    // One q register per column: a 2-D vector, which LLVM keeps as an
+    // array of registers (a 16-lane one is split and rejoined by
+    // shuffles at every step, and spills).
+    lhsVector = VectorType::get({16}, inputElement);
+    accumulatorType =
+        VectorType::get({tiling.lanes, tiling.lanes}, b.getI32Type());
+    break;
+  default:
+    lhsVector = VectorType::get({tiling.lanes * tiling.group}, inputElement);
+    accumulatorType = i32Vector;
+    break;
+  }
+  if ((shape.inputSign == InputSign::Unsigned && signedInput) ||
+      (shape.inputSign == InputSign::Signed && !signedInput))
+    flipDelta = signedInput ? 128 : -128;
+
+  // Epilogue constants, padded to whole tiles.
+  auto perChannel = [&](ArrayRef<int32_t> values, int64_t col) {
+    return values.size() == 1 ? values[0] : values[col];
+  };
+  // Padding columns (multiplier 0) take a shift every path accepts.
+  SmallVector<int32_t> offsetValues(paddedN, 0), multiplierValues(paddedN, 0),
+      zeroValues(paddedN, 0), totalShifts(paddedN, 33);
+  // Flipping the sign bit adds flipDelta to every input: take flipDelta *
+  // colsum back out of the offsets.
+  const std::vector<int32_t> columnSums =
+      flipDelta ? numerics::computeColumnSums(weights.data(), k, n)
+                : std::vector<int32_t>();
+  // Indexed by packed column (the kernel reads them as it reads B).
+  for (int64_t at = 0; at < paddedN; ++at) {
+    const int64_t col = columnAt(at);
+    if (col >= n)
+      continue;
+    int64_t offset = op.getColumnOffsets()[col];
+    if (flipDelta)
+      offset -= flipDelta * int64_t(columnSums[col]);
+    offsetValues[at] = static_cast<int32_t>(offset); // wraps like the i32 acc
+    multiplierValues[at] = op.getMultipliers()[col];
+    totalShifts[at] = 31 - op.getShifts()[col];
+    zeroValues[at] = perChannel(op.getWeightZeroPoints(), col);
+    hasWeightZeroPoints |= zeroValues[at] != 0;
+  }
+  offsets = constantTensor(offsetValues);
+  requantizer.emplace(b, loc, shape.epilogue, tiling.lanes, multiplierValues,
+                      totalShifts, outputZeroPoint());
+
+  auto storageType = op.getInput().getType().clone(b.getI8Type());
+  Value storage =
+      quant::StorageCastOp::create(b, loc, storageType, op.getInput());
+  if (hasWeightZeroPoints) {
+    weightZero = constantTensor(zeroValues);
+    rowSums = computeRowSums(storage);
+  }
+  input = prepareInput(pad ? pad.getSource() : storage);
+  if (image)
+    groupOffsets = image->groupOffsets(b, loc, segmentGroups, tiling.group);
+  if (rowPairs)
+    input = packRowPairs(input);
+  else if (image)
+    classifyImageRows();
+  if (wordPairs && !widenWeights) {
+    SmallVector<int16_t> widened(weights.begin(), weights.end());
+    packed = packWeights(ArrayRef<int16_t>(widened), packedElement);
+  } else {
+    packed = packWeights(weights, packedElement);
+  }
+  Value output =
+      tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{m, n}, b.getI8Type());
+  StringRef stepName = shape.name;
+  if (rowPairs && !signedInput)
+    stepName = "usmmla";
+  output = emitTiles(output, stepName);
+  return quant::StorageCastOp::create(b, loc, op.getOutput().getType(), output);
+}
+
+/// The output pixels in classes by their taps inside the image (see
+/// ImageWindow::classifyRows; one class without `pad`), each row's input
+/// start a table entry (measured: a 1x1 convolution of stride 2, K = 256,
+/// 2.5% faster than computing it per row and tile). A skipped tap would
+/// have added the padding value, as the dot step reads it, times its
+/// weights: each class's accumulators start from that sum.
+void QMatmulLowering::classifyImageRows() {
+  SmallVector<SmallVector<int64_t>> skippedTaps;
+  rowClasses =
+      image->classifyRows(b.getContext(), op.getInput().getType().getDimSize(0),
+                          segmentGroups, skippedTaps);
+  if (!pad)
+    return;
+  APInt padding;
+  matchPattern(pad.getConstantPaddingValue(), m_ConstantInt(&padding));
+  const int64_t value =
+      (signedInput ? padding.getSExtValue() : padding.getZExtValue()) +
+      flipDelta;
+  if (value == 0)
+    return;
+  const int64_t channels = k / segments;
+  for (ArrayRef<int64_t> taps : skippedTaps) {
+    SmallVector<int32_t> start(paddedN, 0);
+    for (int64_t at = 0; at < paddedN; ++at) {
+      const int64_t col = columnAt(at);
+      if (col >= n)
+        continue;
+      int64_t sum = 0;
+      for (int64_t tap : taps)
+        for (int64_t c = 0; c < channels; ++c)
+          sum += weights[(tap * channels + c) * n + col];
+      // Wraps like the i32 accumulator.
+      start[at] = static_cast<int32_t>(static_cast<uint32_t>(value * sum));
+    }
+    llvm::append_range(rowClasses->startOffsets, start);
+  }
+}
+
+/// The weights of `op`, K x N row-major.
+static FailureOr<SmallVector<int8_t>> getWeightValues(QMatmulOp op,
+                                                      StringRef pass) {
+  auto values = op.getWeights().tryGetValues<APInt>();
+  if (!values)
+    return op.emitOpError()
+           << pass << " needs weights whose values can be read, got "
+           << op.getWeights();
+  SmallVector<int8_t> weights;
+  for (APInt value : *values)
+    weights.push_back(static_cast<int8_t>(value.getSExtValue()));
+  return weights;
+}
+
+/// The best step `target` has. On AArch64, i8mm's smmla does twice the
+/// products of dotprod's sdot per instruction, sdot four times those of
+/// ARMv8.0's widening multiplies.
+static DotStep chooseDotStep(const TargetDescription &target, QMatmulOp op,
+                             ArrayRef<int8_t> weights) {
+  using F = TargetFeature;
+  switch (target.getArch()) {
+  case TargetArch::AArch64:
+    if (target.has(F::I8mm))
+      return DotStep::NeonMmla;
+    if (target.has(F::DotProd))
+      return DotStep::NeonDot;
+    return target.has(F::Neon) ? DotStep::NeonWiden : DotStep::Generic;
+  case TargetArch::Other:
+    return DotStep::Generic;
+  case TargetArch::X86_64:
+    break;
+  }
+  if (target.hasAll({F::Avx512Vnni, F::Avx512VL, F::Avx512BW}))
+    return DotStep::Vnni512;
+  if (target.has(F::AvxVnni) || target.hasAll({F::Avx512Vnni, F::Avx512VL}))
+    return DotStep::Vnni;
+  if (!target.has(F::Avx2))
+    return DotStep::Generic;
+  // vpmaddubsw only where saturation is impossible for the input's storage
+  // range (flipped to u8 for s8 inputs) and these weights.
+  auto input = cast<quant::UniformQuantizedType>(
+      op.getInput().getType().getElementType());
+  int64_t lo = input.getStorageTypeMin(), hi = input.getStorageTypeMax();
+  if (input.isSigned()) {
+    lo += 128;
+    hi += 128;
+  }
+  auto shape = cast<ShapedType>(op.getWeights().getType()).getShape();
+  // An image input's K is a run of C channels per tap.
+  const int64_t segmentK =
+      op.getWindow() ? op.getInput().getType().getDimSize(3) : shape[0];
+  return isMaddUbsExact(weights, shape[0], shape[1], segmentK, lo, hi)
+             ? DotStep::MaddUbs
+             : DotStep::MaddWd;
+}
+
+LogicalResult mlir::quanta::lowerQMatmul(QMatmulOp op,
+                                         const TargetDescription &target,
+                                         StringRef pass) {
+  FailureOr<SmallVector<int8_t>> weights = getWeightValues(op, pass);
+  if (failed(weights))
+    return failure();
+  if (op.getDepthwise())
+    return lowerQDepthwise(op, target, *weights);
+  KernelShape shape = getKernelShape(chooseDotStep(target, op, *weights));
+  Value result = QMatmulLowering(op, shape, *weights).build();
+  if (target.getArch() == TargetArch::X86_64)
+    requireVectorWidth(op, shape.tiling.lanes * 32);
+  op.getResult().replaceAllUsesWith(result);
+  op.erase();
+  return success();
+}

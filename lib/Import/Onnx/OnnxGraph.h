@@ -1,0 +1,133 @@
+//===- OnnxGraph.h - The importer's state, shared by its files --*- C++ -*-===//
+//
+// OnnxImporter.cpp reads the model (protobuf, initializers, external data,
+// opsets, graph inputs and outputs) and walks its nodes; the translations
+// (OnnxOps.h: OnnxOps.cpp's table, one OnnxOps*.cpp file per op family)
+// turn one node at a time into linalg/tensor/arith/math/quant ops on
+// tensors through the helpers declared here.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QUANTA_LIB_IMPORT_ONNXGRAPH_H
+#define QUANTA_LIB_IMPORT_ONNXGRAPH_H
+
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <onnx/onnx_pb.h>
+
+namespace mlir::quanta::onnx_import {
+
+/// Everything the node translations read and write.
+class Graph {
+public:
+  Graph(OpBuilder &builder, int64_t opset, StringRef modelPath)
+      : b(builder), opset(opset), modelPath(modelPath) {}
+
+  OpBuilder &b;
+  /// The default domain's opset version of the model.
+  int64_t opset;
+  /// Where external data is looked up from.
+  StringRef modelPath;
+  /// The node being translated, and its location (the model and the node).
+  const onnx::NodeProto *node = nullptr;
+  /// The node's name, or its op type and index when it has none.
+  std::string nodeName;
+  Location loc = b.getUnknownLoc();
+
+  /// An error about the current node, naming its op type and name.
+  InFlightDiagnostic error();
+
+  // Values by ONNX name. Constants (initializers, Constant nodes and what is
+  // folded at import) are kept as attributes and materialized on use, so
+  // that shape operands can be read at import time.
+  llvm::StringMap<Value> values;
+  llvm::StringMap<DenseElementsAttr> constants;
+  /// Values and constants holding ONNX uint8 (MLIR's integers are
+  /// signless).
+  llvm::DenseSet<Value> unsignedValues;
+  llvm::StringSet<> unsignedConstants;
+  bool isUnsigned(Value value) const { return unsignedValues.contains(value); }
+
+  /// Whether input `index` of the node is present (ONNX omits optional
+  /// inputs with an empty name).
+  bool hasInput(int index) const;
+  /// Input `index` as a tensor value (constants materialized).
+  FailureOr<Value> input(int index);
+  /// Input `index` if it is a constant, else null.
+  DenseElementsAttr constantInput(int index);
+  /// Input `index` as constant integers (shapes, axes, pads, ...), or an
+  /// error saying it must be a constant.
+  FailureOr<SmallVector<int64_t>> constantInts(int index, StringRef what);
+  /// Input `index` as one constant float, or an error.
+  FailureOr<float> constantFloat(int index, StringRef what);
+  /// Records output `index` of the node.
+  void setOutput(int index, Value value, bool isUnsigned = false);
+  void setOutputConstant(int index, DenseElementsAttr value);
+
+  // Attributes of the current node.
+  const onnx::AttributeProto *attribute(StringRef name) const;
+  int64_t intAttr(StringRef name, int64_t defaultValue) const;
+  float floatAttr(StringRef name, float defaultValue) const;
+  std::string stringAttr(StringRef name, StringRef defaultValue) const;
+  std::optional<SmallVector<int64_t>> intsAttr(StringRef name) const;
+
+  // Builders.
+  Value constant(DenseElementsAttr value);
+  Value scalar(Type type, double value);
+  Value emptyLike(RankedTensorType type);
+  Value filled(RankedTensorType type, double value);
+  /// `inputs` broadcast numpy-style to `resultType`'s shape, combined
+  /// element by element by `body` (given the block's scalar arguments).
+  Value
+  elementwise(ValueRange inputs, RankedTensorType resultType,
+              function_ref<Value(OpBuilder &, Location, ValueRange)> body);
+  /// A reduction of `input` over `axes` (kept as size-1 dims iff
+  /// `keepDims`), starting from `init`.
+  Value reduce(Value input, ArrayRef<int64_t> axes, bool keepDims, double init,
+               function_ref<Value(OpBuilder &, Location, Value, Value)> body);
+  Value reshape(Value input, ArrayRef<int64_t> shape);
+  Value transpose(Value input, ArrayRef<int64_t> permutation);
+  Value pad(Value input, ArrayRef<int64_t> low, ArrayRef<int64_t> high,
+            double padValue);
+  /// Input `index` as an f32 tensor, or an error naming it `what`.
+  FailureOr<Value> floatInput(int index, StringRef what);
+};
+
+/// An initializer or Constant node's tensor (raw or typed fields, or
+/// external data next to the model) as an attribute built from its bytes.
+FailureOr<DenseElementsAttr> decodeTensor(MLIRContext *context, Location loc,
+                                          const onnx::TensorProto &tensor,
+                                          StringRef modelPath,
+                                          bool *isUnsigned);
+
+/// The numpy broadcast of two shapes, or nullopt if they do not broadcast.
+std::optional<SmallVector<int64_t>> broadcastShapes(ArrayRef<int64_t> a,
+                                                    ArrayRef<int64_t> b);
+
+/// What the importer knows of an op type.
+struct OpInfo {
+  /// Translates the current node of a graph.
+  LogicalResult (*translate)(Graph &);
+  /// The first opset whose definition of the op the translation implements
+  /// (later definitions only added types or forms it also reads).
+  int64_t sinceVersion;
+  /// Bit i: input i must be a constant (shapes, axes, pads, bounds,
+  /// quantization parameters).
+  uint32_t constantOperands;
+};
+
+/// The op type's entry, or null.
+const OpInfo *lookupOp(StringRef opType);
+/// The translated op types, sorted.
+ArrayRef<StringRef> supportedOps();
+
+} // namespace mlir::quanta::onnx_import
+
+#endif // QUANTA_LIB_IMPORT_ONNXGRAPH_H

@@ -1,0 +1,125 @@
+//===- OnnxOps.h - The node translations, shared by their files -*- C++ -*-===//
+//
+// The translation of each op family (OnnxOpsElementwise.cpp,
+// OnnxOpsNormalization.cpp, OnnxOpsConv.cpp, OnnxOpsMatMul.cpp,
+// OnnxOpsShape.cpp, OnnxOpsQuant.cpp), which OnnxOps.cpp's table maps op
+// types to, and the helpers more than one family uses.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QUANTA_LIB_IMPORT_ONNXOPS_H
+#define QUANTA_LIB_IMPORT_ONNXOPS_H
+
+#include "OnnxGraph.h"
+
+namespace mlir::quanta::onnx_import {
+
+//===----------------------------------------------------------------------===//
+// Helpers more than one family uses
+//===----------------------------------------------------------------------===//
+
+inline RankedTensorType tensorType(Value value) {
+  return cast<RankedTensorType>(value.getType());
+}
+
+inline RankedTensorType withShape(Value value, ArrayRef<int64_t> shape) {
+  return RankedTensorType::get(shape, tensorType(value).getElementType());
+}
+
+// Defined in OnnxOps.cpp.
+
+/// An axis attribute or input normalized to [0, rank).
+FailureOr<int64_t> normalizeAxis(Graph &g, int64_t axis, int64_t rank);
+
+Value floatConst(OpBuilder &b, Location loc, double value);
+
+Value addF(OpBuilder &b, Location loc, Value x, Value y);
+Value maxF(OpBuilder &b, Location loc, Value x, Value y);
+
+// Defined in OnnxOpsConv.cpp, used by QLinearConv and ConvInteger too.
+
+/// The window geometry of Conv, ConvTranspose and the pools along H and W.
+struct Window {
+  SmallVector<int64_t, 2> kernel, strides, dilations, padLow, padHigh;
+};
+
+/// Reads kernel_shape (or `kernel`), strides, dilations, pads and auto_pad
+/// for the 2-D spatial input `inputHW`.
+FailureOr<Window> readWindow(Graph &g, ArrayRef<int64_t> inputHW,
+                             ArrayRef<int64_t> kernel, bool oneD);
+
+/// Output size along one spatial dim (floor, or ceil for ceil_mode pools).
+int64_t windowOutput(const Window &w, int64_t i, int64_t in, bool ceil);
+
+/// `value` padded for the window, with extra end padding so that `out`
+/// windows fit (ceil_mode).
+Value padForWindow(Graph &g, Value value, const Window &w,
+                   ArrayRef<int64_t> out, double padValue);
+
+/// `core` into a zero fill, of result shape `shape`.
+template <typename OpTy>
+Value windowOp(Graph &g, ValueRange inputs, ArrayRef<int64_t> shape,
+               const Window &w) {
+  auto type = withShape(inputs[0], shape);
+  return OpTy::create(g.b, g.loc, TypeRange{type}, inputs,
+                      ValueRange{g.filled(type, 0.0)},
+                      g.b.getI64TensorAttr(w.strides),
+                      g.b.getI64TensorAttr(w.dilations))
+      .getResult(0);
+}
+
+/// A 2-D float convolution of `x` [N,C,H,W] with `weight` [M,C/group,KH,KW].
+FailureOr<Value> convolution(Graph &g, Value x, Value weight,
+                             std::optional<Value> bias, int64_t group);
+
+// Defined in OnnxOpsMatMul.cpp, used by QLinearMatMul and MatMulInteger too.
+
+/// lhs [..., M, K] x rhs [..., K, N] with numpy's batch broadcasting (and
+/// 1-D operands promoted and squeezed) in the element type of `acc`.
+FailureOr<Value> matmul(Graph &g, Value lhs, Value rhs, Type acc);
+
+//===----------------------------------------------------------------------===//
+// Translations, each of the current node of a graph
+//===----------------------------------------------------------------------===//
+
+// OnnxOpsElementwise.cpp
+LogicalResult translateBinary(Graph &g);
+LogicalResult translateUnary(Graph &g);
+LogicalResult translatePRelu(Graph &g);
+LogicalResult translateClip(Graph &g);
+
+// OnnxOpsNormalization.cpp
+LogicalResult translateSoftmax(Graph &g);
+LogicalResult translateLayerNormalization(Graph &g);
+LogicalResult translateReduceMean(Graph &g);
+LogicalResult translateBatchNormalization(Graph &g);
+
+// OnnxOpsConv.cpp
+LogicalResult translateConv(Graph &g);
+LogicalResult translateConvTranspose(Graph &g);
+LogicalResult translatePool(Graph &g);
+
+// OnnxOpsMatMul.cpp
+LogicalResult translateMatMul(Graph &g);
+LogicalResult translateGemm(Graph &g);
+
+// OnnxOpsShape.cpp
+LogicalResult translateIdentity(Graph &g);
+LogicalResult translateConstant(Graph &g);
+LogicalResult translateReshapeLike(Graph &g);
+LogicalResult translateTranspose(Graph &g);
+LogicalResult translateConcat(Graph &g);
+LogicalResult translateSplit(Graph &g);
+LogicalResult translateSlice(Graph &g);
+LogicalResult translatePad(Graph &g);
+
+// OnnxOpsQuant.cpp
+LogicalResult translateQuantizeLinear(Graph &g);
+LogicalResult translateDequantizeLinear(Graph &g);
+LogicalResult translateQLinear(Graph &g);
+LogicalResult translateIntegerProduct(Graph &g);
+LogicalResult translateDynamicQuantizeLinear(Graph &g);
+
+} // namespace mlir::quanta::onnx_import
+
+#endif // QUANTA_LIB_IMPORT_ONNXOPS_H

@@ -1,0 +1,169 @@
+//===- OnnxOpsMatMul.cpp - Matrix products --------------------------------===//
+//
+// Translates MatMul and Gemm, and holds the batched matrix product
+// QLinearMatMul and MatMulInteger share.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OnnxOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+using namespace mlir;
+using namespace mlir::quanta;
+using namespace mlir::quanta::onnx_import;
+
+FailureOr<Value> onnx_import::matmul(Graph &g, Value lhs, Value rhs, Type acc) {
+  RankedTensorType lhsType = tensorType(lhs), rhsType = tensorType(rhs);
+  if (lhsType.getRank() == 0 || rhsType.getRank() == 0)
+    return g.error() << "MatMul of a scalar";
+  const bool lhsVector = lhsType.getRank() == 1,
+             rhsVector = rhsType.getRank() == 1;
+  if (lhsVector)
+    lhs = g.reshape(lhs, {1, lhsType.getDimSize(0)});
+  if (rhsVector)
+    rhs = g.reshape(rhs, {rhsType.getDimSize(0), 1});
+  lhsType = tensorType(lhs);
+  rhsType = tensorType(rhs);
+  ArrayRef<int64_t> ls = lhsType.getShape(), rs = rhsType.getShape();
+  const int64_t m = ls[ls.size() - 2], k = ls.back(), n = rs.back();
+  if (rs[rs.size() - 2] != k)
+    return g.error() << "the operands " << lhsType << " and " << rhsType
+                     << " do not match in K";
+  auto batch = broadcastShapes(ls.drop_back(2), rs.drop_back(2));
+  if (!batch)
+    return g.error() << "the batch dims of " << lhsType << " and " << rhsType
+                     << " do not broadcast";
+  SmallVector<int64_t> resultShape(*batch);
+  resultShape.append({m, n});
+  int64_t batchSize = 1;
+  for (int64_t dim : *batch)
+    batchSize *= dim;
+  Value product;
+  if (rs.size() == 2) {
+    // [..., M, K] x [K, N]: one GEMM with the batch folded into M.
+    Value flat = g.reshape(lhs, {batchSize * m, k});
+    auto type = RankedTensorType::get({batchSize * m, n}, acc);
+    product = linalg::MatmulOp::create(g.b, g.loc, TypeRange{type},
+                                       ValueRange{flat, rhs},
+                                       ValueRange{g.filled(type, 0)})
+                  .getResult(0);
+  } else {
+    auto broadcastTo = [&](Value value, ArrayRef<int64_t> tail) {
+      SmallVector<int64_t> shape(*batch);
+      shape.append(tail.begin(), tail.end());
+      RankedTensorType type = tensorType(value);
+      if (type.getShape() != ArrayRef<int64_t>(shape)) {
+        // Missing leading dims first, then size-1 dims broadcast by a
+        // generic.
+        SmallVector<int64_t> padded(shape.size() - type.getRank(), 1);
+        padded.append(type.getShape().begin(), type.getShape().end());
+        value = g.reshape(value, padded);
+        value = g.elementwise(
+            {value}, withShape(value, shape),
+            [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+      }
+      return g.reshape(value, {batchSize, tail[0], tail[1]});
+    };
+    Value l = broadcastTo(lhs, {m, k}), r = broadcastTo(rhs, {k, n});
+    auto type = RankedTensorType::get({batchSize, m, n}, acc);
+    product = linalg::BatchMatmulOp::create(g.b, g.loc, TypeRange{type},
+                                            ValueRange{l, r},
+                                            ValueRange{g.filled(type, 0)})
+                  .getResult(0);
+  }
+  SmallVector<int64_t> shape(resultShape);
+  if (rhsVector)
+    shape.pop_back();
+  if (lhsVector)
+    shape.erase(shape.end() - (rhsVector ? 1 : 2));
+  return g.reshape(product, shape);
+}
+
+LogicalResult onnx_import::translateMatMul(Graph &g) {
+  auto lhs = g.floatInput(0, "A"), rhs = g.floatInput(1, "B");
+  if (failed(lhs) || failed(rhs))
+    return failure();
+  auto result = matmul(g, *lhs, *rhs, g.b.getF32Type());
+  if (failed(result))
+    return failure();
+  g.setOutput(0, *result);
+  return success();
+}
+
+/// A constant's transpose, computed at import (weights of Gemm with
+/// transB, as PyTorch's Linear exports them), else a linalg.transpose.
+static Value transpose2D(Graph &g, int index, Value value) {
+  if (DenseElementsAttr constant = g.constantInput(index)) {
+    auto type = cast<RankedTensorType>(constant.getType());
+    if (type.getElementType().isF32()) {
+      const int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
+      SmallVector<float> values(constant.getValues<float>());
+      SmallVector<float> transposed(values.size());
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t c = 0; c < cols; ++c)
+          transposed[c * rows + r] = values[r * cols + c];
+      return g.constant(DenseElementsAttr::get(
+          RankedTensorType::get({cols, rows}, type.getElementType()),
+          ArrayRef<float>(transposed)));
+    }
+  }
+  return g.transpose(value, {1, 0});
+}
+
+LogicalResult onnx_import::translateGemm(Graph &g) {
+  auto a = g.floatInput(0, "A"), b = g.floatInput(1, "B");
+  if (failed(a) || failed(b))
+    return failure();
+  if (tensorType(*a).getRank() != 2 || tensorType(*b).getRank() != 2)
+    return g.error() << "A and B must be matrices";
+  Value lhs = g.intAttr("transA", 0) ? transpose2D(g, 0, *a) : *a;
+  Value rhs = g.intAttr("transB", 0) ? transpose2D(g, 1, *b) : *b;
+  const float alpha = g.floatAttr("alpha", 1.0f),
+              beta = g.floatAttr("beta", 1.0f);
+  auto product = matmul(g, lhs, rhs, g.b.getF32Type());
+  if (failed(product))
+    return failure();
+  Value result = *product;
+  RankedTensorType type = tensorType(result);
+  if (alpha != 1.0f)
+    result = g.elementwise({result}, type,
+                           [&](OpBuilder &b, Location loc, ValueRange args) {
+                             return arith::MulFOp::create(
+                                 b, loc, floatConst(b, loc, alpha), args[0]);
+                           });
+  if (g.hasInput(2) && beta != 0.0f) {
+    Value c;
+    if (DenseElementsAttr constant = g.constantInput(2);
+        constant && constant.getElementType().isF32()) {
+      // beta * C folded at import.
+      SmallVector<float> scaled;
+      for (float value : constant.getValues<float>())
+        scaled.push_back(beta * value);
+      c = g.constant(DenseElementsAttr::get(
+          cast<ShapedType>(constant.getType()), ArrayRef<float>(scaled)));
+    } else {
+      auto given = g.input(2);
+      if (failed(given))
+        return failure();
+      c = *given;
+      if (beta != 1.0f)
+        c = g.elementwise({c}, tensorType(c),
+                          [&](OpBuilder &b, Location loc, ValueRange args) {
+                            return arith::MulFOp::create(
+                                b, loc, floatConst(b, loc, beta), args[0]);
+                          });
+    }
+    auto shape = broadcastShapes(type.getShape(), tensorType(c).getShape());
+    if (!shape || *shape != type.getShape())
+      return g.error() << "C " << c.getType() << " does not broadcast to "
+                       << type;
+    result = g.elementwise({result, c}, type,
+                           [](OpBuilder &b, Location loc, ValueRange args) {
+                             return addF(b, loc, args[0], args[1]);
+                           });
+  }
+  g.setOutput(0, result);
+  return success();
+}

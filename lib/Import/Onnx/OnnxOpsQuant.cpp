@@ -1,0 +1,365 @@
+//===- OnnxOpsQuant.cpp - Quantization ------------------------------------===//
+//
+// Translates QuantizeLinear, DequantizeLinear (to quant.qcast and
+// quant.dcast), QLinearConv, QLinearMatMul, ConvInteger, MatMulInteger
+// and DynamicQuantizeLinear.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OnnxOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Quant/IR/Quant.h"
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::quanta;
+using namespace mlir::quanta::onnx_import;
+
+/// The !quant.uniform type of a QuantizeLinear/DequantizeLinear: scales
+/// and zero points (scalars: per tensor; 1-D: per `axis`) must be
+/// constants, as in every QDQ model the exporters write.
+static FailureOr<quant::QuantizedType>
+qdqType(Graph &g, Value data, int scaleIndex, bool storageUnsigned,
+        Type storage, int64_t axisValue) {
+  DenseElementsAttr scales = g.constantInput(scaleIndex);
+  if (!scales || !scales.getElementType().isF32())
+    return g.error() << "the scale must be a constant f32 tensor";
+  DenseElementsAttr zeroPoints = g.constantInput(scaleIndex + 1);
+  if (g.hasInput(scaleIndex + 1) &&
+      (!zeroPoints || !isa<IntegerType>(zeroPoints.getElementType())))
+    return g.error() << "the zero point must be a constant integer tensor";
+  if (zeroPoints) {
+    storage = zeroPoints.getElementType();
+    storageUnsigned =
+        g.unsignedConstants.contains(g.node->input(scaleIndex + 1));
+  }
+  const unsigned width = storage.getIntOrFloatBitWidth();
+  if (width != 8 && width != 32)
+    return g.error() << "storage " << storage
+                     << " is not supported (8-bit, or i32 for biases)";
+  const int64_t qmin = storageUnsigned ? 0 : -(int64_t(1) << (width - 1));
+  const int64_t qmax = storageUnsigned ? (int64_t(1) << width) - 1
+                                       : (int64_t(1) << (width - 1)) - 1;
+  SmallVector<double> scaleValues;
+  for (float s : scales.getValues<float>()) {
+    if (!(s > 0) || !std::isfinite(s))
+      return g.error() << "scale " << s << " is not positive and finite";
+    scaleValues.push_back(s);
+  }
+  SmallVector<int64_t> zeroValues(scaleValues.size(), 0);
+  if (zeroPoints) {
+    if (zeroPoints.getNumElements() != scales.getNumElements())
+      return g.error() << "scale and zero point differ in size";
+    zeroValues.clear();
+    for (const APInt &z : zeroPoints.getValues<APInt>())
+      zeroValues.push_back(storageUnsigned ? int64_t(z.getZExtValue())
+                                           : z.getSExtValue());
+  }
+  const unsigned flags = storageUnsigned ? 0 : quant::QuantizationFlags::Signed;
+  Type integer = IntegerType::get(g.b.getContext(), width);
+  Type f32 = g.b.getF32Type();
+  if (scales.getNumElements() == 1)
+    return cast<quant::QuantizedType>(quant::UniformQuantizedType::get(
+        flags, integer, f32, scaleValues[0], zeroValues[0], qmin, qmax));
+  auto axis = normalizeAxis(g, axisValue, tensorType(data).getRank());
+  if (failed(axis))
+    return failure();
+  if (tensorType(data).getDimSize(*axis) != int64_t(scaleValues.size()))
+    return g.error() << scaleValues.size() << " scales for dimension " << *axis
+                     << " of " << data.getType();
+  return cast<quant::QuantizedType>(quant::UniformQuantizedPerAxisType::get(
+      flags, integer, f32, scaleValues, zeroValues, *axis, qmin, qmax));
+}
+
+/// DequantizeLinear of `data` (storage integers) with the scale at
+/// `scaleIndex`. A constant input becomes quant.qcast of its float values,
+/// the form quanta-freeze-qparams writes for weights (exact: every value
+/// quantizes back to its integer).
+static FailureOr<Value> dequantize(Graph &g, int dataIndex, int scaleIndex,
+                                   int64_t axis) {
+  auto data = g.input(dataIndex);
+  if (failed(data))
+    return failure();
+  Type element = tensorType(*data).getElementType();
+  if (!element.isInteger(8) && !element.isInteger(32))
+    return g.error() << "the quantized input has type " << data->getType();
+  auto qtype =
+      qdqType(g, *data, scaleIndex, g.isUnsigned(*data), element, axis);
+  if (failed(qtype))
+    return failure();
+  RankedTensorType type = tensorType(*data);
+  auto quantizedType = RankedTensorType::get(type.getShape(), *qtype);
+  auto floatType = RankedTensorType::get(type.getShape(), g.b.getF32Type());
+  Value quantized;
+  if (DenseElementsAttr constant = g.constantInput(dataIndex)) {
+    SmallVector<float> values;
+    const bool isUnsigned = g.isUnsigned(*data);
+    int64_t index = 0;
+    for (const APInt &q : constant.getValues<APInt>()) {
+      double scale, zero;
+      if (auto perTensor = dyn_cast<quant::UniformQuantizedType>(*qtype)) {
+        scale = perTensor.getScale();
+        zero = perTensor.getZeroPoint();
+      } else {
+        auto perAxis = cast<quant::UniformQuantizedPerAxisType>(*qtype);
+        int64_t inner = 1;
+        for (int64_t dim = perAxis.getQuantizedDimension() + 1;
+             dim < type.getRank(); ++dim)
+          inner *= type.getDimSize(dim);
+        const int64_t channel =
+            (index / inner) % type.getDimSize(perAxis.getQuantizedDimension());
+        scale = perAxis.getScales()[channel];
+        zero = perAxis.getZeroPoints()[channel];
+      }
+      const int64_t value = isUnsigned ? q.getZExtValue() : q.getSExtValue();
+      values.push_back(float((value - zero) * scale));
+      ++index;
+    }
+    Value floats =
+        g.constant(DenseElementsAttr::get(floatType, ArrayRef<float>(values)));
+    // An i32 bias stays float: its values need not fit f32's 24 bits.
+    if (element.isInteger(32))
+      return floats;
+    quantized =
+        quant::QuantizeCastOp::create(g.b, g.loc, quantizedType, floats);
+  } else if (auto storage = data->getDefiningOp<quant::StorageCastOp>();
+             storage && storage.getInput().getType() == quantizedType) {
+    // QuantizeLinear -> DequantizeLinear: qcast -> dcast, with no storage
+    // casts between them (canonicalize would fold that pair to nothing).
+    quantized = storage.getInput();
+  } else {
+    quantized = quant::StorageCastOp::create(g.b, g.loc, quantizedType, *data);
+  }
+  return Value(
+      quant::DequantizeCastOp::create(g.b, g.loc, floatType, quantized));
+}
+
+/// QuantizeLinear of float `value`: the storage integers.
+static FailureOr<Value> quantize(Graph &g, Value value, int scaleIndex,
+                                 bool *isUnsigned) {
+  // Without a zero point the output is uint8.
+  auto qtype = qdqType(g, value, scaleIndex, /*storageUnsigned=*/true,
+                       g.b.getI8Type(), g.intAttr("axis", 1));
+  if (failed(qtype))
+    return failure();
+  if (qtype->getStorageTypeIntegralWidth() != 8)
+    return g.error() << "QuantizeLinear to 32 bits is not supported";
+  *isUnsigned = !qtype->isSigned();
+  RankedTensorType type = tensorType(value);
+  Value quantized = quant::QuantizeCastOp::create(
+      g.b, g.loc, RankedTensorType::get(type.getShape(), *qtype), value);
+  return Value(quant::StorageCastOp::create(
+      g.b, g.loc, RankedTensorType::get(type.getShape(), g.b.getI8Type()),
+      quantized));
+}
+
+LogicalResult onnx_import::translateQuantizeLinear(Graph &g) {
+  auto x = g.floatInput(0, "the input");
+  if (failed(x))
+    return failure();
+  bool isUnsigned;
+  auto result = quantize(g, *x, 1, &isUnsigned);
+  if (failed(result))
+    return failure();
+  g.setOutput(0, *result, isUnsigned);
+  return success();
+}
+
+LogicalResult onnx_import::translateDequantizeLinear(Graph &g) {
+  auto result = dequantize(g, 0, 1, g.intAttr("axis", 1));
+  if (failed(result))
+    return failure();
+  g.setOutput(0, *result);
+  return success();
+}
+
+/// QLinearMatMul and QLinearConv: dequantize, the float op, quantize: the
+/// chain quanta-quantize turns into one integer GEMM.
+LogicalResult onnx_import::translateQLinear(Graph &g) {
+  const bool isConv = g.node->op_type() == "QLinearConv";
+  // Weights per output channel: dim 0 of a convolution's, the columns of
+  // a matrix.
+  auto x = dequantize(g, 0, 1, 1), w = dequantize(g, 3, 4, isConv ? 0 : -1);
+  if (failed(x) || failed(w))
+    return failure();
+  FailureOr<Value> product;
+  if (isConv) {
+    std::optional<Value> bias;
+    if (g.hasInput(8)) {
+      // The i32 bias has scale x_scale * w_scale and zero point 0.
+      DenseElementsAttr b = g.constantInput(8);
+      DenseElementsAttr xs = g.constantInput(1), ws = g.constantInput(4);
+      if (!b || !xs || !ws || !b.getElementType().isInteger(32))
+        return g.error() << "the bias must be a constant i32 tensor";
+      if (ws.getNumElements() != 1 && ws.getNumElements() != b.getNumElements())
+        return g.error() << "the bias has " << b.getNumElements()
+                         << " values for " << ws.getNumElements()
+                         << " weight scales";
+      const float xScale = *xs.getValues<float>().begin();
+      SmallVector<float> wScales(ws.getValues<float>());
+      SmallVector<float> values;
+      int64_t c = 0;
+      for (const APInt &q : b.getValues<APInt>()) {
+        const float scale = xScale * wScales[wScales.size() == 1 ? 0 : c++];
+        values.push_back(float(q.getSExtValue()) * scale);
+      }
+      bias = g.constant(DenseElementsAttr::get(
+          RankedTensorType::get({b.getNumElements()}, g.b.getF32Type()),
+          ArrayRef<float>(values)));
+    }
+    product = convolution(g, *x, *w, bias, g.intAttr("group", 1));
+  } else {
+    product = matmul(g, *x, *w, g.b.getF32Type());
+  }
+  if (failed(product))
+    return failure();
+  bool isUnsigned;
+  auto result = quantize(g, *product, 6, &isUnsigned);
+  if (failed(result))
+    return failure();
+  g.setOutput(0, *result, isUnsigned);
+  return success();
+}
+
+/// (value - zero point) in i32; the zero point is a scalar or, for B of
+/// MatMulInteger, one per column.
+static FailureOr<Value> widenMinusZeroPoint(Graph &g, int index,
+                                            int zeroIndex) {
+  auto value = g.input(index);
+  if (failed(value))
+    return failure();
+  const bool isUnsigned = g.isUnsigned(*value);
+  if (!tensorType(*value).getElementType().isInteger(8))
+    return g.error() << "input " << index << " has type " << value->getType()
+                     << "; expected 8-bit integers";
+  SmallVector<Value> operands = {*value};
+  if (g.hasInput(zeroIndex)) {
+    auto zero = g.input(zeroIndex);
+    if (failed(zero))
+      return failure();
+    Value z = *zero;
+    RankedTensorType zType = tensorType(z), vType = tensorType(*value);
+    if (zType.getNumElements() != 1 && zType.getRank() == 1 &&
+        vType.getRank() >= 1) {
+      // A per-row (A) or per-column (B) zero point.
+      SmallVector<int64_t> shape(vType.getRank(), 1);
+      const int64_t dim =
+          index == 0 ? vType.getRank() - 2 : vType.getRank() - 1;
+      if (dim < 0 || vType.getDimSize(dim) != zType.getDimSize(0))
+        return g.error() << "the zero point " << zType << " does not fit "
+                         << vType;
+      shape[dim] = zType.getDimSize(0);
+      z = g.reshape(z, shape);
+    }
+    operands.push_back(z);
+  }
+  auto resultType =
+      RankedTensorType::get(tensorType(*value).getShape(), g.b.getI32Type());
+  return g.elementwise(
+      operands, resultType,
+      [&](OpBuilder &b, Location loc, ValueRange a) -> Value {
+        Type i32 = b.getI32Type();
+        auto widen = [&](Value v) -> Value {
+          return isUnsigned ? Value(arith::ExtUIOp::create(b, loc, i32, v))
+                            : Value(arith::ExtSIOp::create(b, loc, i32, v));
+        };
+        Value v = widen(a[0]);
+        return a.size() > 1
+                   ? Value(arith::SubIOp::create(b, loc, v, widen(a[1])))
+                   : v;
+      });
+}
+
+LogicalResult onnx_import::translateIntegerProduct(Graph &g) {
+  const bool isConv = g.node->op_type() == "ConvInteger";
+  auto x = widenMinusZeroPoint(g, 0, 2), w = widenMinusZeroPoint(g, 1, 3);
+  if (failed(x) || failed(w))
+    return failure();
+  FailureOr<Value> result;
+  if (isConv) {
+    RankedTensorType xType = tensorType(*x), wType = tensorType(*w);
+    if (xType.getRank() != 4 || wType.getRank() != 4 ||
+        g.intAttr("group", 1) != 1)
+      return g.error() << "the importer takes 2-D ConvInteger with group 1";
+    auto window = readWindow(g, xType.getShape().drop_front(2),
+                             wType.getShape().drop_front(2), /*oneD=*/false);
+    if (failed(window))
+      return failure();
+    SmallVector<int64_t> out = {
+        xType.getDimSize(0), wType.getDimSize(0),
+        windowOutput(*window, 0, xType.getDimSize(2), false),
+        windowOutput(*window, 1, xType.getDimSize(3), false)};
+    // Padding is the zero point: 0 once subtracted.
+    Value padded = padForWindow(g, *x, *window, {out[2], out[3]}, 0.0);
+    result = windowOp<linalg::Conv2DNchwFchwOp>(g, {padded, *w}, out, *window);
+  } else {
+    result = matmul(g, *x, *w, g.b.getI32Type());
+  }
+  if (failed(result))
+    return failure();
+  g.setOutput(0, *result);
+  return success();
+}
+
+/// ONNX's DynamicQuantizeLinear: u8 with the range of x extended to 0,
+/// scale = (max - min) / 255, zero point and values rounded half to even.
+LogicalResult onnx_import::translateDynamicQuantizeLinear(Graph &g) {
+  auto x = g.floatInput(0, "the input");
+  if (failed(x))
+    return failure();
+  RankedTensorType type = tensorType(*x);
+  SmallVector<int64_t> all =
+      llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
+  Value max = g.reduce(*x, all, false, 0.0, maxF);
+  Value min = g.reduce(*x, all, false, 0.0,
+                       [](OpBuilder &b, Location loc, Value v, Value acc) {
+                         return arith::MinimumFOp::create(b, loc, v, acc);
+                       });
+  auto scalarType = RankedTensorType::get({}, g.b.getF32Type());
+  Value scale = g.elementwise(
+      {max, min}, scalarType, [](OpBuilder &b, Location loc, ValueRange a) {
+        return arith::DivFOp::create(b, loc,
+                                     arith::SubFOp::create(b, loc, a[0], a[1]),
+                                     floatConst(b, loc, 255));
+      });
+  auto saturate = [](OpBuilder &b, Location loc, Value v) {
+    v = math::RoundEvenOp::create(b, loc, v);
+    v = arith::MaximumFOp::create(b, loc, v, floatConst(b, loc, 0));
+    return arith::MinimumFOp::create(b, loc, v, floatConst(b, loc, 255));
+  };
+  Value zeroPoint = g.elementwise(
+      {min, scale}, scalarType, [&](OpBuilder &b, Location loc, ValueRange a) {
+        Value z =
+            arith::SubFOp::create(b, loc, floatConst(b, loc, 0),
+                                  arith::DivFOp::create(b, loc, a[0], a[1]));
+        return saturate(b, loc, z);
+      });
+  auto bytesType = RankedTensorType::get(type.getShape(), g.b.getI8Type());
+  Value y = g.elementwise(
+      {*x, scale, zeroPoint}, bytesType,
+      [&](OpBuilder &b, Location loc, ValueRange a) -> Value {
+        Value q = arith::AddFOp::create(
+            b, loc,
+            math::RoundEvenOp::create(
+                b, loc, arith::DivFOp::create(b, loc, a[0], a[1])),
+            a[2]);
+        q = arith::MinimumFOp::create(
+            b, loc, arith::MaximumFOp::create(b, loc, q, floatConst(b, loc, 0)),
+            floatConst(b, loc, 255));
+        return arith::FPToUIOp::create(b, loc, b.getI8Type(), q);
+      });
+  Value zeroBytes = g.elementwise(
+      {zeroPoint}, RankedTensorType::get({}, g.b.getI8Type()),
+      [](OpBuilder &b, Location loc, ValueRange a) -> Value {
+        return arith::FPToUIOp::create(b, loc, b.getI8Type(), a[0]);
+      });
+  g.setOutput(0, y, /*isUnsigned=*/true);
+  g.setOutput(1, scale);
+  g.setOutput(2, zeroBytes, /*isUnsigned=*/true);
+  return success();
+}

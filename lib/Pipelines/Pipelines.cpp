@@ -1,0 +1,197 @@
+//===- Pipelines.cpp - Quanta's named pipelines ---------------------------===//
+
+#include "quanta/Pipelines/Pipelines.h"
+
+#include "mlir/Conversion/TosaToArith/TosaToArith.h"
+#include "mlir/Conversion/TosaToLinalg/TosaToLinalg.h"
+#include "mlir/Conversion/TosaToTensor/TosaToTensor.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+#include <functional>
+
+using namespace mlir;
+using namespace mlir::quanta;
+
+namespace {
+using PassList = SmallVector<std::unique_ptr<Pass>>;
+
+/// A pipeline whose options are those of some of its passes: `makePasses`
+/// creates those passes (with default options), `build` adds the pipeline
+/// to a pass manager once they are configured.
+struct ComposedPipeline {
+  std::function<PassList()> makePasses;
+  std::function<void(OpPassManager &, PassList)> build;
+};
+} // namespace
+
+/// `options` split at the spaces outside braces and quotes: `name=value`
+/// (or a bare `name`) each.
+static SmallVector<StringRef> splitOptions(StringRef options) {
+  SmallVector<StringRef> tokens;
+  int depth = 0;
+  char quote = 0;
+  size_t start = 0;
+  for (size_t i = 0; i <= options.size(); ++i) {
+    const char c = i < options.size() ? options[i] : ' ';
+    if (quote) {
+      quote = c == quote ? 0 : quote;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == '{' || c == '[' || c == '(') {
+      ++depth;
+    } else if (c == '}' || c == ']' || c == ')') {
+      --depth;
+    } else if (c == ' ' && depth == 0) {
+      if (i > start)
+        tokens.push_back(options.slice(start, i));
+      start = i + 1;
+    }
+  }
+  return tokens;
+}
+
+/// Gives each `name=value` of `options` to the first of `passes` that
+/// parses it. Upstream keeps a pass's option table private (only PassInfo
+/// reads it), so the passes themselves are asked; no two passes of a
+/// pipeline share an option name. One that none takes is an error with
+/// each pass's reason.
+static LogicalResult
+configurePasses(StringRef pipeline, MutableArrayRef<std::unique_ptr<Pass>> passes,
+                StringRef options,
+                function_ref<LogicalResult(const Twine &)> errorHandler) {
+  for (StringRef token : splitOptions(options)) {
+    std::string reasons;
+    bool taken = false;
+    for (std::unique_ptr<Pass> &pass : passes) {
+      taken = succeeded(pass->initializeOptions(token, [&](const Twine &why) {
+        reasons += "\n  " + pass->getArgument().str() + ": " +
+                   StringRef(why.str()).trim().str();
+        return failure();
+      }));
+      if (taken)
+        break;
+    }
+    if (!taken)
+      return errorHandler(pipeline + ": no pass of it takes '" + token +
+                          "':" + reasons);
+  }
+  return success();
+}
+
+static void registerComposedPipeline(StringRef name, StringRef description,
+                                     ComposedPipeline pipeline) {
+  registerPassPipeline(
+      name, description,
+      [name = name.str(), pipeline](
+          OpPassManager &pm, StringRef options,
+          function_ref<LogicalResult(const Twine &)> errorHandler) {
+        PassList passes = pipeline.makePasses();
+        if (failed(configurePasses(name, passes, options, errorHandler)))
+          return failure();
+        pipeline.build(pm, std::move(passes));
+        return success();
+      },
+      // --help lists the options under the passes that own them.
+      [](function_ref<void(const mlir::detail::PassOptions &)>) {});
+}
+
+/// quanta-prepare with its configured quanta-insert-observers.
+static void addPreparePasses(OpPassManager &pm,
+                             std::unique_ptr<Pass> insertObservers) {
+  // Upstream's pipelines are no-ops on functions without TOSA ops.
+  // addTosaToLinalgPasses leaves tosa.reshape/const_shape (tensor) and
+  // tosa.const (arith) to the two passes that follow it.
+  tosa::addTosaToLinalgPasses(pm, TosaToLinalgOptions(),
+                              TosaToLinalgNamedOptions());
+  pm.addNestedPass<func::FuncOp>(createTosaToTensorPass());
+  pm.addNestedPass<func::FuncOp>(createTosaToArithPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(std::move(insertObservers));
+}
+
+static void addCalibrateAndFreeze(OpPassManager &pm,
+                                  std::unique_ptr<Pass> calibrate) {
+  pm.addPass(std::move(calibrate));
+  pm.addNestedPass<func::FuncOp>(createFreezeQParams());
+}
+
+/// quanta-compile with its configured quanta-quantize and quanta-lower-cpu.
+static void addCompilePasses(OpPassManager &pm, std::unique_ptr<Pass> quantize,
+                             std::unique_ptr<Pass> kernels) {
+  pm.addNestedPass<func::FuncOp>(createFreezeQParams());
+  pm.addPass(std::move(quantize));
+  pm.addPass(createPropagateLayout());
+  pm.addPass(std::move(kernels));
+}
+
+void quanta::buildPreparePipeline(OpPassManager &pm,
+                                  const PrepareOptions &options) {
+  addPreparePasses(pm, createInsertObservers(options));
+}
+
+void quanta::buildPtqPipeline(OpPassManager &pm, const PrepareOptions &prepare,
+                              const CalibrateOptions &calibrate) {
+  addPreparePasses(pm, createInsertObservers(prepare));
+  addCalibrateAndFreeze(pm, createCalibrate(calibrate));
+}
+
+void quanta::buildCompilePipeline(OpPassManager &pm,
+                                  const CompileOptions &options) {
+  addCompilePasses(pm, createQuantize(options.quantize),
+                   createLowerCpu(options.kernels));
+}
+
+void quanta::registerQuantaPassesAndPipelines() {
+  registerQuantaPasses();
+  registerQuantaCodegenPasses();
+  registerQuantaCPUPasses();
+  registerQuantaCalibrationPasses();
+  PassPipelineRegistration<>(
+      "quanta-lower-to-llvm",
+      "Quant casts to arithmetic, one-shot bufferization (results as "
+      "out-parameters), then everything to the LLVM dialect",
+      buildLowerToLLVMPipeline);
+  registerComposedPipeline(
+      "quanta-prepare",
+      "PyTorch's prepare(): TOSA to linalg (upstream pipeline), then "
+      "quanta-insert-observers (whose options it takes)",
+      {[] {
+         PassList passes;
+         passes.push_back(createInsertObservers());
+         return passes;
+       },
+       [](OpPassManager &pm, PassList passes) {
+         addPreparePasses(pm, std::move(passes[0]));
+       }});
+  registerComposedPipeline(
+      "quanta-ptq",
+      "Post-training quantization: quanta-prepare, quanta-calibrate, "
+      "quanta-freeze-qparams (the options of quanta-insert-observers and "
+      "quanta-calibrate)",
+      {[] {
+         PassList passes;
+         passes.push_back(createInsertObservers());
+         passes.push_back(createCalibrate());
+         return passes;
+       },
+       [](OpPassManager &pm, PassList passes) {
+         addPreparePasses(pm, std::move(passes[0]));
+         addCalibrateAndFreeze(pm, std::move(passes[1]));
+       }});
+  registerComposedPipeline(
+      "quanta-compile",
+      "A calibrated module to kernels for its target: "
+      "quanta-freeze-qparams, quanta-quantize, quanta-propagate-layout, "
+      "quanta-lower-cpu (the options of quanta-quantize and "
+      "quanta-lower-cpu); quant-run and quant-compile then lower it to LLVM",
+      {[] {
+         PassList passes;
+         passes.push_back(createQuantize());
+         passes.push_back(createLowerCpu());
+         return passes;
+       },
+       [](OpPassManager &pm, PassList passes) {
+         addCompilePasses(pm, std::move(passes[0]), std::move(passes[1]));
+       }});
+}

@@ -1,0 +1,404 @@
+//===- Jit.cpp - Compiling and calling tensor functions in process --------===//
+
+#include "quanta/Target/Jit.h"
+#include "quanta/Dialect/Quanta/IR/QuantaDialect.h"
+#include "quanta/Dialect/Quanta/IR/QuantaOps.h"
+#include "quanta/Codegen/Common/MemoryPlan.h"
+#include "quanta/Codegen/Common/Passes.h"
+#include "quanta/Support/MemoryLimits.h"
+
+#include "mlir/Bytecode/BytecodeWriter.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/Support/Compiler.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+#if LLVM_ADDRESS_SANITIZER_BUILD
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Transforms/Instrumentation/AddressSanitizer.h"
+#endif
+
+using namespace mlir;
+
+quanta::MemRefDescriptor::MemRefDescriptor(void *data,
+                                           ArrayRef<int64_t> shape) {
+  fields.push_back(reinterpret_cast<int64_t>(data)); // allocated
+  fields.push_back(reinterpret_cast<int64_t>(data)); // aligned
+  fields.push_back(0);                               // offset
+  fields.append(shape.begin(), shape.end());
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t dim = static_cast<int64_t>(shape.size()) - 2; dim >= 0; --dim)
+    strides[dim] = strides[dim + 1] * shape[dim + 1];
+  fields.append(strides.begin(), strides.end());
+}
+
+void quanta::exposeCInterface(func::FuncOp func) {
+  MLIRContext *context = func.getContext();
+  func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                UnitAttr::get(context));
+  for (unsigned index = 0; index < func.getNumArguments(); ++index)
+    func.setArgAttr(index,
+                    bufferization::BufferizationDialect::kWritableAttrName,
+                    BoolAttr::get(context, false));
+}
+
+void quanta::registerJitDialects(DialectRegistry &registry) {
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registerAllToLLVMIRTranslations(registry);
+  registry.insert<QuantaDialect>();
+}
+
+LogicalResult quanta::verifyReadyForLLVM(ModuleOp module, StringRef tool) {
+  // One error per kind of op, at its first occurrence.
+  llvm::SmallDenseSet<OperationName> reported;
+  bool fits = true;
+  module.walk([&](Operation *op) {
+    // Code generation writes every element of a constant (a splat too).
+    if (auto constant = dyn_cast<arith::ConstantOp>(op))
+      if (auto type = dyn_cast<ShapedType>(constant.getType());
+          type && type.hasStaticShape()) {
+        Type element = type.getElementType();
+        const int64_t elementBytes =
+            element.isIntOrFloat()
+                ? llvm::divideCeil(element.getIntOrFloatBitWidth(), 8)
+                : 8;
+        if (failed(checkAllocatable(op->getLoc(), type.getNumElements(),
+                                    elementBytes,
+                                    Twine(tool) + ": compiling this constant")))
+          fits = false;
+      }
+    if (!isa<QMatmulOp, ObserveOp, FakeQuantOp>(op) ||
+        !reported.insert(op->getName()).second)
+      return;
+    InFlightDiagnostic diag = op->emitOpError()
+                              << "cannot be compiled (" << tool << ") before ";
+    if (isa<QMatmulOp>(op))
+      diag << "its kernel lowering: lower the module for its target first "
+              "(quanta-lower-x86, quanta-lower-neon, or "
+              "quanta-lower-x86{isa=generic} for another architecture; "
+              "quant-run and quant-compile take it as "
+              "--pass-pipeline='builtin.module(quanta-lower-x86)')";
+    else
+      diag << "calibration and freezing: run quanta-ptq (or "
+              "quanta-calibrate and quanta-freeze-qparams) first";
+  });
+  return success(fits && reported.empty());
+}
+
+#if LLVM_ADDRESS_SANITIZER_BUILD
+/// In a sanitizer build (make check-sanitize) the code the JIT generates is
+/// instrumented as Quanta's own is, after -O3: a kernel that reads or
+/// writes past a heap buffer (arguments, results, calibration batches) is
+/// reported by the same runtime in every execution and calibration test.
+/// ASan gives no redzones to globals aligned above 32 bytes, so constants
+/// and the arena (64) are not covered; the guard-page tests cover the
+/// arguments and results. Globals are registered by a constructor the
+/// engine runs (initialize).
+static void instrumentWithAddressSanitizer(llvm::Module &module) {
+  for (llvm::Function &function : module)
+    if (!function.isDeclaration())
+      function.addFnAttr(llvm::Attribute::SanitizeAddress);
+  llvm::LoopAnalysisManager loops;
+  llvm::FunctionAnalysisManager functions;
+  llvm::CGSCCAnalysisManager sccs;
+  llvm::ModuleAnalysisManager modules;
+  llvm::PassBuilder builder;
+  builder.registerModuleAnalyses(modules);
+  builder.registerCGSCCAnalyses(sccs);
+  builder.registerFunctionAnalyses(functions);
+  builder.registerLoopAnalyses(loops);
+  builder.crossRegisterProxies(loops, functions, sccs, modules);
+  llvm::ModulePassManager passes;
+  // Globals registered from an array by the constructor: the ELF section
+  // scheme needs linker-defined section bounds a JIT does not have.
+  passes.addPass(llvm::AddressSanitizerPass(
+      llvm::AddressSanitizerOptions(), /*UseGlobalGC=*/false,
+      /*UseOdrIndicator=*/false, llvm::AsanDtorKind::None));
+  passes.run(module, modules);
+}
+#endif
+
+FailureOr<std::unique_ptr<ExecutionEngine>>
+quanta::compileForJit(ModuleOp module, StringRef tool, SymbolRegistrar extra,
+                      const TargetDescription *target) {
+  const TargetDescription host = TargetDescription::host();
+  const TargetDescription &jitTarget = target ? *target : host;
+  if (!jitTarget.isHostArch())
+    return emitError(module.getLoc())
+           << tool << ": the JIT runs code for this machine's architecture, "
+           << "not " << jitTarget.describe();
+  if (SmallVector<TargetFeature> lacking = jitTarget.missingFrom(host);
+      !lacking.empty())
+    return emitError(module.getLoc())
+           << tool << ": this machine lacks "
+           << TargetDescription::getFeatureName(lacking.front())
+           << ", which the target " << jitTarget.describe()
+           << " has: its code cannot run here";
+  if (failed(verifyRunsOn(module, jitTarget)) ||
+      failed(verifyReadyForLLVM(module, tool)))
+    return failure();
+  // A private context: the lowering must not touch the caller's IR, and
+  // the engine keeps nothing from the context once it has compiled.
+  std::string bytecode;
+  {
+    llvm::raw_string_ostream os(bytecode);
+    if (failed(writeBytecodeToFile(module, os)))
+      return emitError(module.getLoc()) << tool << ": cannot serialize the "
+                                        << "module";
+  }
+  DialectRegistry registry;
+  registerJitDialects(registry);
+  MLIRContext jitContext(registry);
+  jitContext.disableMultithreading();
+  OwningOpRef<ModuleOp> jitModule =
+      parseSourceString<ModuleOp>(bytecode, &jitContext);
+  PassManager pm(&jitContext);
+  buildLowerToLLVMPipeline(pm);
+  if (!jitModule || failed(pm.run(*jitModule)))
+    return emitError(module.getLoc())
+           << tool << ": cannot lower the module to LLVM for the JIT (see "
+           << "the diagnostics above)";
+  SmallVector<NamedAttribute> plans;
+  for (auto &[name, plan] : getMemoryPlans(*jitModule)) {
+    // The arena is requested when the code is linked or first run, where
+    // failing would end the process.
+    if (failed(checkAllocatable(module.getLoc(), plan.arenaBytes, 1,
+                                tool +
+                                    ": the arena (intermediate "
+                                    "buffers) of '" +
+                                    name + "'")))
+      return failure();
+    plans.emplace_back(StringAttr::get(module.getContext(), name),
+                       plan.toAttribute(module.getContext()));
+  }
+  module->setAttr(kMemoryPlanAttrName,
+                  DictionaryAttr::get(module.getContext(), plans));
+
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  // Without a transformer the engine only runs the code generator on the
+  // LLVM IR as translated: no LICM, GVN or strength reduction, which the
+  // index arithmetic of the kernels' loops needs (measured: a 3x3
+  // convolution at 476 GOPS instead of quant-compile's 838). The same -O3
+  // as quant-compile, for this host's CPU. The options hold the transformer
+  // by reference (a function_ref) and create() runs it: it, and the target
+  // machine it uses, must outlive that call.
+  llvm::orc::JITTargetMachineBuilder machineBuilder{
+      llvm::Triple(jitTarget.getTriple())};
+  machineBuilder.setCPU(jitTarget.getCpu().str());
+  SmallVector<StringRef> features;
+  jitTarget.getLLVMFeatures().split(features, ',', -1, /*KeepEmpty=*/false);
+  machineBuilder.addFeatures(
+      std::vector<std::string>(features.begin(), features.end()));
+  machineBuilder.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  auto targetMachine = machineBuilder.createTargetMachine();
+  if (!targetMachine)
+    return emitError(module.getLoc())
+           << tool << ": cannot create a target machine for this host: "
+           << llvm::toString(targetMachine.takeError());
+  std::unique_ptr<llvm::TargetMachine> machine = std::move(*targetMachine);
+  std::function<llvm::Error(llvm::Module *)> optimize =
+      makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0, machine.get());
+#if LLVM_ADDRESS_SANITIZER_BUILD
+  optimize = [optimizeOnly = std::move(optimize)](
+                 llvm::Module *llvmModule) -> llvm::Error {
+    if (llvm::Error error = optimizeOnly(llvmModule))
+      return error;
+    instrumentWithAddressSanitizer(*llvmModule);
+    return llvm::Error::success();
+  };
+#endif
+  ExecutionEngineOptions engineOptions;
+  // Multithreaded code calls the OpenMP runtime.
+  const SmallVector<StringRef> openmpRuntime{QUANTA_OPENMP_RUNTIME};
+  if (getModuleThreads(module) != 1)
+    engineOptions.sharedLibPaths = openmpRuntime;
+  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  engineOptions.transformer = optimize;
+  // The engine generates code with a machine of the same description.
+  auto codegenMachine = machineBuilder.createTargetMachine();
+  if (!codegenMachine)
+    return emitError(module.getLoc())
+           << tool << ": cannot create a target machine for this host: "
+           << llvm::toString(codegenMachine.takeError());
+  auto engine = ExecutionEngine::create(*jitModule, engineOptions,
+                                        std::move(*codegenMachine));
+  if (!engine)
+    return emitError(module.getLoc()) << tool << ": JIT compilation failed: "
+                                      << llvm::toString(engine.takeError());
+  if (extra)
+    (*engine)->registerSymbols([&](llvm::orc::MangleAndInterner interner) {
+      llvm::orc::SymbolMap symbols;
+      extra(symbols, interner);
+      return symbols;
+    });
+#if LLVM_ADDRESS_SANITIZER_BUILD
+  (*engine)->initialize();
+#endif
+  return std::move(*engine);
+}
+
+FailureOr<func::FuncOp> quanta::findEntryFunction(ModuleOp module,
+                                                  StringRef name,
+                                                  StringRef chooseWith) {
+  func::FuncOp entry;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isExternal() || (!name.empty() && func.getSymName() != name))
+      continue;
+    if (entry)
+      return emitError(module.getLoc())
+             << "the module has several functions: choose one with "
+             << chooseWith;
+    entry = func;
+  }
+  if (!entry)
+    return emitError(module.getLoc())
+           << (name.empty() ? std::string("the module has no function")
+                            : "no function named '" + name.str() + "'");
+  return entry;
+}
+
+LogicalResult quanta::pruneToEntry(ModuleOp module, func::FuncOp entry) {
+  for (auto func : module.getOps<func::FuncOp>())
+    if (func != entry && func.isPublic())
+      func.setPrivate();
+  PassManager cleanup(module.getContext());
+  cleanup.addPass(createSymbolDCEPass());
+  return cleanup.run(module);
+}
+
+int64_t quanta::TensorSpec::numElements() const {
+  int64_t count = 1;
+  for (int64_t dim : shape)
+    count *= dim;
+  return count;
+}
+
+FailureOr<quanta::TensorSpec> quanta::getTensorSpec(Location loc, Type type,
+                                                    const Twine &what,
+                                                    StringRef tool) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  std::optional<TensorSpec> spec;
+  if (tensor && tensor.hasStaticShape()) {
+    Type element = tensor.getElementType();
+    auto make = [&](std::initializer_list<const char *> dtypes,
+                    size_t elementSize) {
+      spec =
+          TensorSpec{std::vector<int64_t>(tensor.getShape().begin(),
+                                          tensor.getShape().end()),
+                     SmallVector<std::string, 2>(dtypes.begin(), dtypes.end()),
+                     elementSize};
+    };
+    auto quantized = dyn_cast<quant::QuantizedType>(element);
+    if (quantized && quantized.getStorageTypeIntegralWidth() == 8)
+      make({quantized.isSigned() ? "|i1" : "|u1"}, 1);
+    else if (element.isF32())
+      make({"<f4"}, 4);
+    else if (element.isF64())
+      make({"<f8"}, 8);
+    // Unsigned types (ONNX's uint8 in imported signatures) are written as
+    // such; signless ones read either.
+    else if (element.isUnsignedInteger(8))
+      make({"|u1"}, 1);
+    else if (element.isInteger(8))
+      make({"|i1", "|u1"}, 1);
+    else if (element.isInteger(16))
+      make({"<i2", "<u2"}, 2);
+    else if (element.isInteger(32))
+      make({"<i4", "<u4"}, 4);
+    else if (element.isInteger(64))
+      make({"<i8", "<u8"}, 8);
+  }
+  if (!spec)
+    return emitError(loc) << what << " has type " << type << "; " << tool
+                          << " takes static tensors of f32, f64, "
+                          << "i8/i16/i32/i64 or 8-bit quantized types";
+  return *spec;
+}
+
+llvm::Error quanta::checkTensors(ArrayRef<TensorSpec> specs,
+                                 ArrayRef<runtime::TensorRef> tensors,
+                                 StringRef what, StringRef function) {
+  auto error = [](const Twine &message) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+  };
+  if (specs.size() != tensors.size())
+    return error("'" + function + "' takes " + Twine(specs.size()) + " " +
+                 what + "(s), " + Twine(tensors.size()) + " given");
+  for (auto [index, spec, tensor] : llvm::enumerate(specs, tensors)) {
+    std::string prefix =
+        tensor.source.empty() ? std::string() : tensor.source + ": ";
+    if (!llvm::is_contained(spec.dtypes, tensor.dtype))
+      return error(prefix + what + " " + Twine(index) + " takes " +
+                   runtime::formatDType(spec.dtypes.front()) + " data, found " +
+                   runtime::formatDType(tensor.dtype));
+    if (tensor.shape != spec.shape)
+      return error(prefix + what + " " + Twine(index) + " expects shape " +
+                   runtime::formatShape(spec.shape) + ", found " +
+                   runtime::formatShape(tensor.shape));
+  }
+  return llvm::Error::success();
+}
+
+FailureOr<quanta::CompiledFunction>
+quanta::CompiledFunction::compile(ModuleOp module, StringRef entryName,
+                                  StringRef tool,
+                                  const TargetDescription *target) {
+  OwningOpRef<ModuleOp> clone = module.clone();
+  auto entry = clone->lookupSymbol<func::FuncOp>(entryName);
+  if (!entry || entry.isExternal())
+    return emitError(module.getLoc())
+           << tool << ": no function '" << entryName << "' with a body";
+  CompiledFunction compiled;
+  compiled.name = entry.getSymName().str();
+  Location loc = module.getLoc();
+  for (auto [index, type] : llvm::enumerate(entry.getArgumentTypes())) {
+    auto spec = getTensorSpec(loc, type, "argument " + Twine(index), tool);
+    if (failed(spec))
+      return failure();
+    compiled.arguments.push_back(std::move(*spec));
+  }
+  for (auto [index, type] : llvm::enumerate(entry.getResultTypes())) {
+    auto spec = getTensorSpec(loc, type, "result " + Twine(index), tool);
+    if (failed(spec))
+      return failure();
+    compiled.results.push_back(std::move(*spec));
+  }
+  if (failed(pruneToEntry(*clone, entry)))
+    return failure();
+  exposeCInterface(entry);
+  auto engine = compileForJit(*clone, tool, /*extra=*/{}, target);
+  if (failed(engine))
+    return failure();
+  module->setAttr(kMemoryPlanAttrName, (*clone)->getAttr(kMemoryPlanAttrName));
+  compiled.engine = std::move(*engine);
+  return compiled;
+}
+
+llvm::Error
+quanta::CompiledFunction::call(ArrayRef<runtime::TensorRef> inputs,
+                               ArrayRef<runtime::TensorRef> outputs) {
+  if (llvm::Error error = checkTensors(arguments, inputs, "argument", name))
+    return error;
+  if (llvm::Error error = checkTensors(results, outputs, "result", name))
+    return error;
+  SmallVector<MemRefDescriptor> descriptors;
+  for (const runtime::TensorRef &tensor :
+       llvm::concat<const runtime::TensorRef>(inputs, outputs))
+    descriptors.emplace_back(tensor.data, tensor.shape);
+  SmallVector<void *> packed;
+  for (MemRefDescriptor &descriptor : descriptors)
+    packed.push_back(descriptor.packed());
+  return engine->invokePacked("_mlir_ciface_" + name, packed);
+}
