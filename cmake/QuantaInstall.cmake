@@ -18,7 +18,8 @@ set(QUANTA_EXPORTED_LIBRARIES
   QuantaTarget:Target
   QuantaCalibration:Calibration
   QuantaPipelines:Pipelines
-  QuantaAPI:API)
+  QuantaAPI:API
+  QuantaCAPI:CAPI)
 
 # The umbrella target.
 add_library(Quanta INTERFACE)
@@ -47,6 +48,7 @@ install(TARGETS ${QUANTA_EXPORTED_TARGETS} EXPORT QuantaTargets
 install(TARGETS quant-opt quant-run quant-compile quant-translate
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/quanta
+  ${PROJECT_SOURCE_DIR}/include/quanta-c
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
   FILES_MATCHING PATTERN "*.h" PATTERN "*.td")
 install(DIRECTORY ${PROJECT_BINARY_DIR}/include/quanta

@@ -171,45 +171,26 @@ quantaCompiledFunctionGetNumArguments(QuantaCompiledFunction function);
 QUANTA_CAPI_EXPORTED intptr_t
 quantaCompiledFunctionGetNumResults(QuantaCompiledFunction function);
 
-/// The rank of argument `pos` of `function`; -1 unless 0 <= `pos` <
-/// quantaCompiledFunctionGetNumArguments(function).
-QUANTA_CAPI_EXPORTED intptr_t quantaCompiledFunctionGetArgumentRank(
+/// Argument `pos` of `function` as a tensor without data: its rank, shape
+/// (owned by the function) and the dtype it takes (signless i8 arguments
+/// take QuantaUInt8 data too, and signless i16/i32/i64 their unsigned
+/// equivalents, which have no QuantaDType). Rank -1 and a NULL shape unless
+/// 0 <= `pos` < quantaCompiledFunctionGetNumArguments(function).
+QUANTA_CAPI_EXPORTED QuantaTensor quantaCompiledFunctionGetArgument(
     QuantaCompiledFunction function, intptr_t pos);
 
-/// The shape of argument `pos` of `function` (its rank elements, owned by
-/// the function); NULL when `pos` is out of range.
-QUANTA_CAPI_EXPORTED const int64_t *
-quantaCompiledFunctionGetArgumentShape(QuantaCompiledFunction function,
-                                       intptr_t pos);
-
-/// The dtype argument `pos` of `function` takes (signless i8 arguments take
-/// QuantaUInt8 data too, and signless i16/i32/i64 their unsigned
-/// equivalents, which have no QuantaDType). `pos` must be in range (else
-/// QuantaFloat32 is returned).
-QUANTA_CAPI_EXPORTED QuantaDType quantaCompiledFunctionGetArgumentDType(
-    QuantaCompiledFunction function, intptr_t pos);
-
-/// The rank of result `pos` of `function`; -1 unless 0 <= `pos` <
-/// quantaCompiledFunctionGetNumResults(function).
-QUANTA_CAPI_EXPORTED intptr_t quantaCompiledFunctionGetResultRank(
-    QuantaCompiledFunction function, intptr_t pos);
-
-/// The shape of result `pos` of `function` (its rank elements, owned by
-/// the function); NULL when `pos` is out of range.
-QUANTA_CAPI_EXPORTED const int64_t *
-quantaCompiledFunctionGetResultShape(QuantaCompiledFunction function,
-                                     intptr_t pos);
-
-/// The dtype `function` writes result `pos` as (QuantaInt8 for a signless
-/// i8 result, which also accepts a QuantaUInt8 buffer). `pos` must be in
-/// range (else QuantaFloat32 is returned).
-QUANTA_CAPI_EXPORTED QuantaDType quantaCompiledFunctionGetResultDType(
-    QuantaCompiledFunction function, intptr_t pos);
+/// Result `pos` of `function` as a tensor without data, as
+/// quantaCompiledFunctionGetArgument: the caller sets `data` to a buffer of
+/// that shape and dtype (QuantaInt8 for a signless i8 result, which also
+/// accepts a QuantaUInt8 buffer) and passes it to
+/// quantaCompiledFunctionCall.
+QUANTA_CAPI_EXPORTED QuantaTensor
+quantaCompiledFunctionGetResult(QuantaCompiledFunction function, intptr_t pos);
 
 /// Calls `function` on `numInputs` tensors at `inputs`, writing its
 /// results into the `numOutputs` buffers `outputs` describes, which the
 /// caller allocated in the shapes and dtypes of the results (see
-/// quantaCompiledFunctionGetResult*). Checked first, before anything runs:
+/// quantaCompiledFunctionGetResult). Checked first, before anything runs:
 /// the tensors themselves, then their number, dtypes and shapes against the
 /// function's signature. A failure is reported as an error diagnostic (at
 /// the location `loc("<function name>")`) in the context of the module the

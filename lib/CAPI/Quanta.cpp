@@ -238,44 +238,24 @@ static const quanta::TensorSpec *getSpec(QuantaCompiledFunction function,
   return &specs[pos];
 }
 
-intptr_t quantaCompiledFunctionGetArgumentRank(QuantaCompiledFunction function,
+/// `spec` as a tensor without data (rank -1 for none).
+static QuantaTensor toTensor(const quanta::TensorSpec *spec) {
+  QuantaTensor tensor;
+  tensor.data = nullptr;
+  tensor.shape = spec ? spec->shape.data() : nullptr;
+  tensor.rank = spec ? static_cast<intptr_t>(spec->shape.size()) : -1;
+  tensor.dtype = spec ? fromNumpyDType(spec->dtypes.front()) : QuantaFloat32;
+  return tensor;
+}
+
+QuantaTensor quantaCompiledFunctionGetArgument(QuantaCompiledFunction function,
                                                intptr_t pos) {
-  const quanta::TensorSpec *spec = getSpec(function, /*result=*/false, pos);
-  return spec ? static_cast<intptr_t>(spec->shape.size()) : -1;
+  return toTensor(getSpec(function, /*result=*/false, pos));
 }
 
-const int64_t *
-quantaCompiledFunctionGetArgumentShape(QuantaCompiledFunction function,
-                                       intptr_t pos) {
-  const quanta::TensorSpec *spec = getSpec(function, /*result=*/false, pos);
-  return spec ? spec->shape.data() : nullptr;
-}
-
-QuantaDType
-quantaCompiledFunctionGetArgumentDType(QuantaCompiledFunction function,
-                                       intptr_t pos) {
-  const quanta::TensorSpec *spec = getSpec(function, /*result=*/false, pos);
-  return spec ? fromNumpyDType(spec->dtypes.front()) : QuantaFloat32;
-}
-
-intptr_t quantaCompiledFunctionGetResultRank(QuantaCompiledFunction function,
+QuantaTensor quantaCompiledFunctionGetResult(QuantaCompiledFunction function,
                                              intptr_t pos) {
-  const quanta::TensorSpec *spec = getSpec(function, /*result=*/true, pos);
-  return spec ? static_cast<intptr_t>(spec->shape.size()) : -1;
-}
-
-const int64_t *
-quantaCompiledFunctionGetResultShape(QuantaCompiledFunction function,
-                                     intptr_t pos) {
-  const quanta::TensorSpec *spec = getSpec(function, /*result=*/true, pos);
-  return spec ? spec->shape.data() : nullptr;
-}
-
-QuantaDType
-quantaCompiledFunctionGetResultDType(QuantaCompiledFunction function,
-                                     intptr_t pos) {
-  const quanta::TensorSpec *spec = getSpec(function, /*result=*/true, pos);
-  return spec ? fromNumpyDType(spec->dtypes.front()) : QuantaFloat32;
+  return toTensor(getSpec(function, /*result=*/true, pos));
 }
 
 MlirLogicalResult quantaCompiledFunctionCall(QuantaCompiledFunction function,

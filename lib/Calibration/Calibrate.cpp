@@ -11,18 +11,18 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "quanta/Codegen/CPU/Passes.h"
 #include "quanta/Calibration/Calibration.h"
-#include "quanta/Target/Jit.h"
+#include "quanta/Calibration/Passes.h"
+#include "quanta/Codegen/CPU/Passes.h"
 #include "quanta/Dialect/Quanta/Transforms/ObserverStatistics.h"
 #include "quanta/Dialect/Quanta/Transforms/OpRoles.h"
 #include "quanta/Dialect/Quanta/Transforms/Passes.h"
-#include "quanta/Calibration/Passes.h"
 #include "quanta/Numerics/FakeQuant.h"
 #include "quanta/Runtime/NumpyFile.h"
-#include "quanta/Support/TargetDescription.h"
 #include "quanta/Support/LoadDialects.h"
 #include "quanta/Support/MemoryLimits.h"
+#include "quanta/Support/TargetDescription.h"
+#include "quanta/Target/Jit.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"

@@ -57,7 +57,8 @@ static SmallVector<StringRef> splitOptions(StringRef options) {
 /// pipeline share an option name. One that none takes is an error with
 /// each pass's reason.
 static LogicalResult
-configurePasses(StringRef pipeline, MutableArrayRef<std::unique_ptr<Pass>> passes,
+configurePasses(StringRef pipeline,
+                MutableArrayRef<std::unique_ptr<Pass>> passes,
                 StringRef options,
                 function_ref<LogicalResult(const Twine &)> errorHandler) {
   for (StringRef token : splitOptions(options)) {
@@ -65,27 +66,39 @@ configurePasses(StringRef pipeline, MutableArrayRef<std::unique_ptr<Pass>> passe
     bool taken = false;
     for (std::unique_ptr<Pass> &pass : passes) {
       taken = succeeded(pass->initializeOptions(token, [&](const Twine &why) {
+        // LLVM's option parser prints a bad value's reason itself.
+        std::string reason = StringRef(why.str()).trim().str();
         reasons += "\n  " + pass->getArgument().str() + ": " +
-                   StringRef(why.str()).trim().str();
+                   (reason.empty() ? "rejects its value" : reason);
         return failure();
       }));
       if (taken)
         break;
     }
     if (!taken)
-      return errorHandler(pipeline + ": no pass of it takes '" + token +
+      return errorHandler(pipeline + ": none of its passes takes '" + token +
                           "':" + reasons);
   }
   return success();
+}
+
+/// Makes a PassList of one pass from each of `create`.
+template <typename... Creators>
+static std::function<PassList()> passesOf(Creators... create) {
+  return [=] {
+    PassList passes;
+    (passes.push_back(create()), ...);
+    return passes;
+  };
 }
 
 static void registerComposedPipeline(StringRef name, StringRef description,
                                      ComposedPipeline pipeline) {
   registerPassPipeline(
       name, description,
-      [name = name.str(), pipeline](
-          OpPassManager &pm, StringRef options,
-          function_ref<LogicalResult(const Twine &)> errorHandler) {
+      [name = name.str(),
+       pipeline](OpPassManager &pm, StringRef options,
+                 function_ref<LogicalResult(const Twine &)> errorHandler) {
         PassList passes = pipeline.makePasses();
         if (failed(configurePasses(name, passes, options, errorHandler)))
           return failure();
@@ -156,11 +169,7 @@ void quanta::registerQuantaPassesAndPipelines() {
       "quanta-prepare",
       "PyTorch's prepare(): TOSA to linalg (upstream pipeline), then "
       "quanta-insert-observers (whose options it takes)",
-      {[] {
-         PassList passes;
-         passes.push_back(createInsertObservers());
-         return passes;
-       },
+      {passesOf([] { return createInsertObservers(); }),
        [](OpPassManager &pm, PassList passes) {
          addPreparePasses(pm, std::move(passes[0]));
        }});
@@ -169,12 +178,8 @@ void quanta::registerQuantaPassesAndPipelines() {
       "Post-training quantization: quanta-prepare, quanta-calibrate, "
       "quanta-freeze-qparams (the options of quanta-insert-observers and "
       "quanta-calibrate)",
-      {[] {
-         PassList passes;
-         passes.push_back(createInsertObservers());
-         passes.push_back(createCalibrate());
-         return passes;
-       },
+      {passesOf([] { return createInsertObservers(); },
+                [] { return createCalibrate(); }),
        [](OpPassManager &pm, PassList passes) {
          addPreparePasses(pm, std::move(passes[0]));
          addCalibrateAndFreeze(pm, std::move(passes[1]));
@@ -185,12 +190,8 @@ void quanta::registerQuantaPassesAndPipelines() {
       "quanta-freeze-qparams, quanta-quantize, quanta-propagate-layout, "
       "quanta-lower-cpu (the options of quanta-quantize and "
       "quanta-lower-cpu); quant-run and quant-compile then lower it to LLVM",
-      {[] {
-         PassList passes;
-         passes.push_back(createQuantize());
-         passes.push_back(createLowerCpu());
-         return passes;
-       },
+      {passesOf([] { return createQuantize(); },
+                [] { return createLowerCpu(); }),
        [](OpPassManager &pm, PassList passes) {
          addCompilePasses(pm, std::move(passes[0]), std::move(passes[1]));
        }});

@@ -13,27 +13,38 @@
 
 using namespace mlir;
 
-static llvm::cl::opt<std::string> inputFile(llvm::cl::Positional,
-                                            llvm::cl::desc("<module>"),
-                                            llvm::cl::Required);
+llvm::cl::OptionCategory &quanta::getToolOptionCategory() {
+  static llvm::cl::OptionCategory category("Quanta options");
+  return category;
+}
+
+static llvm::cl::opt<std::string>
+    inputFile(llvm::cl::Positional, llvm::cl::desc("<module>"),
+              llvm::cl::Required,
+              llvm::cl::cat(quanta::getToolOptionCategory()));
 
 static llvm::cl::opt<std::string>
     triple("target-triple",
            llvm::cl::desc("the target (default: this machine), e.g. "
-                          "aarch64-linux-gnu"));
+                          "aarch64-linux-gnu"),
+           llvm::cl::cat(quanta::getToolOptionCategory()));
 static llvm::cl::opt<std::string>
-    cpu("mcpu", llvm::cl::desc("the target CPU (default: this machine's for "
-                               "its own triple, else the triple's generic "
-                               "CPU), e.g. neoverse-n1"));
+    cpu("mcpu",
+        llvm::cl::desc("the target CPU (default: this machine's for "
+                       "its own triple, else the triple's generic "
+                       "CPU), e.g. neoverse-n1"),
+        llvm::cl::cat(quanta::getToolOptionCategory()));
 static llvm::cl::opt<std::string>
     features("mattr",
              llvm::cl::desc("target features on top of the CPU's, as llc's "
-                            "-mattr: +dotprod,-i8mm"));
+                            "-mattr: +dotprod,-i8mm"),
+             llvm::cl::cat(quanta::getToolOptionCategory()));
 
 static llvm::cl::opt<std::string>
     pipeline("pass-pipeline",
              llvm::cl::desc("passes to run before lowering, as for quant-opt: "
-                            "'builtin.module(...)' or the bare list"));
+                            "'builtin.module(...)' or the bare list"),
+             llvm::cl::cat(quanta::getToolOptionCategory()));
 
 // Not "threads": libLLVM registers an option of that name.
 static llvm::cl::opt<int64_t> threads(
@@ -41,13 +52,13 @@ static llvm::cl::opt<int64_t> threads(
     llvm::cl::desc("threads the kernels run on: 1 (default) sequential, N, "
                    "or 0 for the OpenMP runtime's choice (OMP_NUM_THREADS, "
                    "else every core); the output is the same for any count"),
-    llvm::cl::init(1));
+    llvm::cl::init(1), llvm::cl::cat(quanta::getToolOptionCategory()));
 
 static llvm::cl::opt<int64_t> onnxBatch(
     "onnx-batch",
     llvm::cl::desc("for an .onnx input: the size of its inputs' symbolic "
                    "dimensions (the batch)"),
-    llvm::cl::init(0));
+    llvm::cl::init(0), llvm::cl::cat(quanta::getToolOptionCategory()));
 
 StringRef quanta::getToolInputFile() { return inputFile; }
 
@@ -57,6 +68,7 @@ int quanta::quantaToolMain(
         body) {
   llvm::InitLLVM init(argc, argv);
   registerAllPasses();
+  llvm::cl::HideUnrelatedOptions(getToolOptionCategory());
   llvm::cl::ParseCommandLineOptions(argc, argv, description);
   const StringRef tool = llvm::sys::path::filename(argv[0]);
   llvm::Expected<TargetDescription> target =

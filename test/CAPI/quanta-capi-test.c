@@ -250,10 +250,7 @@ static int run(MlirModule module, const char *preparePipeline,
     goto cleanup;
   }
   for (intptr_t result = 0; result < numResults; ++result) {
-    QuantaTensor output;
-    output.shape = quantaCompiledFunctionGetResultShape(function, result);
-    output.rank = quantaCompiledFunctionGetResultRank(function, result);
-    output.dtype = quantaCompiledFunctionGetResultDType(function, result);
+    QuantaTensor output = quantaCompiledFunctionGetResult(function, result);
     int64_t elements = 1;
     for (intptr_t dim = 0; dim < output.rank; ++dim)
       elements *= output.shape[dim];

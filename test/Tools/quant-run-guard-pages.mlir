@@ -24,7 +24,7 @@
 
 // RUN: not quant-run %s --entry=past_end --input=%t.x.npy --guard-pages=sideways 2>&1 | FileCheck %s --check-prefix=BADVALUE
 // RUN: not quant-run %s --entry=past_end --input=%t.x.npy --guard-pages=after --target-triple=aarch64-linux-gnu 2>&1 | FileCheck %s --check-prefix=EMULATED
-// BADVALUE: error: --guard-pages must be none, after or before, not 'sideways'
+// BADVALUE: for the --guard-pages option: Cannot find option named 'sideways'!
 // EMULATED: error: --guard-pages guards the buffers of code run in this process, not under emulation
 
 func.func @past_end(%x: tensor<5xf32>) -> tensor<1xf32> {

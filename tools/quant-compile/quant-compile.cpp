@@ -25,11 +25,13 @@
 using namespace mlir;
 namespace cl = llvm::cl;
 
-static cl::opt<std::string> objectFile("o", cl::desc("the object file"),
-                                       cl::value_desc("path"), cl::Required);
-static cl::opt<std::string> headerFile("header",
-                                       cl::desc("the C header (default: none)"),
-                                       cl::value_desc("path"));
+static cl::opt<std::string>
+    objectFile("o", cl::desc("the object file"), cl::value_desc("path"),
+               cl::Required, cl::cat(quanta::getToolOptionCategory()));
+static cl::opt<std::string>
+    headerFile("header", cl::desc("the C header (default: none)"),
+               cl::value_desc("path"),
+               cl::cat(quanta::getToolOptionCategory()));
 
 static LogicalResult compile(ModuleOp module,
                              const quanta::TargetDescription &target) {

@@ -20,12 +20,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "quanta/Dialect/Quanta/IR/QuantaDialect.h"
-#include "quanta/Target/Jit.h"
 #include "quanta/Codegen/Common/MemoryPlan.h"
+#include "quanta/Dialect/Quanta/IR/QuantaDialect.h"
 #include "quanta/Runtime/GuardedBuffer.h"
 #include "quanta/Runtime/NumpyFile.h"
 #include "quanta/Target/Emulator.h"
+#include "quanta/Target/Jit.h"
 #include "quanta/Tools/ToolMain.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -42,30 +42,41 @@ namespace cl = llvm::cl;
 
 static cl::opt<std::string> entryName("entry",
                                       cl::desc("function to run (default: "
-                                               "the module's only function)"));
+                                               "the module's only function)"),
+                                      cl::cat(quanta::getToolOptionCategory()));
 static cl::list<std::string>
-    inputs("input", cl::desc("an argument: one .npy per argument, in order, "
-                             "or one .npz holding them all"));
+    inputs("input",
+           cl::desc("an argument: one .npy per argument, in order, "
+                    "or one .npz holding them all"),
+           cl::cat(quanta::getToolOptionCategory()));
 static cl::list<std::string>
-    outputs("output", cl::desc("where to write a result (.npy), in order"));
+    outputs("output", cl::desc("where to write a result (.npy), in order"),
+            cl::cat(quanta::getToolOptionCategory()));
 static cl::opt<unsigned> benchmark("benchmark", cl::desc("time N more calls"),
-                                   cl::init(0));
+                                   cl::init(0),
+                                   cl::cat(quanta::getToolOptionCategory()));
 static cl::opt<std::string> emulatorCpu(
     "qemu-cpu",
     cl::desc("the CPU model qemu emulates when the target is another "
              "architecture (AArch64): cortex-a72 (no dotprod), neoverse-n1 "
              "(dotprod), max (dotprod and i8mm), ..."),
-    cl::init("max"));
-static cl::opt<std::string> guardPages(
+    cl::init("max"), cl::cat(quanta::getToolOptionCategory()));
+enum class GuardPages { None, After, Before };
+static cl::opt<GuardPages> guardPages(
     "guard-pages",
     cl::desc("place every argument and result against an inaccessible page, "
-             "'after' its end or 'before' its start, so that code reading or "
-             "writing past a buffer faults (testing kernels; default: none)"),
-    cl::init("none"));
+             "so that code reading or writing past a buffer faults (testing "
+             "kernels)"),
+    cl::values(clEnumValN(GuardPages::None, "none", "plain buffers"),
+               clEnumValN(GuardPages::After, "after", "a page after the end"),
+               clEnumValN(GuardPages::Before, "before",
+                          "a page before the start")),
+    cl::init(GuardPages::None), cl::cat(quanta::getToolOptionCategory()));
 static cl::opt<double> opsPerCall("ops-per-call",
                                   cl::desc("operations per call, to print "
                                            "GOPS with --benchmark"),
-                                  cl::init(0));
+                                  cl::init(0),
+                                  cl::cat(quanta::getToolOptionCategory()));
 
 /// Writes each result to its --output file.
 static LogicalResult
@@ -111,13 +122,10 @@ static LogicalResult run(ModuleOp module,
   FunctionType type = entry->getFunctionType();
   StringRef name = entry->getSymName();
   std::optional<quanta::runtime::GuardedBuffer::Guard> guard;
-  if (guardPages == "after")
+  if (guardPages == GuardPages::After)
     guard = quanta::runtime::GuardedBuffer::Guard::After;
-  else if (guardPages == "before")
+  else if (guardPages == GuardPages::Before)
     guard = quanta::runtime::GuardedBuffer::Guard::Before;
-  else if (guardPages != "none")
-    return emitError(loc) << "--guard-pages must be none, after or before, "
-                          << "not '" << guardPages << "'";
 
   // The signature first, then the inputs against it, before compiling.
   SmallVector<quanta::TensorSpec> argumentSpecs, resultSpecs;

@@ -12,6 +12,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/Support/CommandLine.h"
 
 namespace mlir::quanta {
 
@@ -29,6 +30,11 @@ int quantaToolMain(
     int argc, char **argv, StringRef description,
     llvm::function_ref<LogicalResult(ModuleOp, const TargetDescription &)>
         body);
+
+/// The options `--help` shows: the tool's own and the target's; LLVM's
+/// (several hundred, most of them back ends' internals) stay behind
+/// `--help-hidden`.
+llvm::cl::OptionCategory &getToolOptionCategory();
 
 /// The module file's path, once quantaToolMain has parsed the command line.
 StringRef getToolInputFile();

@@ -13,9 +13,9 @@
 #include "quanta/Codegen/CPU/Passes.h"
 #include "quanta/Dialect/Quanta/IR/QuantaDialect.h"
 #include "quanta/Dialect/Quanta/IR/QuantaOps.h"
-#include "quanta/Support/TargetDescription.h"
 #include "quanta/Support/LoadDialects.h"
 #include "quanta/Support/MemoryLimits.h"
+#include "quanta/Support/TargetDescription.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/ArmNeon/ArmNeonDialect.h"
@@ -184,8 +184,7 @@ struct LowerCpuPass : public quanta::impl::LowerCpuBase<LowerCpuPass> {
         getModuleTarget(module);
     if (failed(recorded))
       return signalPassFailure();
-    TargetDescription target =
-        recorded->value_or(TargetDescription::host());
+    TargetDescription target = recorded->value_or(TargetDescription::host());
     if (target.getArch() == TargetArch::Other) {
       module.emitError() << getArgument() << ": no kernels for "
                          << target.describe()

@@ -327,13 +327,9 @@ void quanta::buildLowerToLLVMPipeline(OpPassManager &pm) {
   // go into the parallel bodies' allocation scopes, not one shared by all
   // threads.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
-  quanta::ParallelizeOptions openmp;
-  openmp.phase = "openmp";
-  pm.addPass(quanta::createParallelize(openmp));
+  pm.addPass(quanta::createParallelizeOpenMP());
   pm.addPass(createConvertVectorToSCFPass());
-  quanta::ParallelizeOptions scopes;
-  scopes.phase = "scopes";
-  pm.addPass(quanta::createParallelize(scopes));
+  pm.addPass(quanta::createInlineAllocationScopes());
   // Each large loop nest a function of its own: LLVM's loop passes cost
   // more than linearly in a function's size.
   pm.addPass(quanta::createOutlineLoops());

@@ -1,11 +1,13 @@
 //===- Parallelize.cpp - The kernels' independent loops on threads --------===//
 //
-// See quanta-parallelize in Passes.td.
+// quanta-parallelize, quanta-parallelize-openmp and
+// quanta-inline-allocation-scopes (Passes.td): three steps of the lowering
+// to LLVM.
 //
 //===----------------------------------------------------------------------===//
 
-#include "quanta/Dialect/Quanta/IR/QuantaDialect.h"
 #include "quanta/Codegen/Common/Passes.h"
+#include "quanta/Dialect/Quanta/IR/QuantaDialect.h"
 
 #include "mlir/Conversion/SCFToOpenMP/SCFToOpenMP.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -19,6 +21,8 @@
 
 namespace mlir::quanta {
 #define GEN_PASS_DEF_PARALLELIZE
+#define GEN_PASS_DEF_PARALLELIZEOPENMP
+#define GEN_PASS_DEF_INLINEALLOCATIONSCOPES
 #include "quanta/Codegen/Common/Passes.h.inc"
 } // namespace mlir::quanta
 
@@ -169,74 +173,39 @@ static void inlineWithStackRestore(memref::AllocaScopeOp scope) {
 
 namespace {
 struct ParallelizePass : public quanta::impl::ParallelizeBase<ParallelizePass> {
-  using Base::Base;
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (getModuleThreads(module) == 1)
+      return;
+    // Outermost first: a marked loop inside one already parallel stays
+    // sequential (its thread runs it).
+    SmallVector<scf::ForOp> marked;
+    module.walk<WalkOrder::PreOrder>([&](scf::ForOp loop) {
+      if (loop->hasAttr(kParallelLoopAttrName) && loop.getNumResults() == 0 &&
+          isWorthThreads(loop) && !loop->getParentOfType<scf::ParallelOp>())
+        marked.push_back(loop);
+    });
+    for (scf::ForOp loop : marked)
+      if (!loop->getParentOfType<scf::ParallelOp>())
+        toParallel(loop);
+  }
+};
+
+struct ParallelizeOpenMPPass
+    : public quanta::impl::ParallelizeOpenMPBase<ParallelizeOpenMPPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     const int64_t threads = getModuleThreads(module);
-    if (phase != "loops" && phase != "openmp" && phase != "scopes") {
-      module.emitError() << "quanta-parallelize: unknown phase '" << phase
-                         << "' (expected loops, openmp or scopes)";
-      return signalPassFailure();
-    }
-    if (phase == "scopes") {
-      // Upstream vector-to-scf allocates the buffer of an unrolled
-      // transfer in the innermost loop around it (an scf.for is an
-      // allocation scope), which scf-to-cf and LLVM turn into a
-      // stack allocation per iteration: the masked edge tiles of
-      // MobileNetV2's NCHW transposes at batch 32 overflowed the 8 MB
-      // stack. Each buffer is written before it is read in an iteration,
-      // so one per allocation scope (the function, or a thread's
-      // parallel body) serves every iteration.
-      module.walk([](memref::AllocaOp alloca) {
-        if (!alloca.getDynamicSizes().empty() ||
-            !alloca.getSymbolOperands().empty())
-          return;
-        // scf loops are allocation scopes in MLIR, but scf-to-cf lowers
-        // them without restoring the stack.
-        Operation *scope = alloca->getParentOp();
-        while (scope &&
-               (!scope->hasTrait<OpTrait::AutomaticAllocationScope>() ||
-                isa<scf::ForOp, scf::ParallelOp, scf::ForallOp, scf::WhileOp>(
-                    scope)))
-          scope = scope->getParentOp();
-        if (!scope || alloca->getParentOp() == scope)
-          return;
-        Block &entry = scope->getRegion(0).front();
-        alloca->moveBefore(&entry, entry.begin());
-      });
-      SmallVector<memref::AllocaScopeOp> scopes;
-      module.walk(
-          [&](memref::AllocaScopeOp scope) { scopes.push_back(scope); });
-      for (memref::AllocaScopeOp scope : scopes)
-        inlineWithStackRestore(scope);
-      return;
-    }
     if (threads == 1) {
       // convert-linalg-to-parallel-loops wrote scf.parallel loops, each an
       // automatic allocation scope: vector-to-scf would put its stack
       // buffers in their bodies, which scf-to-cf then turns into plain
       // loops that allocate stack on every iteration (MobileNetV2 at batch
       // 32 overflowed the 8 MB stack). Sequential loops, inner first.
-      if (phase == "openmp") {
-        SmallVector<scf::ParallelOp> loops;
-        module.walk([&](scf::ParallelOp loop) { loops.push_back(loop); });
-        for (scf::ParallelOp loop : loops)
-          splitParallelLoop(loop, 0);
-      }
-      return;
-    }
-    if (phase == "loops") {
-      // Outermost first: a marked loop inside one already parallel stays
-      // sequential (its thread runs it).
-      SmallVector<scf::ForOp> marked;
-      module.walk<WalkOrder::PreOrder>([&](scf::ForOp loop) {
-        if (loop->hasAttr(kParallelLoopAttrName) && loop.getNumResults() == 0 &&
-            isWorthThreads(loop) && !loop->getParentOfType<scf::ParallelOp>())
-          marked.push_back(loop);
-      });
-      for (scf::ForOp loop : marked)
-        if (!loop->getParentOfType<scf::ParallelOp>())
-          toParallel(loop);
+      SmallVector<scf::ParallelOp> loops;
+      module.walk([&](scf::ParallelOp loop) { loops.push_back(loop); });
+      for (scf::ParallelOp loop : loops)
+        splitParallelLoop(loop, 0);
       return;
     }
     SmallVector<scf::ParallelOp> outermost;
@@ -254,6 +223,42 @@ struct ParallelizePass : public quanta::impl::ParallelizeBase<ParallelizePass> {
     openmp.addPass(createCanonicalizerPass());
     if (failed(runPipeline(openmp, module)))
       return signalPassFailure();
+  }
+};
+
+struct InlineAllocationScopesPass
+    : public quanta::impl::InlineAllocationScopesBase<
+          InlineAllocationScopesPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    // Upstream vector-to-scf allocates the buffer of an unrolled transfer
+    // in the innermost loop around it (an scf.for is an allocation scope),
+    // which scf-to-cf and LLVM turn into a stack allocation per iteration:
+    // the masked edge tiles of MobileNetV2's NCHW transposes at batch 32
+    // overflowed the 8 MB stack. Each buffer is written before it is read
+    // in an iteration, so one per allocation scope (the function, or a
+    // thread's parallel body) serves every iteration.
+    module.walk([](memref::AllocaOp alloca) {
+      if (!alloca.getDynamicSizes().empty() ||
+          !alloca.getSymbolOperands().empty())
+        return;
+      // scf loops are allocation scopes in MLIR, but scf-to-cf lowers them
+      // without restoring the stack.
+      Operation *scope = alloca->getParentOp();
+      while (scope &&
+             (!scope->hasTrait<OpTrait::AutomaticAllocationScope>() ||
+              isa<scf::ForOp, scf::ParallelOp, scf::ForallOp, scf::WhileOp>(
+                  scope)))
+        scope = scope->getParentOp();
+      if (!scope || alloca->getParentOp() == scope)
+        return;
+      Block &entry = scope->getRegion(0).front();
+      alloca->moveBefore(&entry, entry.begin());
+    });
+    SmallVector<memref::AllocaScopeOp> scopes;
+    module.walk([&](memref::AllocaScopeOp scope) { scopes.push_back(scope); });
+    for (memref::AllocaScopeOp scope : scopes)
+      inlineWithStackRestore(scope);
   }
 };
 } // namespace

@@ -3,6 +3,8 @@
 // RUN: quant-opt %s --split-input-file --quanta-lower-neon=features=baseline | FileCheck %s --check-prefix=BASE
 // The level comes from the module's target when no option names one.
 // RUN: quant-opt %s --split-input-file --pass-pipeline='builtin.module(quanta-lower-neon)' | FileCheck %s --check-prefix=TARGET
+// The same through quanta-lower-cpu, which picks the architecture from the target.
+// RUN: quant-opt %s --split-input-file --pass-pipeline='builtin.module(quanta-lower-cpu)' | FileCheck %s --check-prefix=TARGET
 
 // u8 activations: sdot and smull read s8, so the input's sign bit is
 // flipped (x - 128) and 128 times each column's weight sum (40 * 3) is

@@ -1,6 +1,6 @@
 // RUN: quant-opt %s --quanta-parallelize -split-input-file | FileCheck %s
-// RUN: quant-opt %s --quanta-parallelize=phase=openmp -split-input-file | FileCheck %s --check-prefix=OPENMP
-// RUN: quant-opt %s --quanta-parallelize=phase=scopes -split-input-file | FileCheck %s --check-prefix=SCOPES
+// RUN: quant-opt %s --quanta-parallelize-openmp -split-input-file | FileCheck %s --check-prefix=OPENMP
+// RUN: quant-opt %s --quanta-inline-allocation-scopes -split-input-file | FileCheck %s --check-prefix=SCOPES
 
 // With quanta.threads, a marked loop carrying no values becomes an
 // scf.parallel; an unmarked one, a marked one inside it, and one with too

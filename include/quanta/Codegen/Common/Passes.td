@@ -43,26 +43,14 @@ def AllocateResultShapes : Pass<"quanta-allocate-result-shapes"> {
 }
 
 def Parallelize : Pass<"quanta-parallelize", "ModuleOp"> {
-  let summary = "Run the kernels' independent loops on threads (OpenMP)";
+  let summary = "Mark the kernels' independent row loops parallel";
   let description = [{
-    Part of the lowering to LLVM; runs three times. With the module's
-    `quanta.threads` = 1, phase `loops` does nothing and phase `openmp`
-    makes every `scf.parallel` sequential loops. Phase `loops`, on buffers
-    after bufferization: every `scf.for` marked `quanta.parallel` (the row loops
-    of the tiled kernels) that carries no values becomes an `scf.parallel`
-    (not inside another one). Phase `openmp`, once linalg ops are
-    `scf.parallel` loops (convert-linalg-to-parallel-loops): upstream's
-    convert-scf-to-openmp with `num_threads` = `quanta.threads` (no clause
-    for 0: OMP_NUM_THREADS, else every core), then a canonicalization that
-    drops the allocation scopes it wraps around bodies that allocate
-    nothing. Phase `scopes` (for every thread count), after vector-to-scf,
-    which puts the stack buffer of an unrolled transfer in the innermost
-    loop around it (a stack allocation per iteration, once lowered): every
-    static `memref.alloca` moves to the start of its allocation scope (the
-    function, or a parallel body), then each scope's body is inlined
-    between `llvm.intr.stacksave` and `llvm.intr.stackrestore`, as the LLVM
-    lowering of `memref.alloca_scope` does, but before scf-to-cf, which
-    would split the body into blocks a scope does not allow.
+    The first of three passes that run the kernels on threads (OpenMP),
+    all part of the lowering to LLVM. With the module's `quanta.threads`
+    other than 1, on buffers after bufferization: every `scf.for` marked
+    `quanta.parallel` (the row loops of the tiled kernels) that carries no
+    values and has enough work becomes an `scf.parallel` (not inside
+    another one). With one thread it does nothing.
 
     Every parallel iteration writes its own part of the output and no
     reduction is split across threads, so the results are the same bytes
@@ -70,16 +58,48 @@ def Parallelize : Pass<"quanta-parallelize", "ModuleOp"> {
     (`libomp`, Debian's libomp-22-dev): the JIT loads it, object files link
     it (the C header gives the link line).
   }];
-  let options = [
-    Option<"phase", "phase", "std::string", /*default=*/"\"loops\"",
-           "loops (marked scf.for to scf.parallel), openmp "
-           "(scf.parallel to OpenMP) or scopes (allocation scopes inlined)">,
-  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect"];
+}
+
+def ParallelizeOpenMP : Pass<"quanta-parallelize-openmp", "ModuleOp"> {
+  let summary = "Run scf.parallel loops on OpenMP threads, or sequentially";
+  let description = [{
+    Once linalg ops are `scf.parallel` loops
+    (convert-linalg-to-parallel-loops): with the module's `quanta.threads`
+    other than 1, upstream's convert-scf-to-openmp with `num_threads` =
+    `quanta.threads` (no clause for 0: OMP_NUM_THREADS, else every core)
+    on the outermost parallel loops with enough work, then a
+    canonicalization that drops the allocation scopes it wraps around
+    bodies that allocate nothing. With one thread every `scf.parallel`
+    becomes sequential `scf.for` loops (an `scf.parallel` is an allocation
+    scope, whose stack buffers would otherwise be allocated per
+    iteration once lowered).
+  }];
   let dependentDialects = [
     "::mlir::LLVM::LLVMDialect",
     "::mlir::omp::OpenMPDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
+  ];
+}
+
+def InlineAllocationScopes : Pass<"quanta-inline-allocation-scopes",
+                                  "ModuleOp"> {
+  let summary = "Hoist stack buffers to their allocation scope and inline "
+                "the scopes";
+  let description = [{
+    For every thread count, after vector-to-scf, which puts the stack
+    buffer of an unrolled transfer in the innermost loop around it (a stack
+    allocation per iteration, once lowered): every static `memref.alloca`
+    moves to the start of its allocation scope (the function, or a
+    parallel body), then each `memref.alloca_scope` body is inlined between
+    `llvm.intr.stacksave` and `llvm.intr.stackrestore`, as the LLVM
+    lowering of `memref.alloca_scope` does, but before scf-to-cf, which
+    would split the body into blocks a scope does not allow.
+  }];
+  let dependentDialects = [
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::memref::MemRefDialect",
   ];
 }
 

@@ -88,12 +88,6 @@ struct ReportQParamsPass
   using Base::Base;
 
   void runOnOperation() override {
-    if (format != "text" && format != "json") {
-      emitError(getOperation().getLoc())
-          << "quanta-report-qparams: format must be text or json, got '"
-          << format << "'";
-      return signalPassFailure();
-    }
     std::string errorMessage;
     std::unique_ptr<llvm::ToolOutputFile> file =
         openOutputFile(output, &errorMessage);
@@ -112,7 +106,7 @@ struct ReportQParamsPass
           computeQParams(op.getLoc(), op.getObserver(), op.getStatsAttr());
       if (failed(qparams))
         return WalkResult::interrupt();
-      if (format == "json")
+      if (format == ReportFormat::Json)
         observers.push_back(toJson(op, *qparams));
       else
         printLine(os, op, *qparams);
@@ -120,7 +114,7 @@ struct ReportQParamsPass
     });
     if (result.wasInterrupted())
       return signalPassFailure();
-    if (format == "json")
+    if (format == ReportFormat::Json)
       os << llvm::formatv("{0:2}\n", llvm::json::Value(llvm::json::Object{
                                          {"observers", std::move(observers)}}));
     file->keep();

@@ -26,7 +26,7 @@
 // CHECK-NEXT: "quant_max": 127,
 // CHECK-NEXT: "quant_min": -128,
 
-// FORMAT: error: quanta-report-qparams: format must be text or json, got 'xml'
+// FORMAT: for the --format option: Cannot find option named 'xml'!
 
 func.func @f(%x: tensor<4xf32>, %w: tensor<2x3xf32>) -> (tensor<4xf32>, tensor<2x3xf32>) {
   %0 = quanta.observe %x {name = "act", observer = #quanta.min_max<reduce_range = true>, stats = #quanta.min_max_stats<min = [-1.0], max = [2.0], num_batches = 1>} : tensor<4xf32>

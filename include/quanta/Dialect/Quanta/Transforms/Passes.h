@@ -27,6 +27,9 @@ namespace mlir {
 class RewritePatternSet;
 namespace quanta {
 
+/// quanta-report-qparams' `format`.
+enum class ReportFormat { Text, Json };
+
 #define GEN_PASS_DECL
 #include "quanta/Dialect/Quanta/Transforms/Passes.h.inc"
 

@@ -175,8 +175,12 @@ def ReportQParams : Pass<"quanta-report-qparams", "ModuleOp"> {
   let options = [
     Option<"output", "output", "std::string", /*default=*/"\"-\"",
            "where to print the report ('-' for stdout)">,
-    Option<"format", "format", "std::string", /*default=*/"\"text\"",
-           "text (a line per observer) or json">,
+    Option<"format", "format", "ReportFormat", /*default=*/"ReportFormat::Text",
+           "how the report is written",
+           [{::llvm::cl::values(
+               clEnumValN(ReportFormat::Text, "text", "a line per observer"),
+               clEnumValN(ReportFormat::Json, "json",
+                          "one JSON document (quanta.report reads it)"))}]>,
   ];
 }
 
