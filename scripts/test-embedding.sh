@@ -38,6 +38,32 @@ count_observers() {
     --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 |
     grep -q "remark: 16 observers"
 }
+# Quanta's patterns in my-opt's own driver: no quant cast is left, and the
+# int8 arithmetic is there.
+lower_quant_casts() {
+  local out
+  out=$("$work/build/my-opt" "$source_dir/examples/tiny_cnn.mlir" \
+    --quanta-ptq="data=$source_dir/examples/calibration/batch0.npy quiet" \
+    --my-lower-quant-casts) &&
+    ! grep -qE "quant\.(qcast|dcast)" <<<"$out" &&
+    grep -q "arith.fptosi" <<<"$out"
+}
+# Quanta's quantize and kernel patterns in my-opt's own driver give the
+# same int8 output, byte for byte, as quanta-compile.
+quantize_patterns() {
+  local bin="$build_dir/bin" data="$source_dir/examples/calibration/batch0.npy"
+  "$work/build/my-opt" "$source_dir/examples/tiny_cnn.mlir" \
+    --quanta-ptq="data=$data quiet" -o "$work/frozen.mlir" &&
+    "$work/build/my-opt" "$work/frozen.mlir" --my-quantize-for-host \
+      -o "$work/patterns.mlir" &&
+    ! grep -q "quanta.qmatmul" "$work/patterns.mlir" &&
+    "$bin/quant-run" "$work/patterns.mlir" --input="$data" \
+      --output="$work/patterns.npy" &&
+    "$bin/quant-run" "$work/frozen.mlir" --input="$data" \
+      --pass-pipeline='builtin.module(quanta-compile)' \
+      --output="$work/compile.npy" &&
+    cmp "$work/patterns.npy" "$work/compile.npy"
+}
 quantize() {
   mkdir -p "$work/out" &&
     "$work/build/quantize-in-memory" "$source_dir/examples/tiny_cnn.mlir" \
@@ -51,6 +77,8 @@ call_object() {
 
 check install-and-build install_and_build
 check my-opt count_observers
+check my-opt-patterns lower_quant_casts
+check my-opt-quantize-patterns quantize_patterns
 check quantize-in-memory quantize
 check call-object-file call_object
 echo "embedding: $passed passed, $failed failed"

@@ -594,10 +594,10 @@ static FailureOr<func::FuncOp> findEntry(ModuleOp module, StringRef entry) {
   return candidates.front();
 }
 
-LogicalResult quanta::calibrate(ModuleOp module, CalibrationBatches &batches,
-                                const CalibrateOptions &options,
-                                const CalibrationProgressCallback &onProgress) {
-  loadDependentDialects(module.getContext(), *createCalibrate());
+/// The entry `options` names, if calibration can run it: float32 tensors,
+/// static result shapes, and sane thread and batch counts.
+static FailureOr<func::FuncOp> checkEntry(ModuleOp module,
+                                          const CalibrateOptions &options) {
   Location loc = module.getLoc();
   FailureOr<func::FuncOp> entryFunc = findEntry(module, options.entry);
   if (failed(entryFunc))
@@ -620,6 +620,207 @@ LogicalResult quanta::calibrate(ModuleOp module, CalibrationBatches &batches,
     return emitError(loc, "quanta-calibrate: batch-limit must be >= 0 (0: "
                           "every batch), got ")
            << options.batchLimit;
+  return entryFunc;
+}
+
+namespace {
+/// What calibration does with each observer and fake-quant module.
+struct CalibrationPlan {
+  /// One per observer, in walk order.
+  SmallVector<ObserverCall> calls;
+  /// The observers with running statistics, those that record, and the
+  /// FakeQuantize modules: session.observers, session.recordings and
+  /// session.fakeQuants, in order.
+  SmallVector<ObserveOp> calibratedOps, recordedOps;
+  SmallVector<FakeQuantOp> moduleOps;
+};
+} // namespace
+
+/// The observers and fake-quant modules of `module`, in walk order, each
+/// given its role and, when it calibrates, its state in `session`;
+/// calibration continues from statistics already in the IR (so shards of
+/// the data can be calibrated in turn).
+static FailureOr<CalibrationPlan>
+planCalibration(ModuleOp module, const CalibrateOptions &options,
+                CalibrationSession &session) {
+  CalibrationPlan plan;
+  llvm::DenseMap<Operation *, int64_t> calibratedIds;
+  WalkResult walk = module.walk([&](ObserveOp op) {
+    if (isa<ReuseInputObserverAttr>(op.getObserver())) {
+      auto source = calibratedIds.find(findReusedObserver(op));
+      plan.calls.push_back(
+          source == calibratedIds.end()
+              ? ObserverCall{ObserverRole::Identity, -1}
+              : ObserverCall{ObserverRole::Calibrated, source->second});
+      return WalkResult::advance();
+    }
+    // A weight observer whose statistics quanta-insert-observers computed
+    // has seen its tensor, as PyTorch's sees the weight once: observing
+    // it again per batch would not change min/max but would grow a
+    // histogram, and would keep the raw weights in the JIT code (tripling
+    // ResNet-18's compile time).
+    bool running =
+        hasRunningStatistics(op.getObserver()) &&
+        !(op.getStatsAttr() && matchPattern(op.getInput(), m_Constant()));
+    bool recording = isa<RecordingObserverAttr>(op.getObserver());
+    if (recording && options.recordDir.empty())
+      op.emitWarning("RecordingObserver: its tensors are not recorded "
+                     "without record-dir=<directory>");
+    bool recorded = recording && !options.recordDir.empty();
+    plan.calls.push_back(
+        running    ? ObserverCall{ObserverRole::Calibrated,
+                               int64_t(session.observers.size())}
+        : recorded ? ObserverCall{ObserverRole::Recorded,
+                                  int64_t(plan.recordedOps.size())}
+                   : ObserverCall{ObserverRole::Identity, -1});
+    if (!running && !recorded)
+      return WalkResult::advance();
+    if (!cast<RankedTensorType>(op.getInput().getType())
+             .getElementType()
+             .isF32()) {
+      op.emitOpError("calibration observes float32 tensors only");
+      return WalkResult::interrupt();
+    }
+    if (recorded) {
+      plan.recordedOps.push_back(op);
+      return WalkResult::advance();
+    }
+    FailureOr<runtime::ObserverState> state =
+        createObserverState(op.getLoc(), op.getObserver(), op.getStatsAttr());
+    if (failed(state))
+      return WalkResult::interrupt();
+    calibratedIds[op] = int64_t(session.observers.size());
+    session.observers.push_back(std::move(*state));
+    plan.calibratedOps.push_back(op);
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  walk = module.walk([&](FakeQuantOp op) {
+    if (!isCalibratedModule(op))
+      return WalkResult::advance();
+    FailureOr<FakeQuantModule> fakeQuant = createFakeQuantModule(op);
+    if (failed(fakeQuant))
+      return WalkResult::interrupt();
+    session.fakeQuants.push_back(std::move(*fakeQuant));
+    plan.moduleOps.push_back(op);
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  session.errors.resize(session.observers.size() + session.fakeQuants.size());
+  session.recordings.resize(plan.recordedOps.size());
+  if (options.recordObserved) {
+    if (options.recordDir.empty())
+      return emitError(module.getLoc(), "quanta-calibrate: record-observed "
+                                        "needs record-dir=<directory>");
+    session.observedRecordings.resize(plan.calibratedOps.size());
+  }
+  return plan;
+}
+
+static double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+/// Runs `entrySymbol` of `engine` on `batch` (already read and checked)
+/// and on the batches after it, up to the batch limit; an observer that
+/// saw NaN or infinities is an error at it.
+static LogicalResult
+runBatches(Location loc, ExecutionEngine &engine, StringRef entrySymbol,
+           FunctionType entryType, CalibrationBatches &batches,
+           std::vector<runtime::TensorRef> &batch,
+           const CalibrateOptions &options, CalibrationPlan &plan,
+           CalibrationSession &session, CalibrationProgress &progress,
+           const CalibrationProgressCallback &onProgress) {
+  // Result buffers, reused for every batch.
+  SmallVector<std::vector<float>> results;
+  for (Type type : entryType.getResults())
+    results.emplace_back(cast<RankedTensorType>(type).getNumElements());
+
+  auto start = std::chrono::steady_clock::now();
+  for (int64_t index = 0; options.batchLimit == 0 || index < options.batchLimit;
+       ++index) {
+    if (index > 0) {
+      FailureOr<bool> haveBatch = batches.next(loc, batch);
+      if (failed(haveBatch))
+        return failure();
+      if (!*haveBatch)
+        break;
+      if (failed(checkBatch(loc, index, batch, entryType)))
+        return failure();
+    }
+    SmallVector<MemRefDescriptor> descriptors;
+    for (runtime::TensorRef &tensor : batch)
+      descriptors.emplace_back(tensor.data, tensor.shape);
+    for (auto [result, type] : llvm::zip(results, entryType.getResults()))
+      descriptors.emplace_back(result.data(),
+                               cast<RankedTensorType>(type).getShape());
+    SmallVector<void *> arguments;
+    for (MemRefDescriptor &descriptor : descriptors)
+      arguments.push_back(descriptor.packed());
+    if (llvm::Error error = engine.invokePacked(entrySymbol, arguments))
+      return emitError(loc, "quanta-calibrate: running batch ")
+             << index << " failed: " << llvm::toString(std::move(error));
+    for (auto [errorIndex, error] : llvm::enumerate(session.errors))
+      if (error) {
+        Operation *op =
+            errorIndex < plan.calibratedOps.size()
+                ? plan.calibratedOps[errorIndex].getOperation()
+                : plan.moduleOps[errorIndex - plan.calibratedOps.size()];
+        InFlightDiagnostic diag = op->emitOpError("calibration batch ")
+                                  << index;
+        if (!batch.empty())
+          diag << " (" << batch.front().source << ")";
+        return diag << ": " << *error;
+      }
+    progress.batches = index + 1;
+    progress.runSeconds = secondsSince(start);
+    if (onProgress)
+      onProgress(progress);
+  }
+  return success();
+}
+
+/// Once every batch ran: writes the recordings, then folds the statistics
+/// into the original module. Observers the entry never reached (other
+/// functions) stay as they were.
+static LogicalResult foldStatistics(ModuleOp module,
+                                    const CalibrateOptions &options,
+                                    CalibrationPlan &plan,
+                                    CalibrationSession &session,
+                                    int64_t numBatches) {
+  SmallVector<ObserveOp> writtenOps(plan.recordedOps);
+  std::vector<std::vector<RecordedTensor>> written =
+      std::move(session.recordings);
+  if (options.recordObserved) {
+    writtenOps.append(plan.calibratedOps);
+    for (auto &tensors : session.observedRecordings)
+      written.push_back(std::move(tensors));
+  }
+  if (failed(writeRecordings(options.recordDir, writtenOps, written)))
+    return failure();
+  MLIRContext *context = module.getContext();
+  for (auto [op, state] :
+       llvm::zip_equal(plan.calibratedOps, session.observers))
+    if (state.getNumBatches() > 0)
+      op.setStatsAttr(getStatisticsAttr(context, state));
+  for (auto [op, fakeQuant] :
+       llvm::zip_equal(plan.moduleOps, session.fakeQuants))
+    writeBackModule(op, fakeQuant, numBatches);
+  return success();
+}
+
+LogicalResult quanta::calibrate(ModuleOp module, CalibrationBatches &batches,
+                                const CalibrateOptions &options,
+                                const CalibrationProgressCallback &onProgress) {
+  loadDependentDialects(module.getContext(), *createCalibrate());
+  Location loc = module.getLoc();
+  FailureOr<func::FuncOp> entryFunc = checkEntry(module, options);
+  if (failed(entryFunc))
+    return failure();
+  FunctionType entryType = entryFunc->getFunctionType();
   CalibrationProgress progress;
   progress.total = batches.size();
   if (options.batchLimit > 0)
@@ -642,88 +843,14 @@ LogicalResult quanta::calibrate(ModuleOp module, CalibrationBatches &batches,
             "result " + Twine(index) + " of the entry")))
       return failure();
 
-  // The observers, in walk order; calibration continues from statistics
-  // already in the IR (so shards of the data can be calibrated in turn).
   CalibrationSession session;
-  SmallVector<ObserverCall> calls;
-  SmallVector<ObserveOp> calibratedOps, recordedOps;
-  llvm::DenseMap<Operation *, int64_t> calibratedIds;
-  WalkResult walk = module.walk([&](ObserveOp op) {
-    if (isa<ReuseInputObserverAttr>(op.getObserver())) {
-      auto source = calibratedIds.find(findReusedObserver(op));
-      calls.push_back(
-          source == calibratedIds.end()
-              ? ObserverCall{ObserverRole::Identity, -1}
-              : ObserverCall{ObserverRole::Calibrated, source->second});
-      return WalkResult::advance();
-    }
-    // A weight observer whose statistics quanta-insert-observers computed
-    // has seen its tensor, as PyTorch's sees the weight once: observing
-    // it again per batch would not change min/max but would grow a
-    // histogram, and would keep the raw weights in the JIT code (tripling
-    // ResNet-18's compile time).
-    bool running =
-        hasRunningStatistics(op.getObserver()) &&
-        !(op.getStatsAttr() && matchPattern(op.getInput(), m_Constant()));
-    bool recording = isa<RecordingObserverAttr>(op.getObserver());
-    if (recording && options.recordDir.empty())
-      op.emitWarning("RecordingObserver: its tensors are not recorded "
-                     "without record-dir=<directory>");
-    bool recorded = recording && !options.recordDir.empty();
-    calls.push_back(running    ? ObserverCall{ObserverRole::Calibrated,
-                                           int64_t(session.observers.size())}
-                    : recorded ? ObserverCall{ObserverRole::Recorded,
-                                              int64_t(recordedOps.size())}
-                               : ObserverCall{ObserverRole::Identity, -1});
-    if (!running && !recorded)
-      return WalkResult::advance();
-    if (!cast<RankedTensorType>(op.getInput().getType())
-             .getElementType()
-             .isF32()) {
-      op.emitOpError("calibration observes float32 tensors only");
-      return WalkResult::interrupt();
-    }
-    if (recorded) {
-      recordedOps.push_back(op);
-      return WalkResult::advance();
-    }
-    FailureOr<runtime::ObserverState> state =
-        createObserverState(op.getLoc(), op.getObserver(), op.getStatsAttr());
-    if (failed(state))
-      return WalkResult::interrupt();
-    calibratedIds[op] = int64_t(session.observers.size());
-    session.observers.push_back(std::move(*state));
-    calibratedOps.push_back(op);
-    return WalkResult::advance();
-  });
-  if (walk.wasInterrupted())
+  FailureOr<CalibrationPlan> plan = planCalibration(module, options, session);
+  if (failed(plan))
     return failure();
-  SmallVector<FakeQuantOp> moduleOps;
-  walk = module.walk([&](FakeQuantOp op) {
-    if (!isCalibratedModule(op))
-      return WalkResult::advance();
-    FailureOr<FakeQuantModule> fakeQuant = createFakeQuantModule(op);
-    if (failed(fakeQuant))
-      return WalkResult::interrupt();
-    session.fakeQuants.push_back(std::move(*fakeQuant));
-    moduleOps.push_back(op);
-    return WalkResult::advance();
-  });
-  if (walk.wasInterrupted())
-    return failure();
-  session.errors.resize(session.observers.size() + session.fakeQuants.size());
-  session.recordings.resize(recordedOps.size());
-  if (options.recordObserved) {
-    if (options.recordDir.empty())
-      return emitError(loc, "quanta-calibrate: record-observed needs "
-                            "record-dir=<directory>");
-    session.observedRecordings.resize(calibratedOps.size());
-  }
-
   auto compileStart = std::chrono::steady_clock::now();
   FailureOr<std::unique_ptr<ExecutionEngine>> engine =
-      createCalibrationEngine(module, entryFunc->getSymName(), calls, session,
-                              options.floatKernels, options.threads);
+      createCalibrationEngine(module, entryFunc->getSymName(), plan->calls,
+                              session, options.floatKernels, options.threads);
   if (failed(engine))
     return failure();
   // The engine generates code at the first lookup: before the batches, so
@@ -733,81 +860,14 @@ LogicalResult quanta::calibrate(ModuleOp module, CalibrationBatches &batches,
   if (auto lookup = (*engine)->lookupPacked(entrySymbol); !lookup)
     return emitError(loc, "quanta-calibrate: ")
            << llvm::toString(lookup.takeError());
-  auto secondsSince = [](std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                         start)
-        .count();
-  };
   progress.compileSeconds = secondsSince(compileStart);
   if (onProgress)
     onProgress(progress);
 
-  // Result buffers, reused for every batch.
-  SmallVector<std::vector<float>> results;
-  for (Type type : entryType.getResults())
-    results.emplace_back(cast<RankedTensorType>(type).getNumElements());
-
-  auto start = std::chrono::steady_clock::now();
-  for (int64_t index = 0; options.batchLimit == 0 || index < options.batchLimit;
-       ++index) {
-    if (index > 0) {
-      haveBatch = batches.next(loc, batch);
-      if (failed(haveBatch))
-        return failure();
-      if (!*haveBatch)
-        break;
-      if (failed(checkBatch(loc, index, batch, entryType)))
-        return failure();
-    }
-    SmallVector<MemRefDescriptor> descriptors;
-    for (runtime::TensorRef &tensor : batch)
-      descriptors.emplace_back(tensor.data, tensor.shape);
-    for (auto [result, type] : llvm::zip(results, entryType.getResults()))
-      descriptors.emplace_back(result.data(),
-                               cast<RankedTensorType>(type).getShape());
-    SmallVector<void *> arguments;
-    for (MemRefDescriptor &descriptor : descriptors)
-      arguments.push_back(descriptor.packed());
-    if (llvm::Error error = (*engine)->invokePacked(entrySymbol, arguments))
-      return emitError(loc, "quanta-calibrate: running batch ")
-             << index << " failed: " << llvm::toString(std::move(error));
-    for (auto [errorIndex, error] : llvm::enumerate(session.errors))
-      if (error) {
-        Operation *op = errorIndex < calibratedOps.size()
-                            ? calibratedOps[errorIndex].getOperation()
-                            : moduleOps[errorIndex - calibratedOps.size()];
-        InFlightDiagnostic diag = op->emitOpError("calibration batch ")
-                                  << index;
-        if (!batch.empty())
-          diag << " (" << batch.front().source << ")";
-        return diag << ": " << *error;
-      }
-    progress.batches = index + 1;
-    progress.runSeconds = secondsSince(start);
-    if (onProgress)
-      onProgress(progress);
-  }
-
-  // Everything ran: write the recordings, then fold the statistics into the
-  // original module. Observers the entry never reached (other functions)
-  // stay as they were.
-  SmallVector<ObserveOp> writtenOps(recordedOps);
-  std::vector<std::vector<RecordedTensor>> written =
-      std::move(session.recordings);
-  if (options.recordObserved) {
-    writtenOps.append(calibratedOps);
-    for (auto &tensors : session.observedRecordings)
-      written.push_back(std::move(tensors));
-  }
-  if (failed(writeRecordings(options.recordDir, writtenOps, written)))
+  if (failed(runBatches(loc, **engine, entrySymbol, entryType, batches, batch,
+                        options, *plan, session, progress, onProgress)))
     return failure();
-  MLIRContext *context = module.getContext();
-  for (auto [op, state] : llvm::zip_equal(calibratedOps, session.observers))
-    if (state.getNumBatches() > 0)
-      op.setStatsAttr(getStatisticsAttr(context, state));
-  for (auto [op, fakeQuant] : llvm::zip_equal(moduleOps, session.fakeQuants))
-    writeBackModule(op, fakeQuant, progress.batches);
-  return success();
+  return foldStatistics(module, options, *plan, session, progress.batches);
 }
 
 namespace {

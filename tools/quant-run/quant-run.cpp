@@ -112,6 +112,34 @@ readInputs(Location loc) {
   return arrays;
 }
 
+/// Times `benchmark` more calls and prints the best and median time, the
+/// rate given --ops-per-call, and the function's memory plan.
+static LogicalResult runBenchmark(ModuleOp module, StringRef name,
+                                  llvm::function_ref<LogicalResult()> call) {
+  std::vector<double> seconds;
+  for (unsigned i = 0; i < benchmark; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    if (failed(call()))
+      return failure();
+    seconds.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count());
+  }
+  std::sort(seconds.begin(), seconds.end());
+  const double best = seconds.front(), median = seconds[seconds.size() / 2];
+  llvm::outs() << llvm::format("%s: %u calls, best %.3f ms, median %.3f ms",
+                               name.str().c_str(), unsigned(benchmark),
+                               best * 1e3, median * 1e3);
+  if (opsPerCall > 0)
+    llvm::outs() << llvm::format(", %.1f GOPS (best)",
+                                 opsPerCall / best * 1e-9);
+  llvm::outs() << "\n";
+  for (auto &[planName, plan] : quanta::getMemoryPlans(module))
+    if (planName == name)
+      llvm::outs() << planName << ": " << plan.describe() << "\n";
+  return success();
+}
+
 static LogicalResult run(ModuleOp module,
                          const quanta::TargetDescription &target) {
   Location loc = module.getLoc();
@@ -221,29 +249,8 @@ static LogicalResult run(ModuleOp module,
   if (failed(call()) || failed(writeResults(loc, resultSpecs, results)))
     return failure();
 
-  if (benchmark > 0) {
-    std::vector<double> seconds;
-    for (unsigned i = 0; i < benchmark; ++i) {
-      auto start = std::chrono::steady_clock::now();
-      if (failed(call()))
-        return failure();
-      seconds.push_back(std::chrono::duration<double>(
-                            std::chrono::steady_clock::now() - start)
-                            .count());
-    }
-    std::sort(seconds.begin(), seconds.end());
-    const double best = seconds.front(), median = seconds[seconds.size() / 2];
-    llvm::outs() << llvm::format("%s: %u calls, best %.3f ms, median %.3f ms",
-                                 name.str().c_str(), unsigned(benchmark),
-                                 best * 1e3, median * 1e3);
-    if (opsPerCall > 0)
-      llvm::outs() << llvm::format(", %.1f GOPS (best)",
-                                   opsPerCall / best * 1e-9);
-    llvm::outs() << "\n";
-    for (auto &[planName, plan] : quanta::getMemoryPlans(module))
-      if (planName == name)
-        llvm::outs() << planName << ": " << plan.describe() << "\n";
-  }
+  if (benchmark > 0)
+    return runBenchmark(module, name, call);
   return success();
 }
 

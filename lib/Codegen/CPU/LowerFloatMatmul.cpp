@@ -21,8 +21,8 @@
 
 #include "TiledGemm.h"
 
-#include "quanta/Support/TargetDescription.h"
 #include "quanta/Support/MatmulLayout.h"
+#include "quanta/Support/TargetDescription.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -304,7 +304,8 @@ static std::optional<FloatGemm> matchConvolution(OpBuilder &b,
                    nchw};
 }
 
-LogicalResult mlir::quanta::lowerFloatGemm(Operation *operation,
+LogicalResult mlir::quanta::lowerFloatGemm(RewriterBase &rewriter,
+                                           Operation *operation,
                                            const TargetDescription &target) {
   auto op = dyn_cast<linalg::LinalgOp>(operation);
   if (!op)
@@ -342,8 +343,7 @@ LogicalResult mlir::quanta::lowerFloatGemm(Operation *operation,
     if (gemm->nchw)
       result = transpose(b, operation->getLoc(), result, {0, 3, 1, 2});
   }
-  operation->getResult(0).replaceAllUsesWith(result);
-  operation->erase();
+  rewriter.replaceOp(operation, result);
   return success();
 }
 
@@ -354,7 +354,8 @@ LogicalResult mlir::quanta::lowerFloatGemm(Operation *operation,
 /// image with the op's loops, 18.5 ms with these). Each output starts from the
 /// init tensor and adds input * filter tap by tap in (kh, kw) order, as the
 /// op's region does.
-LogicalResult mlir::quanta::lowerFloatDepthwise(Operation *operation) {
+LogicalResult mlir::quanta::lowerFloatDepthwise(RewriterBase &rewriter,
+                                                Operation *operation) {
   const bool nchw = isa<linalg::DepthwiseConv2DNchwChwOp>(operation);
   if (!nchw && !isa<linalg::DepthwiseConv2DNhwcHwcOp>(operation))
     return failure();
@@ -419,7 +420,6 @@ LogicalResult mlir::quanta::lowerFloatDepthwise(Operation *operation) {
           }
         linalg::YieldOp::create(nested, nestedLoc, acc);
       });
-  operation->getResult(0).replaceAllUsesWith(result.getResult(0));
-  operation->erase();
+  rewriter.replaceOp(operation, result.getResult(0));
   return success();
 }

@@ -128,9 +128,12 @@ LogicalResult mlir::quanta::lowerKernels(ModuleOp module,
   for (Operation *op : kernels)
     if (failed(checkConstantOperands(op)))
       return failure();
-  for (QMatmulOp op : qmatmuls)
-    if (failed(lowerQMatmul(op, target, pass)))
+  IRRewriter rewriter(module.getContext());
+  for (QMatmulOp op : qmatmuls) {
+    rewriter.setInsertionPoint(op);
+    if (failed(lowerQMatmul(rewriter, op, target, pass)))
       return failure();
+  }
   if (target.getArch() == TargetArch::X86_64 &&
       target.hasAll({TargetFeature::Avx512Vnni, TargetFeature::Avx512VL,
                      TargetFeature::Avx512BW}))
@@ -139,16 +142,16 @@ LogicalResult mlir::quanta::lowerKernels(ModuleOp module,
   // Those that are not f32 with constant weights stay as they are.
   if (lowerFloat) {
     for (Operation *op : floatGemms)
-      (void)lowerFloatGemm(op, target);
+      (void)lowerFloatGemm(rewriter, op, target);
     for (Operation *op : floatDepthwise)
-      (void)lowerFloatDepthwise(op);
+      (void)lowerFloatDepthwise(rewriter, op);
   }
   // The layout transposes around NCHW convolutions, including those the
   // float lowering just added.
   SmallVector<linalg::TransposeOp> transposes;
   module->walk([&](linalg::TransposeOp op) { transposes.push_back(op); });
   for (linalg::TransposeOp op : transposes)
-    (void)lowerImageTranspose(op);
+    (void)lowerImageTranspose(rewriter, op);
   return success();
 }
 
@@ -176,6 +179,56 @@ struct LowerNeonPass : public quanta::impl::LowerNeonBase<LowerNeonPass> {
   }
 };
 
+/// quanta.qmatmul to its kernel for a target; a failure (weights that are
+/// not constant) is an error at the op.
+struct LowerQMatmulPattern : public OpRewritePattern<QMatmulOp> {
+  LowerQMatmulPattern(MLIRContext *context, const TargetDescription &target,
+                      StringRef pass)
+      : OpRewritePattern(context), target(target), pass(pass.str()) {}
+  LogicalResult matchAndRewrite(QMatmulOp op,
+                                PatternRewriter &rewriter) const override {
+    if (failed(checkConstantOperands(op)))
+      return failure();
+    return lowerQMatmul(rewriter, op, target, pass);
+  }
+  TargetDescription target;
+  std::string pass;
+};
+
+/// An f32 GEMM or convolution with constant weights to its tiled kernel.
+template <typename OpTy>
+struct LowerFloatGemmPattern : public OpRewritePattern<OpTy> {
+  LowerFloatGemmPattern(MLIRContext *context, const TargetDescription &target)
+      : OpRewritePattern<OpTy>(context), target(target) {}
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    if (failed(checkConstantOperands(op)))
+      return failure();
+    return lowerFloatGemm(rewriter, op, target);
+  }
+  TargetDescription target;
+};
+
+/// An f32 depthwise convolution to one vectorizable loop nest.
+template <typename OpTy>
+struct LowerFloatDepthwisePattern : public OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    return lowerFloatDepthwise(rewriter, op);
+  }
+};
+
+/// An NCHW <-> NHWC transpose to vector tiles.
+struct LowerImageTransposePattern
+    : public OpRewritePattern<linalg::TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    return lowerImageTranspose(rewriter, op);
+  }
+};
+
 struct LowerCpuPass : public quanta::impl::LowerCpuBase<LowerCpuPass> {
   using LowerCpuBase::LowerCpuBase;
   void runOnOperation() override {
@@ -196,3 +249,23 @@ struct LowerCpuPass : public quanta::impl::LowerCpuBase<LowerCpuPass> {
   }
 };
 } // namespace
+
+void mlir::quanta::populateLowerKernelPatterns(RewritePatternSet &patterns,
+                                               const TargetDescription &target,
+                                               bool lowerFloat,
+                                               StringRef pass) {
+  MLIRContext *context = patterns.getContext();
+  patterns.add<LowerQMatmulPattern>(context, target, pass);
+  patterns.add<LowerImageTransposePattern>(context);
+  if (!lowerFloat)
+    return;
+  patterns.add<LowerFloatGemmPattern<linalg::MatmulOp>,
+               LowerFloatGemmPattern<linalg::BatchMatmulOp>,
+               LowerFloatGemmPattern<linalg::Conv2DNhwcFhwcOp>,
+               LowerFloatGemmPattern<linalg::Conv2DNhwcHwcfOp>,
+               LowerFloatGemmPattern<linalg::Conv2DNchwFchwOp>>(context,
+                                                                target);
+  patterns.add<LowerFloatDepthwisePattern<linalg::DepthwiseConv2DNchwChwOp>,
+               LowerFloatDepthwisePattern<linalg::DepthwiseConv2DNhwcHwcOp>>(
+      context);
+}

@@ -409,14 +409,14 @@ Value DepthwiseLowering::build() {
                                       rows.getResult(0));
 }
 
-LogicalResult mlir::quanta::lowerQDepthwise(QMatmulOp op,
+LogicalResult mlir::quanta::lowerQDepthwise(RewriterBase &rewriter,
+                                            QMatmulOp op,
                                             const TargetDescription &target,
                                             ArrayRef<int8_t> weights) {
   DepthwiseLowering lowering(op, target, weights);
   Value result = lowering.build();
   if (target.getArch() == TargetArch::X86_64)
     requireVectorWidth(op, lowering.getLanes() * 32);
-  op.getResult().replaceAllUsesWith(result);
-  op.erase();
+  rewriter.replaceOp(op, result);
   return success();
 }

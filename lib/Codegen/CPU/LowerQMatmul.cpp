@@ -1020,19 +1020,18 @@ static DotStep chooseDotStep(const TargetDescription &target, QMatmulOp op,
              : DotStep::MaddWd;
 }
 
-LogicalResult mlir::quanta::lowerQMatmul(QMatmulOp op,
+LogicalResult mlir::quanta::lowerQMatmul(RewriterBase &rewriter, QMatmulOp op,
                                          const TargetDescription &target,
                                          StringRef pass) {
   FailureOr<SmallVector<int8_t>> weights = getWeightValues(op, pass);
   if (failed(weights))
     return failure();
   if (op.getDepthwise())
-    return lowerQDepthwise(op, target, *weights);
+    return lowerQDepthwise(rewriter, op, target, *weights);
   KernelShape shape = getKernelShape(chooseDotStep(target, op, *weights));
   Value result = QMatmulLowering(op, shape, *weights).build();
   if (target.getArch() == TargetArch::X86_64)
     requireVectorWidth(op, shape.tiling.lanes * 32);
-  op.getResult().replaceAllUsesWith(result);
-  op.erase();
+  rewriter.replaceOp(op, result);
   return success();
 }

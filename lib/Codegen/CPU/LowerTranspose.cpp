@@ -72,7 +72,8 @@ static Value transposeTiles(OpBuilder &b, Location loc, Value input,
   return nest(output, wholeRows, rows, 0, columns, false);
 }
 
-LogicalResult mlir::quanta::lowerImageTranspose(linalg::TransposeOp op) {
+LogicalResult mlir::quanta::lowerImageTranspose(RewriterBase &rewriter,
+                                                linalg::TransposeOp op) {
   auto inputType = dyn_cast<RankedTensorType>(op.getInput().getType());
   if (!op.hasPureTensorSemantics() || !inputType ||
       !inputType.hasStaticShape() || inputType.getRank() != 4 ||
@@ -101,7 +102,6 @@ LogicalResult mlir::quanta::lowerImageTranspose(linalg::TransposeOp op) {
   Value result = tensor::ExpandShapeOp::create(
       b, loc, op.getResult()[0].getType(),
       transposeTiles(b, loc, input, output), outputGroups);
-  op.getResult()[0].replaceAllUsesWith(result);
-  op.erase();
+  rewriter.replaceOp(op, result);
   return success();
 }

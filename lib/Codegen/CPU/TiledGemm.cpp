@@ -292,6 +292,10 @@ SmallVector<Value> TiledGemm::fromAccumulator(Value acc) { return {acc}; }
 /// strip0, the k loop split over `split` accumulator sets. Returns the
 /// updated output: the output tensor, or in the Start and Accumulate
 /// phases, the partial sums.
+// One function although long: every step of a tile (row values, start
+// values, the k loops, the sums of the sets, the epilogue and its writes)
+// reads the same row values, strip columns and accumulators, which its
+// lambdas share; split, each part would take most of them as arguments.
 Value TiledGemm::tile(Value output, Value position0, Value strip0, int64_t rows,
                       int64_t strips, int64_t split, Value lastPosition,
                       const ClassTables *classes) {

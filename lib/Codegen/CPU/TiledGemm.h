@@ -39,6 +39,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/SmallVector.h"
 
@@ -307,16 +308,21 @@ class PadOp;
 
 namespace mlir::quanta {
 
+// Each of these builds its kernel before the op with a builder of its own
+// and then replaces the op through `rewriter` (so the op's replacement and
+// erasure reach a pattern driver; the kernel's ops are not reported).
+
 /// Replaces `op` by its tiled kernel for `target` (the best dot step it
 /// has; plain vector arithmetic on other architectures), or a depthwise
 /// one by the kernel of LowerQDepthwise.cpp. `pass` names the pass in
 /// diagnostics.
-LogicalResult lowerQMatmul(QMatmulOp op, const TargetDescription &target,
-                           StringRef pass);
+LogicalResult lowerQMatmul(RewriterBase &rewriter, QMatmulOp op,
+                           const TargetDescription &target, StringRef pass);
 
 /// Replaces the depthwise `op`, whose weights are `weights`, by the
 /// depthwise kernel for `target`.
-LogicalResult lowerQDepthwise(QMatmulOp op, const TargetDescription &target,
+LogicalResult lowerQDepthwise(RewriterBase &rewriter, QMatmulOp op,
+                              const TargetDescription &target,
                               ArrayRef<int8_t> weights);
 
 /// The tensor.pad of constant value that makes `op`'s image (through its
@@ -329,20 +335,22 @@ tensor::PadOp getSkippablePad(QMatmulOp op);
 /// convolution (NHWC, NCHW) with a constant filter, by its tiled FMA kernel
 /// for `target`; returns failure without changing anything when `op` is
 /// neither.
-LogicalResult lowerFloatGemm(Operation *op, const TargetDescription &target);
+LogicalResult lowerFloatGemm(RewriterBase &rewriter, Operation *op,
+                             const TargetDescription &target);
 
 /// Replaces an f32 depthwise 2-D convolution (NHWC with an HWC filter, NCHW
 /// with a CHW one) on static tensors by one loop nest over its outputs in
 /// their own layout, the taps unrolled in the body (the same sum, in the
 /// same order, as the op's loops); returns failure without changing
 /// anything otherwise.
-LogicalResult lowerFloatDepthwise(Operation *op);
+LogicalResult lowerFloatDepthwise(RewriterBase &rewriter, Operation *op);
 
 /// Replaces a linalg.transpose between NCHW and NHWC (permutation
 /// [0, 2, 3, 1] or [0, 3, 1, 2]) of a static tensor by 16x16 vector tiles
 /// (LowerTranspose.cpp); returns failure without changing anything
 /// otherwise.
-LogicalResult lowerImageTranspose(linalg::TransposeOp op);
+LogicalResult lowerImageTranspose(RewriterBase &rewriter,
+                                  linalg::TransposeOp op);
 
 } // namespace mlir::quanta
 

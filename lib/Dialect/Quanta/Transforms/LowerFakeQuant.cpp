@@ -22,6 +22,7 @@
 #include "mlir/Dialect/Quant/IR/Quant.h"
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 #include <cmath>
 
@@ -218,17 +219,9 @@ Value QuantKernelBuilder::build(Value input, Kind kind, IntegerType storage,
   return generic.getResult(0);
 }
 
-/// Lowers one quanta.fake_quant.
-static LogicalResult lowerFakeQuant(FakeQuantOp op) {
-  Value input = op.getInput();
-  if (!op.getFakeQuantEnabled()) {
-    op.replaceAllUsesWith(input);
-    op.erase();
-    return success();
-  }
-  if (!op.hasKnownQParams())
-    return op.emitOpError("has no known qparams to lower with: calibrate or "
-                          "set 'scale' and 'zero_point'");
+/// The kernel parameters of quanta.fake_quant `op`, which has known
+/// qparams.
+static QuantKernelParams getFakeQuantParams(FakeQuantOp op) {
   QuantKernelParams params;
   // The verifier guarantees a range on the op or a module to take it from.
   if (FakeQuantizeAttr module = op.getFakeQuantizeAttr()) {
@@ -250,33 +243,12 @@ static LogicalResult lowerFakeQuant(FakeQuantOp op) {
       params.zeroPoint.push_back(static_cast<double>(zeroPoint));
   if (std::optional<int64_t> axis = op.getAxis())
     params.axis = *axis < 0 ? *axis + op.getType().getRank() : *axis;
-
-  OpBuilder builder(op);
-  Value result = QuantKernelBuilder(builder, op.getLoc(), params)
-                     .build(input, QuantKernelBuilder::Kind::FakeQuant);
-  op.replaceAllUsesWith(result);
-  op.erase();
-  return success();
+  return params;
 }
 
-LogicalResult quanta::lowerFakeQuantOps(Operation *root) {
-  SmallVector<FakeQuantOp> ops;
-  root->walk([&](FakeQuantOp op) { ops.push_back(op); });
-  for (FakeQuantOp op : ops)
-    if (failed(lowerFakeQuant(op)))
-      return failure();
-  return success();
-}
-
-namespace {
-struct LowerFakeQuantPass
-    : public quanta::impl::LowerFakeQuantBase<LowerFakeQuantPass> {
-  void runOnOperation() override {
-    if (failed(lowerFakeQuantOps(getOperation())))
-      signalPassFailure();
-  }
-};
-} // namespace
+static constexpr StringLiteral kNoQParams =
+    "has no known qparams to lower with: calibrate or set 'scale' and "
+    "'zero_point'";
 
 /// The kernel parameters of a !quant.uniform (per tensor or per axis)
 /// element type; its storage range is the clamp range.
@@ -301,54 +273,130 @@ getQuantKernelParams(quant::QuantizedType type) {
   return std::nullopt;
 }
 
-namespace {
-struct LowerQuantCastsPass
-    : public quanta::impl::LowerQuantCastsBase<LowerQuantCastsPass> {
-  void runOnOperation() override;
-};
-} // namespace
+/// Why quant cast `op` cannot be lowered; empty when it can.
+static std::string whyNotLowerable(Operation *op) {
+  auto element = cast<quant::QuantizedType>(
+      cast<RankedTensorType>((isa<quant::QuantizeCastOp>(op)
+                                  ? op->getResult(0)
+                                  : op->getOperand(0))
+                                 .getType())
+          .getElementType());
+  std::string reason;
+  llvm::raw_string_ostream os(reason);
+  if (!getQuantKernelParams(element))
+    os << "has a quantized type this lowering does not support: '" << element
+       << "'";
+  else if (!element.getExpressedType().isF32())
+    os << "lowers float32 values only, got '" << element.getExpressedType()
+       << "'";
+  return reason;
+}
 
-void LowerQuantCastsPass::runOnOperation() {
-  SmallVector<Operation *> casts;
-  getOperation().walk([&](Operation *op) {
-    if (isa<quant::QuantizeCastOp, quant::DequantizeCastOp>(op))
-      casts.push_back(op);
-  });
-  for (Operation *op : casts) {
-    bool isQuantize = isa<quant::QuantizeCastOp>(op);
+namespace {
+/// quanta.fake_quant to ATen's fake-quant arithmetic (a linalg.generic); a
+/// disabled one to its input.
+struct LowerFakeQuantPattern : public OpRewritePattern<FakeQuantOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(FakeQuantOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.getFakeQuantEnabled()) {
+      rewriter.replaceOp(op, op.getInput());
+      return success();
+    }
+    if (!op.hasKnownQParams())
+      return rewriter.notifyMatchFailure(op, kNoQParams);
+    QuantKernelParams params = getFakeQuantParams(op);
+    Value result =
+        QuantKernelBuilder(rewriter, op.getLoc(), params)
+            .build(op.getInput(), QuantKernelBuilder::Kind::FakeQuant);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// quant.qcast and quant.dcast of float32 to ATen's quantize and dequantize
+/// arithmetic on the storage integers, between quant.scast casts.
+template <typename CastOp>
+struct LowerQuantCastPattern : public OpRewritePattern<CastOp> {
+  using OpRewritePattern<CastOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(CastOp op,
+                                PatternRewriter &rewriter) const override {
+    if (std::string reason = whyNotLowerable(op); !reason.empty())
+      return rewriter.notifyMatchFailure(op, reason);
+    constexpr bool isQuantize = std::is_same_v<CastOp, quant::QuantizeCastOp>;
     auto quantizedType = cast<RankedTensorType>(
         (isQuantize ? op->getResult(0) : op->getOperand(0)).getType());
     auto element = cast<quant::QuantizedType>(quantizedType.getElementType());
-    std::optional<QuantKernelParams> params = getQuantKernelParams(element);
-    if (!params) {
-      op->emitOpError("has a quantized type this lowering does not support: ")
-          << element;
-      return signalPassFailure();
-    }
-    if (!element.getExpressedType().isF32()) {
-      op->emitOpError("lowers float32 values only, got ")
-          << element.getExpressedType();
-      return signalPassFailure();
-    }
-    OpBuilder builder(op);
     Location loc = op->getLoc();
     auto storage = cast<IntegerType>(element.getStorageType());
-    auto storageTensor = quantizedType.clone(storage);
-    QuantKernelBuilder kernel(builder, loc, *params);
+    // The builder keeps a reference to the parameters.
+    QuantKernelParams params = *getQuantKernelParams(element);
+    QuantKernelBuilder kernel(rewriter, loc, params);
     Value replacement;
-    if (isQuantize) {
+    if constexpr (isQuantize) {
       Value stored =
           kernel.build(op->getOperand(0), QuantKernelBuilder::Kind::Quantize,
                        storage, element.isSigned());
       replacement =
-          quant::StorageCastOp::create(builder, loc, quantizedType, stored);
+          quant::StorageCastOp::create(rewriter, loc, quantizedType, stored);
     } else {
-      Value stored = quant::StorageCastOp::create(builder, loc, storageTensor,
-                                                  op->getOperand(0));
+      Value stored = quant::StorageCastOp::create(
+          rewriter, loc, quantizedType.clone(storage), op->getOperand(0));
       replacement = kernel.build(stored, QuantKernelBuilder::Kind::Dequantize,
                                  storage, element.isSigned());
     }
-    op->getResult(0).replaceAllUsesWith(replacement);
-    op->erase();
+    rewriter.replaceOp(op, replacement);
+    return success();
   }
+};
+} // namespace
+
+void quanta::populateLowerFakeQuantPatterns(RewritePatternSet &patterns) {
+  patterns.add<LowerFakeQuantPattern>(patterns.getContext());
 }
+
+void quanta::populateLowerQuantCastsPatterns(RewritePatternSet &patterns) {
+  patterns.add<LowerQuantCastPattern<quant::QuantizeCastOp>,
+               LowerQuantCastPattern<quant::DequantizeCastOp>>(
+      patterns.getContext());
+}
+
+LogicalResult quanta::lowerFakeQuantOps(Operation *root) {
+  RewritePatternSet patterns(root->getContext());
+  populateLowerFakeQuantPatterns(patterns);
+  walkAndApplyPatterns(root, std::move(patterns));
+  // What the pattern left has no qparams.
+  WalkResult left = root->walk([](FakeQuantOp op) {
+    op.emitOpError(kNoQParams);
+    return WalkResult::interrupt();
+  });
+  return failure(left.wasInterrupted());
+}
+
+namespace {
+struct LowerFakeQuantPass
+    : public quanta::impl::LowerFakeQuantBase<LowerFakeQuantPass> {
+  void runOnOperation() override {
+    if (failed(lowerFakeQuantOps(getOperation())))
+      signalPassFailure();
+  }
+};
+
+struct LowerQuantCastsPass
+    : public quanta::impl::LowerQuantCastsBase<LowerQuantCastsPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    populateLowerQuantCastsPatterns(patterns);
+    walkAndApplyPatterns(getOperation(), std::move(patterns));
+    // Each cast the patterns left, with the reason they gave.
+    WalkResult left = getOperation().walk([](Operation *op) {
+      if (!isa<quant::QuantizeCastOp, quant::DequantizeCastOp>(op))
+        return WalkResult::advance();
+      op->emitOpError(whyNotLowerable(op));
+      return WalkResult::interrupt();
+    });
+    if (left.wasInterrupted())
+      signalPassFailure();
+  }
+};
+} // namespace

@@ -354,6 +354,8 @@ quanta::detail::matchQuantizedActivation(Value value) {
 
 /// Why `qcast`'s input is not a chain quanta.qmatmul can replace, or the
 /// chain.
+// One walk up the chain from the quantize to the GEMM, in the order the
+// front ends write it; its steps share the cursor and the chain they build.
 static FailureOr<GemmChain> matchGemmChain(quant::QuantizeCastOp qcast,
                                            std::string &whyNot,
                                            Operation *&core) {
@@ -724,13 +726,13 @@ static Value buildGemmOutput(OpBuilder &builder, Location loc,
 }
 
 /// Replaces `qcast`'s uses by `result` and erases the float chain.
-static void replaceAndErase(quant::QuantizeCastOp qcast, GemmChain &chain,
-                            Value result) {
-  qcast.getResult().replaceAllUsesWith(result);
-  qcast.erase();
+static void replaceAndErase(RewriterBase &rewriter, quant::QuantizeCastOp qcast,
+                            GemmChain &chain, Value result) {
+  rewriter.replaceAllUsesWith(qcast.getResult(), result);
+  rewriter.eraseOp(qcast);
   for (Operation *op : llvm::reverse(chain.epilogue))
-    op->erase();
-  chain.core->erase();
+    rewriter.eraseOp(op);
+  rewriter.eraseOp(chain.core);
 }
 
 /// The requantization multipliers of `gemm`, split into their two halves.
@@ -781,10 +783,11 @@ static Value repeatChannels(OpBuilder &builder, Location loc, Value input,
                      element);
 }
 
-static void replaceChain(quant::QuantizeCastOp qcast, GemmChain &chain,
-                         const nx::IntegerGemm &gemm,
+static void replaceChain(RewriterBase &rewriter, quant::QuantizeCastOp qcast,
+                         GemmChain &chain, const nx::IntegerGemm &gemm,
                          ArrayRef<int8_t> weights) {
-  OpBuilder builder(qcast);
+  rewriter.setInsertionPoint(qcast);
+  OpBuilder &builder = rewriter;
   MLIRContext *context = qcast.getContext();
   Location loc = chain.core.getLoc();
   const GemmShape shape = getGemmShape(chain);
@@ -819,16 +822,75 @@ static void replaceChain(quant::QuantizeCastOp qcast, GemmChain &chain,
       window ? builder.getDenseI64ArrayAttr(*window) : DenseI64ArrayAttr(),
       depthwise ? builder.getUnitAttr() : UnitAttr());
   replaceAndErase(
-      qcast, chain,
+      rewriter, qcast, chain,
       buildGemmOutput(builder, loc, chain, qmatmul.getResult(), outputType));
 }
 
+/// The integer form of the float op feeding `qcast` and the ops between
+/// them: a GEMM chain as one quanta.qmatmul, else elementwise ops, pooling
+/// or data movement (quantizeNonGemm). Fails, changing nothing, with
+/// `whyNot` empty when there is no candidate, or saying why the candidate
+/// has no integer form (`core`: the chain's GEMM, when one matched).
+static LogicalResult quantizeChain(RewriterBase &rewriter,
+                                   quant::QuantizeCastOp qcast,
+                                   std::string &whyNot, Operation *&core) {
+  FailureOr<GemmChain> chain = matchGemmChain(qcast, whyNot, core);
+  auto outputType = dyn_cast<quant::UniformQuantizedType>(
+      getElementTypeOrSelf(qcast.getResult().getType()));
+  SmallVector<int8_t> weights;
+  FailureOr<nx::IntegerGemm> gemm = failure();
+  if (succeeded(chain)) {
+    if (!outputType || outputType.getStorageTypeIntegralWidth() != 8)
+      whyNot = "the output is not quantized to an 8-bit per-tensor type";
+    else
+      gemm = prepareGemm(*chain, outputType, weights, whyNot);
+  }
+  if (succeeded(gemm)) {
+    replaceChain(rewriter, qcast, *chain, *gemm, weights);
+    return success();
+  }
+  if (whyNot.empty())
+    return quantizeNonGemm(rewriter, qcast, whyNot);
+  return failure();
+}
+
 namespace {
+/// A quant.qcast whose producer chain has an integer form: that form.
+struct QuantizeChainPattern : public OpRewritePattern<quant::QuantizeCastOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(quant::QuantizeCastOp qcast,
+                                PatternRewriter &rewriter) const override {
+    std::string whyNot;
+    Operation *core = nullptr;
+    if (succeeded(quantizeChain(rewriter, qcast, whyNot, core)))
+      return success();
+    return rewriter.notifyMatchFailure(qcast, whyNot.empty() ? "no integer form"
+                                                             : whyNot);
+  }
+};
+
+/// A constant pad of a dequantized 8-bit tensor onto its storage integers
+/// (movePadToStorage), so that the convolution or pool reading it matches.
+struct MovePadToStoragePattern : public OpRewritePattern<tensor::PadOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::PadOp pad,
+                                PatternRewriter &rewriter) const override {
+    return movePadToStorage(rewriter, pad);
+  }
+};
+
 struct QuantizePass : public quanta::impl::QuantizeBase<QuantizePass> {
   using QuantizeBase::QuantizeBase;
   void runOnOperation() override;
 };
 } // namespace
+
+void quanta::populateQuantizePatterns(RewritePatternSet &patterns) {
+  // The pads first: the chains then read them on the storage integers.
+  patterns.add<MovePadToStoragePattern>(patterns.getContext(),
+                                        /*benefit=*/2);
+  patterns.add<QuantizeChainPattern>(patterns.getContext());
+}
 
 /// Remarks, on each function, the float compute ops (linalg ops with a
 /// float result, fills aside) left in it, by op name.
@@ -854,32 +916,20 @@ static void remarkFloatOpsLeft(ModuleOp module) {
 }
 
 void QuantizePass::runOnOperation() {
+  // The same rewrites as populateQuantizePatterns, in program order, each
+  // failed candidate explained by a remark.
+  IRRewriter rewriter(&getContext());
   SmallVector<tensor::PadOp> pads;
   getOperation()->walk([&](tensor::PadOp pad) { pads.push_back(pad); });
   for (tensor::PadOp pad : pads)
-    movePadToStorage(pad);
+    (void)movePadToStorage(rewriter, pad);
   SmallVector<quant::QuantizeCastOp> qcasts;
   getOperation()->walk([&](quant::QuantizeCastOp op) { qcasts.push_back(op); });
   llvm::SmallPtrSet<Operation *, 8> explained;
   for (quant::QuantizeCastOp qcast : qcasts) {
     std::string whyNot;
     Operation *core = nullptr;
-    FailureOr<GemmChain> chain = matchGemmChain(qcast, whyNot, core);
-    auto outputType = dyn_cast<quant::UniformQuantizedType>(
-        getElementTypeOrSelf(qcast.getResult().getType()));
-    SmallVector<int8_t> weights;
-    FailureOr<nx::IntegerGemm> gemm = failure();
-    if (succeeded(chain)) {
-      if (!outputType || outputType.getStorageTypeIntegralWidth() != 8)
-        whyNot = "the output is not quantized to an 8-bit per-tensor type";
-      else
-        gemm = prepareGemm(*chain, outputType, weights, whyNot);
-    }
-    if (succeeded(gemm)) {
-      replaceChain(qcast, *chain, *gemm, weights);
-      continue;
-    }
-    if (whyNot.empty() && succeeded(quantizeNonGemm(qcast, whyNot)))
+    if (succeeded(quantizeChain(rewriter, qcast, whyNot, core)))
       continue;
     Operation *anchor = qcast.getInput().getDefiningOp();
     if (!whyNot.empty() && anchor && explained.insert(anchor).second) {

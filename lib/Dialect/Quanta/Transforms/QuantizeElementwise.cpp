@@ -220,7 +220,8 @@ getBodyBuilder(nx::StatusOr<Op> prepared,
   });
 }
 
-static LogicalResult quantizeBinary(quant::QuantizeCastOp qcast,
+static LogicalResult quantizeBinary(RewriterBase &rewriter,
+                                    quant::QuantizeCastOp qcast,
                                     linalg::GenericOp generic,
                                     std::optional<linalg::GenericOp> clamp,
                                     nx::FusedActivation activation,
@@ -261,7 +262,8 @@ static LogicalResult quantizeBinary(quant::QuantizeCastOp qcast,
     return failure();
   // addf and mulf commute exactly, so the body's operand order is
   // irrelevant.
-  OpBuilder builder(qcast);
+  rewriter.setInsertionPoint(qcast);
+  OpBuilder &builder = rewriter;
   Location loc = generic.getLoc();
   SmallVector<Value, 2> inputs{toStorage(builder, loc, storages[0]),
                                toStorage(builder, loc, storages[1])};
@@ -274,12 +276,12 @@ static LogicalResult quantizeBinary(quant::QuantizeCastOp qcast,
         Value y = body.widen(args[1], isSigned);
         return (*compute)(body, x, y);
       });
-  qcast.getResult().replaceAllUsesWith(
-      fromStorage(builder, loc, result, outputType));
-  qcast.erase();
+  rewriter.replaceAllUsesWith(qcast.getResult(),
+                              fromStorage(builder, loc, result, outputType));
+  rewriter.eraseOp(qcast);
   if (clamp)
-    (*clamp)->erase();
-  generic->erase();
+    rewriter.eraseOp(*clamp);
+  rewriter.eraseOp(generic);
   return success();
 }
 
@@ -354,7 +356,8 @@ static std::optional<float> evaluateBody(Block *body, float x) {
   return valueOf(body->getTerminator()->getOperand(0));
 }
 
-static LogicalResult quantizeWithTable(quant::QuantizeCastOp qcast,
+static LogicalResult quantizeWithTable(RewriterBase &rewriter,
+                                       quant::QuantizeCastOp qcast,
                                        linalg::GenericOp generic,
                                        quant::UniformQuantizedType outputType,
                                        std::string &whyNot) {
@@ -387,7 +390,8 @@ static LogicalResult quantizeWithTable(quant::QuantizeCastOp qcast,
     }
     table[q + bias] = static_cast<int8_t>(quantize(*y, outputType));
   }
-  OpBuilder builder(qcast);
+  rewriter.setInsertionPoint(qcast);
+  OpBuilder &builder = rewriter;
   Location loc = generic.getLoc();
   auto tableType = RankedTensorType::get({256}, builder.getI8Type());
   Value tableValue = arith::ConstantOp::create(
@@ -404,10 +408,10 @@ static LogicalResult quantizeWithTable(quant::QuantizeCastOp qcast,
         return tensor::ExtractOp::create(nested, nestedLoc, tableValue,
                                          ValueRange{position});
       });
-  qcast.getResult().replaceAllUsesWith(
-      fromStorage(builder, loc, result, outputType));
-  qcast.erase();
-  generic->erase();
+  rewriter.replaceAllUsesWith(qcast.getResult(),
+                              fromStorage(builder, loc, result, outputType));
+  rewriter.eraseOp(qcast);
+  rewriter.eraseOp(generic);
   return success();
 }
 
@@ -498,7 +502,8 @@ getStorageOperands(OpBuilder &builder, Operation *op,
 /// linalg.transpose, broadcast and copy of a tensor dequantized from the
 /// result's type: the same op on the storage integers (the named ops'
 /// bodies are typed, so they are rebuilt rather than cloned).
-static LogicalResult quantizeLinalgCopy(quant::QuantizeCastOp qcast,
+static LogicalResult quantizeLinalgCopy(RewriterBase &rewriter,
+                                        quant::QuantizeCastOp qcast,
                                         linalg::LinalgOp op,
                                         quant::UniformQuantizedType type,
                                         std::string &whyNot) {
@@ -512,7 +517,8 @@ static LogicalResult quantizeLinalgCopy(quant::QuantizeCastOp qcast,
     whyNot = "the float result has other users";
     return failure();
   }
-  OpBuilder builder(qcast);
+  rewriter.setInsertionPoint(qcast);
+  OpBuilder &builder = rewriter;
   Location loc = op.getLoc();
   auto storageType =
       cast<RankedTensorType>(qcast.getType()).clone(builder.getI8Type());
@@ -530,16 +536,18 @@ static LogicalResult quantizeLinalgCopy(quant::QuantizeCastOp qcast,
                  .getResult()[0];
   else
     result = linalg::CopyOp::create(builder, loc, storage, init).getResult(0);
-  qcast.getResult().replaceAllUsesWith(fromStorage(builder, loc, result, type));
-  qcast.erase();
-  op->erase();
+  rewriter.replaceAllUsesWith(qcast.getResult(),
+                              fromStorage(builder, loc, result, type));
+  rewriter.eraseOp(qcast);
+  rewriter.eraseOp(op);
   return success();
 }
 
 /// Max pooling (NHWC or NCHW) on the storage integers: the pool's own
 /// indexing maps with a signed or unsigned integer max (upstream has no
 /// unsigned NCHW pooling op).
-static LogicalResult quantizeMaxPool(quant::QuantizeCastOp qcast,
+static LogicalResult quantizeMaxPool(RewriterBase &rewriter,
+                                     quant::QuantizeCastOp qcast,
                                      linalg::LinalgOp pool,
                                      quant::UniformQuantizedType type,
                                      std::string &whyNot) {
@@ -556,7 +564,8 @@ static LogicalResult quantizeMaxPool(quant::QuantizeCastOp qcast,
     whyNot = "the float result has other users";
     return failure();
   }
-  OpBuilder builder(qcast);
+  rewriter.setInsertionPoint(qcast);
+  OpBuilder &builder = rewriter;
   Location loc = pool.getLoc();
   auto storageType =
       cast<RankedTensorType>(qcast.getType()).clone(builder.getI8Type());
@@ -585,12 +594,13 @@ static LogicalResult quantizeMaxPool(quant::QuantizeCastOp qcast,
                                                             args[0], args[2]));
         linalg::YieldOp::create(nested, nestedLoc, max);
       });
-  qcast.getResult().replaceAllUsesWith(
+  rewriter.replaceAllUsesWith(
+      qcast.getResult(),
       fromStorage(builder, loc, intPool->getResult(0), type));
-  qcast.erase();
-  pool->erase();
+  rewriter.eraseOp(qcast);
+  rewriter.eraseOp(pool);
   if (fill->use_empty())
-    fill->erase();
+    rewriter.eraseOp(fill);
   return success();
 }
 
@@ -598,7 +608,8 @@ static LogicalResult quantizeMaxPool(quant::QuantizeCastOp qcast,
 /// its window size, getAveragePoolDivision) as IntegerAveragePool: i32
 /// sums of q - zi in the pooling's own loops (its indexing maps carry the
 /// strides and dilations), then requantized per element.
-static LogicalResult quantizeAveragePool(quant::QuantizeCastOp qcast,
+static LogicalResult quantizeAveragePool(RewriterBase &rewriter,
+                                         quant::QuantizeCastOp qcast,
                                          linalg::LinalgOp sum,
                                          linalg::GenericOp division,
                                          quant::UniformQuantizedType outputType,
@@ -637,7 +648,8 @@ static LogicalResult quantizeAveragePool(quant::QuantizeCastOp qcast,
   if (failed(narrowToStorageRange(pool->outputRange, outputType, whyNot)))
     return failure();
 
-  OpBuilder builder(qcast);
+  rewriter.setInsertionPoint(qcast);
+  OpBuilder &builder = rewriter;
   Location loc = sum.getLoc();
   Type i32 = builder.getI32Type();
   auto sumType = cast<RankedTensorType>(sum->getResult(0).getType()).clone(i32);
@@ -671,22 +683,24 @@ static LogicalResult quantizeAveragePool(quant::QuantizeCastOp qcast,
             body.requantize(args[0], pool->multiplier, pool->outputZeroPoint),
             pool->outputRange);
       });
-  qcast.getResult().replaceAllUsesWith(
-      fromStorage(builder, loc, result, outputType));
-  qcast.erase();
-  division->erase();
-  sum->erase();
+  rewriter.replaceAllUsesWith(qcast.getResult(),
+                              fromStorage(builder, loc, result, outputType));
+  rewriter.eraseOp(qcast);
+  rewriter.eraseOp(division);
+  rewriter.eraseOp(sum);
   if (fill->use_empty())
-    fill->erase();
+    rewriter.eraseOp(fill);
   return success();
 }
 
 /// Data movement that keeps every value: re-created on storage integers.
-static LogicalResult quantizeDataMovement(quant::QuantizeCastOp qcast,
+static LogicalResult quantizeDataMovement(RewriterBase &rewriter,
+                                          quant::QuantizeCastOp qcast,
                                           Operation *op,
                                           quant::UniformQuantizedType type,
                                           std::string &whyNot) {
-  OpBuilder builder(qcast);
+  rewriter.setInsertionPoint(qcast);
+  OpBuilder &builder = rewriter;
   Location loc = op->getLoc();
   FailureOr<SmallVector<Value>> storages =
       getStorageOperands(builder, op, type, whyNot);
@@ -726,9 +740,10 @@ static LogicalResult quantizeDataMovement(quant::QuantizeCastOp qcast,
     clone->getResult(0).setType(storageType);
     result = clone->getResult(0);
   }
-  qcast.getResult().replaceAllUsesWith(fromStorage(builder, loc, result, type));
-  qcast.erase();
-  op->erase();
+  rewriter.replaceAllUsesWith(qcast.getResult(),
+                              fromStorage(builder, loc, result, type));
+  rewriter.eraseOp(qcast);
+  rewriter.eraseOp(op);
   return success();
 }
 
@@ -736,16 +751,17 @@ static LogicalResult quantizeDataMovement(quant::QuantizeCastOp qcast,
 // Entry
 //===----------------------------------------------------------------------===//
 
-void quanta::detail::movePadToStorage(tensor::PadOp pad) {
+LogicalResult quanta::detail::movePadToStorage(RewriterBase &rewriter,
+                                               tensor::PadOp pad) {
   auto quantized = matchQuantizedActivation(pad.getSource());
   FloatAttr padAttr;
   // A pad observed on its own (quantized again) is data movement already.
   if (llvm::any_of(pad->getUsers(), llvm::IsaPred<quant::QuantizeCastOp>))
-    return;
+    return failure();
   if (failed(quantized) || !pad.getConstantPaddingValue() ||
       !matchPattern(pad.getConstantPaddingValue(), m_Constant(&padAttr)) ||
       !pad.getResultType().hasStaticShape())
-    return;
+    return failure();
   quant::UniformQuantizedType type = quantized->second;
   const float value = padAttr.getValue().convertToFloat();
   int64_t storagePad;
@@ -755,14 +771,15 @@ void quanta::detail::movePadToStorage(tensor::PadOp pad) {
     if (!llvm::all_of(pad->getUsers(), [](Operation *user) {
           return isa<linalg::PoolingNhwcMaxOp, linalg::PoolingNchwMaxOp>(user);
         }))
-      return;
+      return failure();
     storagePad = type.getStorageTypeMin();
   } else {
     storagePad = quantize(value, type);
     if (dequantize(storagePad, type) != value)
-      return;
+      return failure();
   }
-  OpBuilder builder(pad);
+  rewriter.setInsertionPoint(pad);
+  OpBuilder &builder = rewriter;
   Location loc = pad.getLoc();
   auto storageType = pad.getResultType().clone(builder.getI8Type());
   Value padded = tensor::PadOp::create(
@@ -774,11 +791,13 @@ void quanta::detail::movePadToStorage(tensor::PadOp pad) {
   Value result =
       quant::DequantizeCastOp::create(builder, loc, pad.getResultType(),
                                       fromStorage(builder, loc, padded, type));
-  pad.getResult().replaceAllUsesWith(result);
-  pad.erase();
+  rewriter.replaceAllUsesWith(pad.getResult(), result);
+  rewriter.eraseOp(pad);
+  return success();
 }
 
-LogicalResult quanta::detail::quantizeNonGemm(quant::QuantizeCastOp qcast,
+LogicalResult quanta::detail::quantizeNonGemm(RewriterBase &rewriter,
+                                              quant::QuantizeCastOp qcast,
                                               std::string &whyNot) {
   Operation *producer = qcast.getInput().getDefiningOp();
   if (!producer)
@@ -799,19 +818,19 @@ LogicalResult quanta::detail::quantizeNonGemm(quant::QuantizeCastOp qcast,
           producer)) {
     if (!requireEightBit())
       return failure();
-    return quantizeDataMovement(qcast, producer, outputType, whyNot);
+    return quantizeDataMovement(rewriter, qcast, producer, outputType, whyNot);
   }
   if (isa<linalg::TransposeOp, linalg::BroadcastOp, linalg::CopyOp>(producer)) {
     if (!requireEightBit())
       return failure();
-    return quantizeLinalgCopy(qcast, cast<linalg::LinalgOp>(producer),
+    return quantizeLinalgCopy(rewriter, qcast, cast<linalg::LinalgOp>(producer),
                               outputType, whyNot);
   }
   if (isa<linalg::PoolingNhwcMaxOp, linalg::PoolingNchwMaxOp>(producer)) {
     if (!requireEightBit())
       return failure();
-    return quantizeMaxPool(qcast, cast<linalg::LinalgOp>(producer), outputType,
-                           whyNot);
+    return quantizeMaxPool(rewriter, qcast, cast<linalg::LinalgOp>(producer),
+                           outputType, whyNot);
   }
   auto generic = dyn_cast<linalg::GenericOp>(producer);
   if (!generic)
@@ -822,8 +841,8 @@ LogicalResult quanta::detail::quantizeNonGemm(quant::QuantizeCastOp qcast,
       sum && getAveragePoolDivision(sum) == generic) {
     if (!requireEightBit())
       return failure();
-    return quantizeAveragePool(qcast, cast<linalg::LinalgOp>(sum), generic,
-                               outputType, whyNot);
+    return quantizeAveragePool(rewriter, qcast, cast<linalg::LinalgOp>(sum),
+                               generic, outputType, whyNot);
   }
   if (!getElementwiseBody(generic))
     return failure();
@@ -843,14 +862,15 @@ LogicalResult quanta::detail::quantizeNonGemm(quant::QuantizeCastOp qcast,
   if (getBinaryOp(core)) {
     if (!requireEightBit())
       return failure();
-    return quantizeBinary(qcast, core, clamp, activation, outputType, whyNot);
+    return quantizeBinary(rewriter, qcast, core, clamp, activation, outputType,
+                          whyNot);
   }
   if (generic.getNumDpsInputs() == 1 &&
       generic.getIndexingMapsArray()[0].isIdentity() &&
       generic.getDpsInputs()[0].getDefiningOp<quant::DequantizeCastOp>()) {
     if (!requireEightBit())
       return failure();
-    return quantizeWithTable(qcast, generic, outputType, whyNot);
+    return quantizeWithTable(rewriter, qcast, generic, outputType, whyNot);
   }
   return failure();
 }

@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Quant/IR/Quant.h"
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
 
 #include <optional>
 #include <string>
@@ -85,7 +86,8 @@ private:
 /// dequantized: convolutions and pools then read a dequantized input, as
 /// when an exporter pads inside the op (ONNX's pads) rather than in a
 /// separately quantized Pad.
-void movePadToStorage(tensor::PadOp pad);
+/// Fails, changing nothing, for any other pad.
+LogicalResult movePadToStorage(RewriterBase &rewriter, tensor::PadOp pad);
 
 /// Rewrites the float op feeding `qcast` (and the ops between them) into
 /// integer computation on storage values, if it is one of:
@@ -100,7 +102,8 @@ void movePadToStorage(tensor::PadOp pad);
 ///  - average pooling: i32 window sums requantized once.
 /// Returns failure with `whyNot` set when the op is a candidate that cannot
 /// be converted, and failure with `whyNot` empty when it is no candidate.
-LogicalResult quantizeNonGemm(quant::QuantizeCastOp qcast, std::string &whyNot);
+LogicalResult quantizeNonGemm(RewriterBase &rewriter,
+                              quant::QuantizeCastOp qcast, std::string &whyNot);
 
 } // namespace mlir::quanta::detail
 

@@ -36,8 +36,29 @@ enum class ReportFormat { Text, Json };
 #define GEN_PASS_REGISTRATION
 #include "quanta/Dialect/Quanta/Transforms/Passes.h.inc"
 
-/// Lowers every quanta.fake_quant under `root` (see quanta-lower-fake-quant).
+/// Lowers every quanta.fake_quant under `root` (see quanta-lower-fake-quant);
+/// one without known qparams is an error.
 LogicalResult lowerFakeQuantOps(Operation *root);
+
+// The rewrites of the flow as patterns, for other compilers' pipelines. A
+// pattern that does not apply says why (notifyMatchFailure); the passes
+// turn what is left into errors or "stays float" remarks.
+
+/// quanta.fake_quant with known qparams to ATen's fake-quant arithmetic
+/// (quanta-lower-fake-quant).
+void populateLowerFakeQuantPatterns(RewritePatternSet &patterns);
+
+/// quant.qcast and quant.dcast of float32 tensors to ATen's quantize and
+/// dequantize arithmetic on the storage integers (quanta-lower-quant-casts).
+void populateLowerQuantCastsPatterns(RewritePatternSet &patterns);
+
+/// quanta-quantize's rewrites: a quant.qcast whose float producer chain has
+/// an integer form (a GEMM chain to quanta.qmatmul; elementwise ops,
+/// pooling, data movement on the storage integers) becomes that form, and
+/// a constant pad of a dequantized tensor moves onto its storage integers.
+/// The pass adds the "stays float" remarks and erases what the rewrites
+/// leave unused.
+void populateQuantizePatterns(RewritePatternSet &patterns);
 
 } // namespace quanta
 } // namespace mlir
