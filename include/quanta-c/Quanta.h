@@ -1,5 +1,4 @@
-/*===-- quanta-c/Quanta.h - Quanta's C API -------------------------*- C
--*-===*\
+/*===-- quanta-c/Quanta.h - Quanta's C API ---------------------*- C -*-===*\
 |*                                                                            *|
 |* Quanta's public API (quanta/API/Quanta.h) for C and for languages that    *|
 |* bind to C, in the style of MLIR's C API and over its handles: a caller    *|
@@ -13,9 +12,9 @@
 |*   mlirContextAttachDiagnosticHandler(context, handler, data, NULL);       *|
 |*   MlirModule module = mlirModuleCreateParseFromFile(context, path);       *|
 |*   quantaRunPassPipeline(module, "quanta-prepare");                        *|
-|*   quantaCalibrate(module, entry, numBatches, numArguments, batches, 1);   *|
-|*   quantaRunPassPipeline(module, "builtin.module(func.func(quanta-freeze-  *|
-|*       qparams),quanta-quantize,quanta-lower-x86)");                       *|
+|*   quantaCalibrate(module, "entry=f threads=2", numBatches, numArguments,  *|
+|*                   batches);                                               *|
+|*   quantaRunPassPipeline(module, "quanta-compile");                        *|
 |*   QuantaCompiledFunction f = quantaCompile(module, entry);                *|
 |*   quantaCompiledFunctionCall(f, 1, &input, 1, &output);                   *|
 |*   quantaCompiledFunctionDestroy(f);                                       *|
@@ -122,18 +121,21 @@ typedef struct {
 //===----------------------------------------------------------------------===//
 
 /// Calibrates a prepared `module` (one with observers, after
-/// "quanta-prepare"): JIT-compiles its function `entry` (empty: the
-/// module's only public function), runs it on every batch on `threads`
-/// threads (0: the OpenMP runtime's choice) and folds the statistics its
-/// observers gather into the IR, continuing from statistics already there.
+/// "quanta-prepare"): JIT-compiles its entry function, runs it on every
+/// batch and folds the statistics its observers gather into the IR,
+/// continuing from statistics already there. `options` are
+/// quanta-calibrate's, in quant-opt's form and parsed by that pass
+/// ("entry=f threads=2 batch-limit=8", "" for the defaults; `data` and
+/// `quiet` are not read: the batches are given here); a bad one is an
+/// error.
 /// `batches` holds `numBatches` * `numArguments` tensors, batch-major: the
 /// `numArguments` arguments of batch 0, then those of batch 1, ...; each is
 /// a float32 tensor in the shape of its argument. A batch that does not
 /// match the entry's signature is an error; the module is then left as it
 /// was.
-QUANTA_CAPI_EXPORTED MlirLogicalResult quantaCalibrate(
-    MlirModule module, MlirStringRef entry, intptr_t numBatches,
-    intptr_t numArguments, const QuantaTensor *batches, int64_t threads);
+QUANTA_CAPI_EXPORTED MlirLogicalResult
+quantaCalibrate(MlirModule module, MlirStringRef options, intptr_t numBatches,
+                intptr_t numArguments, const QuantaTensor *batches);
 
 //===----------------------------------------------------------------------===//
 // Compiled functions.

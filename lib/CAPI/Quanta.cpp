@@ -140,15 +140,21 @@ MlirLogicalResult quantaRunPassPipeline(MlirModule module,
 // Calibration.
 //===----------------------------------------------------------------------===//
 
-MlirLogicalResult quantaCalibrate(MlirModule module, MlirStringRef entry,
+MlirLogicalResult quantaCalibrate(MlirModule module, MlirStringRef options,
                                   intptr_t numBatches, intptr_t numArguments,
-                                  const QuantaTensor *batches,
-                                  int64_t threads) {
+                                  const QuantaTensor *batches) {
   static constexpr StringLiteral kName = "quantaCalibrate";
   if (mlirModuleIsNull(module))
     return mlirLogicalResultFailure();
   ModuleOp op = unwrap(module);
   Location loc = op.getLoc();
+  FailureOr<quanta::CalibrateOptions> parsed =
+      quanta::parseCalibrateOptions(unwrap(options), [&](const Twine &message) {
+        return emitError(loc)
+               << kName << ": options '" << unwrap(options) << "': " << message;
+      });
+  if (failed(parsed))
+    return mlirLogicalResultFailure();
   if (numBatches < 0 || numArguments < 0) {
     emitError(loc) << kName << ": negative number of batches (" << numBatches
                    << ") or arguments (" << numArguments << ")";
@@ -178,14 +184,7 @@ MlirLogicalResult quantaCalibrate(MlirModule module, MlirStringRef entry,
   }
   std::unique_ptr<quanta::CalibrationBatches> source =
       quanta::makeCalibrationBatches(std::move(refs));
-  // Only `entry` and `threads` are set (of quanta-calibrate's options,
-  // Calibration/Passes.td): the other fields keep the pass's defaults (every
-  // batch, float kernels, no recording), and `data`/`quiet` are the pass's
-  // own, which calibrate() does not read.
-  quanta::CalibrateOptions options;
-  options.entry = unwrap(entry).str();
-  options.threads = threads;
-  return wrap(quanta::calibrate(op, *source, options));
+  return wrap(quanta::calibrate(op, *source, *parsed));
 }
 
 //===----------------------------------------------------------------------===//

@@ -934,7 +934,12 @@ struct CalibratePass : public quanta::impl::CalibrateBase<CalibratePass> {
 FailureOr<CalibrateOptions> quanta::parseCalibrateOptions(
     StringRef text, function_ref<LogicalResult(const Twine &)> errorHandler) {
   CalibratePass pass;
-  if (failed(pass.initializeOptions(text, errorHandler)))
+  if (failed(pass.initializeOptions(text, [&](const Twine &why) {
+        // LLVM's option parser prints a bad value's reason itself.
+        std::string reason = StringRef(why.str()).trim().str();
+        return errorHandler(reason.empty() ? "an option's value is invalid"
+                                           : reason);
+      })))
     return failure();
   return pass.getOptions();
 }

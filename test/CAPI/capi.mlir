@@ -8,7 +8,8 @@
 // The 2x3 result, one value per line: the same as quant-opt
 // --quanta-prepare, --quanta-calibrate on the same two batches (written as
 // .npy), --quanta-compile and quant-run give.
-// CHECK: result 0: 2x3
+// CHECK: bad options rejected
+// CHECK-NEXT: result 0: 2x3
 // CHECK-NEXT: 0.604096
 // CHECK-NEXT: 0.906144
 // CHECK-NEXT: 0.246113
@@ -17,6 +18,8 @@
 // CHECK-NEXT: 0.0447478
 // CHECK-NEXT: bad call rejected
 // CHECK-NEXT: null data rejected
+// DIAG: for the --threads option: 'many' value invalid for long argument!
+// DIAG: error: quantaCalibrate: options 'threads=many': an option's value is invalid
 // DIAG: error: quantaCompiledFunctionCall: 'f' takes 1 argument(s), 2 given
 // DIAG: error: quantaCompiledFunctionCall: input 0: null data for a tensor of (2, 4)
 

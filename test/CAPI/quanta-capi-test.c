@@ -196,6 +196,10 @@ static int run(MlirModule module, const char *preparePipeline,
   int status = 1;
   intptr_t numArguments = signature->numArguments;
   MlirStringRef entry = mlirStringRefCreateFromCString(entryName);
+  /* quanta-calibrate's options, as quant-opt takes them. */
+  char optionText[256];
+  snprintf(optionText, sizeof(optionText), "entry=%s threads=1", entryName);
+  MlirStringRef calibrateOptions = mlirStringRefCreateFromCString(optionText);
   float *data[kNumBatches][kMaxArguments] = {{NULL}};
   QuantaTensor batches[kNumBatches * kMaxArguments];
   QuantaCompiledFunction function = {NULL};
@@ -224,8 +228,14 @@ static int run(MlirModule module, const char *preparePipeline,
       batches[batch * numArguments + argument] = tensor;
     }
   }
+  /* A bad option is an error of the pass's, and nothing is calibrated. */
+  if (mlirLogicalResultIsSuccess(quantaCalibrate(
+          module, mlirStringRefCreateFromCString("threads=many"), kNumBatches,
+          numArguments, batches)))
+    goto cleanup;
+  printf("bad options rejected\n");
   if (mlirLogicalResultIsFailure(quantaCalibrate(
-          module, entry, kNumBatches, numArguments, batches, /*threads=*/1)))
+          module, calibrateOptions, kNumBatches, numArguments, batches)))
     goto cleanup;
 
   if (mlirLogicalResultIsFailure(quantaRunPassPipeline(

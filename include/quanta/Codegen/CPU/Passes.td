@@ -117,6 +117,9 @@ def LowerX86 : Pass<"quanta-lower-x86", "ModuleOp"> {
     depthwise convolutions) use zmm too instead of LLVM's default ymm.
   }];
   let options = [
+    // A string, not an enum: the level names are TargetDescription's table
+    // (Support/), which TableGen cannot read; the pass checks the name
+    // against it and lists them when it is unknown.
     Option<"isa", "isa", "std::string", /*default=*/"\"target\"",
            "target (the module's `quanta.target`, which quant-compile and "
            "quant-run set from --target-triple, --mcpu and --mattr; else "
