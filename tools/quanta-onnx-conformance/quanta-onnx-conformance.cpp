@@ -29,9 +29,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "quanta/Codegen/CPU/Passes.h"
-#include "quanta/Target/Jit.h"
-#include "quanta/Pipelines/Pipelines.h"
 #include "quanta/Import/Onnx/OnnxImporter.h"
+#include "quanta/Pipelines/Pipelines.h"
+#include "quanta/Target/Jit.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -173,6 +173,40 @@ private:
 };
 } // namespace
 
+/// Calls the compiled `entry` on `inputs` and compares its results with
+/// `expected`.
+static Result callAndCompare(ExecutionEngine &engine, func::FuncOp entry,
+                             std::vector<Buffer> &inputs,
+                             const std::vector<Buffer> &expected) {
+  FunctionType type = entry.getFunctionType();
+  std::vector<Buffer> results;
+  SmallVector<quanta::MemRefDescriptor> descriptors;
+  for (Buffer &input : inputs)
+    descriptors.emplace_back(input.bytes.data(), input.type.getShape());
+  for (Type resultType : type.getResults()) {
+    auto tensor = cast<RankedTensorType>(resultType);
+    results.push_back(Buffer{
+        tensor, std::vector<char>(tensor.getNumElements() *
+                                  elementBytes(tensor.getElementType()))});
+  }
+  for (Buffer &result : results)
+    descriptors.emplace_back(result.bytes.data(), result.type.getShape());
+  SmallVector<void *> arguments;
+  for (quanta::MemRefDescriptor &descriptor : descriptors)
+    arguments.push_back(descriptor.packed());
+  if (llvm::Error error = engine.invokePacked(
+          ("_mlir_ciface_" + entry.getSymName()).str(), arguments))
+    return {Outcome::Failed,
+            "calling failed: " + llvm::toString(std::move(error))};
+  for (auto [index, result] : llvm::enumerate(results)) {
+    std::string difference = compare(result, expected[index]);
+    if (!difference.empty())
+      return {Outcome::Failed,
+              "output " + std::to_string(index) + ": " + difference};
+  }
+  return {Outcome::Passed, ""};
+}
+
 Result Runner::run(StringRef testDir, std::set<std::string> &ops) {
   SmallString<256> modelPath(testDir);
   llvm::sys::path::append(modelPath, "model.onnx");
@@ -290,32 +324,7 @@ Result Runner::run(StringRef testDir, std::set<std::string> &ops) {
   if (failed(engine))
     return {Outcome::Failed, "compiling failed: " + diagnostics};
 
-  std::vector<Buffer> results;
-  SmallVector<quanta::MemRefDescriptor> descriptors;
-  for (Buffer &input : inputs)
-    descriptors.emplace_back(input.bytes.data(), input.type.getShape());
-  for (Type resultType : type.getResults()) {
-    auto tensor = cast<RankedTensorType>(resultType);
-    results.push_back(Buffer{
-        tensor, std::vector<char>(tensor.getNumElements() *
-                                  elementBytes(tensor.getElementType()))});
-  }
-  for (Buffer &result : results)
-    descriptors.emplace_back(result.bytes.data(), result.type.getShape());
-  SmallVector<void *> arguments;
-  for (quanta::MemRefDescriptor &descriptor : descriptors)
-    arguments.push_back(descriptor.packed());
-  if (llvm::Error error = (*engine)->invokePacked(
-          ("_mlir_ciface_" + entry.getSymName()).str(), arguments))
-    return {Outcome::Failed,
-            "calling failed: " + llvm::toString(std::move(error))};
-  for (auto [index, result] : llvm::enumerate(results)) {
-    std::string difference = compare(result, expected[index]);
-    if (!difference.empty())
-      return {Outcome::Failed,
-              "output " + std::to_string(index) + ": " + difference};
-  }
-  return {Outcome::Passed, ""};
+  return callAndCompare(**engine, entry, inputs, expected);
 }
 
 int main(int argc, char **argv) {
