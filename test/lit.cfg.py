@@ -22,6 +22,7 @@ config.excludes = [
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%quanta_src_root", config.quanta_src_root))
+config.substitutions.append(("%quanta_obj_root", config.quanta_obj_root))
 # Debian's interpreter (the one the build found), with the built package;
 # in a sanitizer build a wrapper that loads the sanitizer runtime first.
 config.substitutions.append(("%python", config.python_executable))
