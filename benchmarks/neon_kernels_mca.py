@@ -279,6 +279,7 @@ def whole_kernel(directory, header, obj, kernel, shape, by_address):
         sys.exit(f"functions of the object not found in the program: "
                  f"{', '.join(sorted(missing))}")
     total = 0.0
+    unanalysed = collections.Counter()
     for pc, count in block_counts(trace, symbols).items():
         start = index_of[pc]
         end = start
@@ -288,7 +289,15 @@ def whole_kernel(directory, header, obj, kernel, shape, by_address):
         if block not in by_address:
             cycles = mca_cycles(list(block), mca_cpu, iterations=1000)
             by_address[block] = len(block) if cycles is None else cycles
+            if cycles is None:
+                unanalysed[block] = 0
+        if block in unanalysed:
+            unanalysed[block] += count
         total += count * by_address[block]
+    if unanalysed:
+        print(f"  {len(unanalysed)} block(s) with nothing llvm-mca analyses "
+              f"(calls, returns), {sum(unanalysed.values())} executions: "
+              f"counted at one cycle an instruction", file=sys.stderr)
     return total
 
 
