@@ -74,7 +74,10 @@ PEAK_MACS = {"ARMv8.0 smull+sadalp": 4, "dotprod sdot": 16, "i8mm smmla": 32,
 CHECK_SHAPES = [("GEMM 32x256x64", ("gemm", 32, 256, 64))]
 SHAPES = [("GEMM 64x1024x1024", ("gemm", 64, 1024, 1024)),
           ("GEMM 1x1024x1024", ("gemm", 1, 1024, 1024)),
-          ("conv 56x56x64 3x3 pad 1", ("conv", 56, 64, 64))]
+          ("conv 56x56x64 3x3 pad 1", ("conv", 56, 64, 64)),
+          # quanta.qmatmul's depthwise form (int8 levels only): channels in
+          # vector lanes, so its "of peak" is against the level's GEMM peak.
+          ("depthwise 56x56x64 3x3", ("depthwise", 56, 64, 64))]
 
 
 def run(command, **kwargs):
@@ -98,7 +101,7 @@ def make_module(shape, element, rng):
         in_shape, out_shape = f"{m}x{k}", f"{m}x{n}"
     else:
         _, size, c, n = shape
-        k, m = 9 * c, size * size
+        k, m = (9 if kind == "depthwise" else 9 * c), size * size
         in_shape, out_shape = f"1x{size}x{size}x{c}", f"{m}x{n}"
     if element == "f32":
         weights = rng.standard_normal((k, n)).astype(np.float32)
@@ -148,7 +151,8 @@ def make_module(shape, element, rng):
         f"    tensor.yield %zp : i8\n"
         f"  }} : tensor<{in_shape}xi8> to tensor<{padded}xi8>\n"
         f"  %q = quant.scast %p : tensor<{padded}xi8> to tensor<{padded}x!in>\n"
-        f"  %r = quanta.qmatmul %q {{window = array<i64: 3, 3, 1, 1, 1, 1>, {attributes}}} "
+        f"  %r = quanta.qmatmul %q {{{'depthwise, ' if kind == 'depthwise' else ''}"
+        f"window = array<i64: 3, 3, 1, 1, 1, 1>, {attributes}}} "
         f": tensor<{padded}x!in> -> tensor<{out_shape}x!out>\n"
         f"  return %r : tensor<{out_shape}x!out>\n}}\n")
 
@@ -158,7 +162,7 @@ def macs_of(shape):
         _, m, k, n = shape
         return m * k * n
     _, size, c, n = shape
-    return size * size * 9 * c * n
+    return size * size * 9 * (c if shape[0] == "depthwise" else c * n)
 
 
 def disassemble(path):
@@ -340,6 +344,8 @@ def main():
     for kernel in KERNELS:
         name, level, cpu, mca_cpu, _, dots, element = kernel
         for shape_name, shape in shapes:
+            if shape[0] == "depthwise" and element == "f32":
+                continue
             with tempfile.TemporaryDirectory() as directory:
                 module = os.path.join(directory, "kernel.mlir")
                 with open(module, "w") as file:
@@ -350,15 +356,23 @@ def main():
                      f"--mcpu={cpu}",
                      "--pass-pipeline=builtin.module(quanta-lower-neon)",
                      "-o", obj, f"--header={kernel_header}"])
-                count, body = inner_loop(disassemble(obj), dots)
+                # The depthwise kernel has no loop of the level's dot
+                # instructions.
+                loop = inner_loop(disassemble(obj), dots)
+                count, body = loop if loop else (0, [])
                 loop_macs = sum(dots.get(m, 0) for _, m, _ in body)
-                loop_rate = loop_macs / mca_cycles(body, mca_cpu, 1000)
+                loop_rate = (loop_macs / mca_cycles(body, mca_cpu, 1000)
+                             if loop else float("nan"))
                 whole = whole_kernel(directory, kernel_header, obj, kernel,
                                      shape, {})
                 whole_rate = macs_of(shape) / whole
-                description = f"{len(body)} instr, {count} {'/'.join(sorted(dots))}"
+                description = (f"{len(body)} instr, {count} "
+                               f"{'/'.join(sorted(dots))}" if loop
+                               else "no dot-step loop")
+                loop_columns = (f"{loop_rate:9.1f} {loop_rate / peaks[name]:8.1%}"
+                                if loop else f"{'-':>9} {'-':>8}")
                 print(f"{name:22} {shape_name:24} {description:>22} "
-                      f"{loop_rate:9.1f} {loop_rate / peaks[name]:8.1%} "
+                      f"{loop_columns} "
                       f"{whole_rate:9.1f} {whole_rate / peaks[name]:8.1%}")
                 fraction = whole_rate / peaks[name]
                 if fraction > 1.0:
