@@ -25,9 +25,9 @@
 
 #include "quanta/Codegen/CPU/Passes.h"
 #include "quanta/Dialect/Quanta/IR/QuantaOps.h"
-#include "quanta/Target/Jit.h"
-#include "quanta/Pipelines/Pipelines.h"
 #include "quanta/Numerics/Requantize.h"
+#include "quanta/Pipelines/Pipelines.h"
+#include "quanta/Target/Jit.h"
 
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"

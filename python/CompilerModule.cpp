@@ -119,19 +119,14 @@ private:
   ScopedDiagnosticHandler handler;
 };
 
-/// MLIR's and Quanta's passes, once per process.
-void registerPasses() {
+/// One MLIR context with every dialect and pass Quanta knows: each Module
+/// owns one (a module and the context it lives in die together).
+std::shared_ptr<MLIRContext> makeContext() {
   static bool registered = [] {
     quanta::registerAllPasses();
     return true;
   }();
   (void)registered;
-}
-
-/// One MLIR context with every dialect and pass Quanta knows: each Module
-/// owns one (a module and the context it lives in die together).
-std::shared_ptr<MLIRContext> makeContext() {
-  registerPasses();
   DialectRegistry registry;
   quanta::registerAllDialects(registry);
   auto context = std::make_shared<MLIRContext>(registry);

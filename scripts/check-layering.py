@@ -53,7 +53,7 @@ FOLDERS = {
 def library_of_path(relative):
     """The library whose folder holds `relative` (a path below lib/,
     include/quanta/ or, for the C API, include/quanta-c/)."""
-    if relative.startswith("quanta-c/"):
+    if relative == "quanta-c" or relative.startswith("quanta-c/"):
         return "QuantaCAPI"
     for folder in sorted(FOLDERS, key=len, reverse=True):
         if relative == folder or relative.startswith(folder + "/"):
@@ -123,7 +123,7 @@ def main():
     for error in errors:
         print(error)
     if errors:
-        print("check-layering: %d dependencies point up the layers"
+        print("check-layering: %d violations of the layers"
               % len(errors))
         return 1
     print("check-layering: every dependency points down (%d layers)"

@@ -1,7 +1,7 @@
 //===- StatisticsFiles.cpp - Export, import and merge statistics ----------===//
 
-#include "quanta/Dialect/Quanta/Transforms/ObserverStatistics.h"
 #include "quanta/Calibration/Passes.h"
+#include "quanta/Dialect/Quanta/Transforms/ObserverStatistics.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Support/FileUtilities.h"

@@ -1,10 +1,10 @@
 //===- Jit.cpp - Compiling and calling tensor functions in process --------===//
 
 #include "quanta/Target/Jit.h"
-#include "quanta/Dialect/Quanta/IR/QuantaDialect.h"
-#include "quanta/Dialect/Quanta/IR/QuantaOps.h"
 #include "quanta/Codegen/Common/MemoryPlan.h"
 #include "quanta/Codegen/Common/Passes.h"
+#include "quanta/Dialect/Quanta/IR/QuantaDialect.h"
+#include "quanta/Dialect/Quanta/IR/QuantaOps.h"
 #include "quanta/Support/MemoryLimits.h"
 
 #include "mlir/Bytecode/BytecodeWriter.h"

@@ -1,10 +1,10 @@
 //===- ObjectFile.cpp - Object files and C headers for a module -----------===//
 
 #include "quanta/Target/ObjectFile.h"
-#include "quanta/Dialect/Quanta/IR/QuantaDialect.h"
-#include "quanta/Target/Jit.h"
 #include "quanta/Codegen/Common/MemoryPlan.h"
 #include "quanta/Codegen/Common/Passes.h"
+#include "quanta/Dialect/Quanta/IR/QuantaDialect.h"
+#include "quanta/Target/Jit.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"

@@ -246,6 +246,11 @@ static QuantKernelParams getFakeQuantParams(FakeQuantOp op) {
   return params;
 }
 
+/// What walkAndApplyPatterns leaves of a lowerable op: one in a block that
+/// cannot be reached, which the driver skips.
+static constexpr StringLiteral kUnreachable =
+    "is in an unreachable block, which the lowering does not visit";
+
 static constexpr StringLiteral kNoQParams =
     "has no known qparams to lower with: calibrate or set 'scale' and "
     "'zero_point'";
@@ -367,7 +372,7 @@ LogicalResult quanta::lowerFakeQuantOps(Operation *root) {
   walkAndApplyPatterns(root, std::move(patterns));
   // What the pattern left has no qparams.
   WalkResult left = root->walk([](FakeQuantOp op) {
-    op.emitOpError(kNoQParams);
+    op.emitOpError(op.hasKnownQParams() ? kUnreachable : kNoQParams);
     return WalkResult::interrupt();
   });
   return failure(left.wasInterrupted());
@@ -392,7 +397,8 @@ struct LowerQuantCastsPass
     WalkResult left = getOperation().walk([](Operation *op) {
       if (!isa<quant::QuantizeCastOp, quant::DequantizeCastOp>(op))
         return WalkResult::advance();
-      op->emitOpError(whyNotLowerable(op));
+      std::string reason = whyNotLowerable(op);
+      op->emitOpError(reason.empty() ? kUnreachable.str() : reason);
       return WalkResult::interrupt();
     });
     if (left.wasInterrupted())
