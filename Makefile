@@ -34,7 +34,7 @@ $(BUILD_DIR)/build.ninja: | deps
 configure: $(BUILD_DIR)/build.ninja
 
 # What make check runs.
-TEST_TARGETS = quant-opt quant-run quant-compile quant-translate quanta-capi-test \
+TEST_TARGETS = quant-opt quant-run quant-compile quant-translate quanta quanta-capi-test \
   quanta-onnx-conformance QuantaUnitTests QuantaPython
 
 build: configure

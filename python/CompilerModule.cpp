@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "quanta/API/Quanta.h"
+#include "quanta/API/Quantize.h"
 
 #include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/IR/Diagnostics.h"
@@ -20,6 +21,8 @@
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <cstring>
 
 #include <pybind11/functional.h>
 #include <pybind11/numpy.h>
@@ -414,6 +417,118 @@ public:
     return Function(std::move(*compiled));
   }
 
+  /// quanta::quantizeModel on Python batches: the calibrated and the
+  /// converted modules, in this module's context, and what stayed float.
+  py::dict quantize(py::iterable batches, const std::string &qconfig,
+                    const std::string &triple, const std::string &cpu,
+                    const std::string &features, std::optional<int64_t> total,
+                    std::optional<py::function> progress) {
+    llvm::Expected<quanta::TargetDescription> target =
+        quanta::TargetDescription::fromLLVM(triple, cpu, features);
+    if (!target)
+      throw py::value_error(llvm::toString(target.takeError()));
+    PythonBatches source(std::move(batches), total);
+    quanta::QuantizeModelOptions options;
+    options.qconfig = qconfig;
+    options.target = *target;
+    if (progress)
+      options.onCalibrationProgress =
+          [&](const quanta::CalibrationProgress &state) {
+            source.guard([&] {
+              (*progress)(state.batches, state.total, state.compileSeconds,
+                          state.runSeconds);
+            });
+          };
+    DiagnosticCollector diagnostics(context.get());
+    FailureOr<quanta::QuantizedModel> model =
+        quanta::quantizeModel(*op, source, options);
+    source.rethrow();
+    diagnostics.check(success(succeeded(model)), "quantization");
+
+    py::list floatOps, reasons;
+    for (const quanta::FloatOpsLeft &left : model->floatOps)
+      floatOps.append(py::dict(py::arg("function") = left.function,
+                               py::arg("total") = left.total,
+                               py::arg("ops") = left.ops));
+    for (const quanta::FloatOpsReason &reason : model->floatReasons)
+      reasons.append(py::dict(py::arg("reason") = reason.reason,
+                              py::arg("count") = reason.count,
+                              py::arg("names") = reason.names));
+    return py::dict(
+        py::arg("calibrated") = Module(context, std::move(model->calibrated)),
+        py::arg("converted") = Module(context, std::move(model->converted)),
+        py::arg("float_ops") = floatOps, py::arg("float_reasons") = reasons,
+        py::arg("qconfig") = model->qconfig,
+        py::arg("batches") = model->batches,
+        py::arg("calibration_seconds") = model->calibrationSeconds,
+        py::arg("conversion_seconds") = model->conversionSeconds);
+  }
+
+  /// quanta::compareWithFloat: this (float) module against `converted`.
+  py::list compareWithFloat(const Module &converted, py::iterable batches) {
+    PythonBatches source(std::move(batches), std::nullopt);
+    DiagnosticCollector diagnostics(context.get());
+    auto comparisons = quanta::compareWithFloat(*op, *converted.op, source);
+    source.rethrow();
+    diagnostics.check(success(succeeded(comparisons)), "check");
+    py::list results;
+    for (const quanta::numerics::OutputComparison &comparison : *comparisons)
+      results.append(
+          py::dict(py::arg("sqnr_db") = comparison.getSqnrDb(),
+                   py::arg("max_error") = comparison.getMaxAbsError(),
+                   py::arg("top1_agreement") = comparison.getTop1Agreement(),
+                   py::arg("rows") = comparison.getRows()));
+    return results;
+  }
+
+  /// The batches as the entry takes them (quanta::splitIntoEntryBatches):
+  /// a list of tuples of arrays, copies of the slices.
+  py::list entryBatches(py::iterable batches) {
+    DiagnosticCollector diagnostics(context.get());
+    FailureOr<func::FuncOp> entry =
+        quanta::findEntryFunction(*op, "", "entry=<name>");
+    diagnostics.check(success(succeeded(entry)), "entry_batches");
+    PythonBatches source(std::move(batches), std::nullopt);
+    std::unique_ptr<quanta::CalibrationBatches> split =
+        quanta::splitIntoEntryBatches(source, entry->getFunctionType());
+    py::module_ numpy = py::module_::import("numpy");
+    py::list result;
+    std::vector<quanta::runtime::TensorRef> tensors;
+    for (;;) {
+      FailureOr<bool> more = split->next(op->getLoc(), tensors);
+      source.rethrow();
+      diagnostics.check(success(succeeded(more)), "entry_batches");
+      if (!*more)
+        return result;
+      py::list batch;
+      for (const quanta::runtime::TensorRef &tensor : tensors) {
+        py::array array =
+            numpy.attr("empty")(py::cast(tensor.shape), py::str(tensor.dtype));
+        std::memcpy(array.mutable_data(), tensor.data, array.nbytes());
+        batch.append(array);
+      }
+      result.append(py::tuple(batch));
+    }
+  }
+
+  /// The kernels of a copy for a target (default: this machine), written
+  /// as an object file and, unless `header` is empty, a C header.
+  void saveObject(const std::string &path, const std::string &header,
+                  const std::string &triple, const std::string &cpu,
+                  const std::string &features) {
+    llvm::Expected<quanta::TargetDescription> target =
+        quanta::TargetDescription::fromLLVM(triple, cpu, features);
+    if (!target)
+      throw py::value_error(llvm::toString(target.takeError()));
+    Module copy = clone();
+    DiagnosticCollector diagnostics(copy.context.get());
+    diagnostics.check(quanta::lowerForTarget(*copy.op, *target),
+                      "lowering for " + target->describe());
+    diagnostics.check(quanta::writeObjectAndHeader(*copy.op, *target, path,
+                                                   header, "quanta.quantize"),
+                      "writing " + path);
+  }
+
   std::vector<std::string> functionNames() const {
     std::vector<std::string> names;
     for (auto func : op.get().getOps<func::FuncOp>())
@@ -424,6 +539,8 @@ public:
 
 private:
   Module() : context(makeContext()) {}
+  Module(std::shared_ptr<MLIRContext> context, OwningOpRef<ModuleOp> op)
+      : context(std::move(context)), op(std::move(op)) {}
 
   // Declared first: destroyed after the module that lives in it.
   std::shared_ptr<MLIRContext> context;
@@ -445,6 +562,21 @@ PYBIND11_MODULE(_quanta_compiler, m) {
       "Imports an ONNX model (opsets up to 17) as MLIR text: one "
       "func.func of linalg on tensors; `batch` sizes its inputs' symbolic "
       "dimensions. Raises quanta.Error with the diagnostics on bad input.");
+
+  m.def(
+      "expand_calibration_data",
+      [](const std::vector<std::string> &specs) {
+        MLIRContext context;
+        DiagnosticCollector diagnostics(&context);
+        auto files =
+            quanta::expandCalibrationData(UnknownLoc::get(&context), specs);
+        diagnostics.check(success(succeeded(files)), "calibration data");
+        return *files;
+      },
+      py::arg("specs"),
+      "The .npy/.npz files that files, directories and glob patterns name, "
+      "in natural order (batch2 before batch10), as the quanta driver "
+      "reads them.");
 
   py::class_<Function>(m, "Function")
       .def("__call__", &Function::call,
@@ -485,6 +617,23 @@ PYBIND11_MODULE(_quanta_compiler, m) {
            py::arg("features") = "",
            "The kernels for a target (default: this machine), as "
            "quanta-lower-x86/quanta-lower-neon.")
+      .def("_quantize", &Module::quantize, py::arg("batches"),
+           py::arg("qconfig"), py::arg("triple"), py::arg("cpu"),
+           py::arg("features"), py::arg("total"), py::arg("progress"))
+      .def("compare_with_float", &Module::compareWithFloat,
+           py::arg("converted"), py::arg("batches"),
+           "This float module's outputs against those of `converted` (its "
+           "int8 form) on `batches`, both in the JIT on this machine: per "
+           "result a dict of sqnr_db, max_error, top1_agreement, rows.")
+      .def("entry_batches", &Module::entryBatches, py::arg("batches"),
+           "`batches` (arrays or tuples of arrays) as the entry function "
+           "takes them: arrays of k times its first dimension are split "
+           "into k batches. A list of tuples of arrays.")
+      .def("save_object", &Module::saveObject, py::arg("path"),
+           py::arg("header") = "", py::arg("triple") = "", py::arg("cpu") = "",
+           py::arg("features") = "",
+           "Lowers a copy for a target (default: this machine) and writes "
+           "an object file and, given `header`, a C header.")
       .def("compile", &Module::compile, py::arg("entry") = "",
            py::arg("threads") = 1,
            "JIT-compiles a function (default: the only one) for this "

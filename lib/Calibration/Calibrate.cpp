@@ -277,122 +277,32 @@ static void rewriteObservers(ModuleOp clone, ArrayRef<ObserverCall> calls,
   }
 }
 
-namespace {
-/// Batches of .npy/.npz files, each read when it runs.
-class FileBatches : public CalibrationBatches {
-public:
-  FileBatches(SmallVector<std::vector<std::string>> groups, size_t numArguments)
-      : groups(std::move(groups)), numArguments(numArguments) {}
-
-  std::optional<int64_t> size() const override { return groups.size(); }
-
-  FailureOr<bool> next(Location loc,
-                       std::vector<runtime::TensorRef> &tensors) override {
-    if (nextIndex == groups.size())
-      return false;
-    const std::vector<std::string> &files = groups[nextIndex++];
-    current.clear();
-    if (files.size() == 1 && StringRef(files[0]).ends_with(".npz")) {
-      auto arrays = runtime::readNpz(files[0]);
-      if (!arrays.ok())
-        return emitError(loc) << arrays.getStatus().getMessage();
-      current = std::move(*arrays);
-      if (current.size() != numArguments)
-        return emitError(loc) << files[0] << " holds " << current.size()
-                              << " arrays but the entry takes " << numArguments
-                              << " arguments";
-    } else {
-      for (const std::string &file : files) {
-        auto array = runtime::readNpy(file);
-        if (!array.ok())
-          return emitError(loc) << array.getStatus().getMessage();
-        current.push_back(std::move(*array));
-      }
-    }
-    tensors.clear();
-    for (runtime::NumpyArray &array : current)
-      tensors.push_back(array.ref());
-    return true;
-  }
-
-private:
-  SmallVector<std::vector<std::string>> groups;
-  size_t numArguments;
-  size_t nextIndex = 0;
-  std::vector<runtime::NumpyArray> current;
-};
-
-/// Batches the caller holds in memory.
-class MemoryBatches : public CalibrationBatches {
-public:
-  explicit MemoryBatches(std::vector<std::vector<runtime::TensorRef>> batches)
-      : batches(std::move(batches)) {}
-
-  std::optional<int64_t> size() const override { return batches.size(); }
-
-  FailureOr<bool> next(Location,
-                       std::vector<runtime::TensorRef> &tensors) override {
-    if (nextIndex == batches.size())
-      return false;
-    tensors = batches[nextIndex++];
-    return true;
-  }
-
-private:
-  std::vector<std::vector<runtime::TensorRef>> batches;
-  size_t nextIndex = 0;
-};
-} // namespace
-
-FailureOr<std::unique_ptr<CalibrationBatches>>
-quanta::openCalibrationFiles(Location loc, ArrayRef<std::string> paths,
-                             size_t numArguments) {
-  SmallVector<std::vector<std::string>> groups;
-  std::vector<std::string> pending;
-  for (const std::string &path : paths) {
-    if (StringRef(path).ends_with(".npz")) {
-      if (!pending.empty())
-        return emitError(loc) << "'" << path << "' starts a new batch but the "
-                              << pending.size() << " .npy file(s) before it "
-                              << "do not fill the " << numArguments
-                              << " arguments of the previous one";
-      groups.push_back({path});
-      continue;
-    }
-    if (!StringRef(path).ends_with(".npy"))
-      return emitError(loc) << "calibration data '" << path
-                            << "' is neither a .npy nor an .npz file";
-    pending.push_back(path);
-    if (pending.size() == numArguments)
-      groups.push_back(std::exchange(pending, {}));
-  }
-  if (!pending.empty())
-    return emitError(loc) << "the last batch has " << pending.size()
-                          << " .npy file(s) for " << numArguments
-                          << " arguments";
-  return std::unique_ptr<CalibrationBatches>(
-      std::make_unique<FileBatches>(std::move(groups), numArguments));
-}
-
-std::unique_ptr<CalibrationBatches> quanta::makeCalibrationBatches(
-    std::vector<std::vector<runtime::TensorRef>> batches) {
-  return std::make_unique<MemoryBatches>(std::move(batches));
-}
-
 /// Checks batch `index` against the entry's argument types.
 static LogicalResult checkBatch(Location loc, int64_t index,
                                 ArrayRef<runtime::TensorRef> batch,
                                 FunctionType type) {
-  if (batch.size() != type.getNumInputs())
-    return emitError(loc) << "calibration batch " << index << " holds "
-                          << batch.size() << " arrays but the entry takes "
-                          << type.getNumInputs() << " arguments";
+  // Each error ends with what to do next, in a note: these are the first
+  // errors a newcomer with data of their own meets.
+  if (batch.size() != type.getNumInputs()) {
+    InFlightDiagnostic diag = emitError(loc)
+                              << "calibration batch " << index << " holds "
+                              << batch.size() << " arrays but the entry takes "
+                              << type.getNumInputs() << " arguments";
+    diag.attachNote() << "next: give one array per model input, in order: "
+                      << "one .npy per input, or one .npz per batch";
+    return diag;
+  }
   for (auto [argIndex, tensor] : llvm::enumerate(batch)) {
     auto argType = cast<RankedTensorType>(type.getInput(argIndex));
-    if (tensor.dtype != "<f4")
-      return emitError(loc) << tensor.source << ": argument " << argIndex
-                            << " expects float32 data, found "
-                            << runtime::formatDType(tensor.dtype);
+    if (tensor.dtype != "<f4") {
+      InFlightDiagnostic diag = emitError(loc)
+                                << tensor.source << ": argument " << argIndex
+                                << " expects float32 data, found "
+                                << runtime::formatDType(tensor.dtype);
+      diag.attachNote() << "next: save the arrays as float32, e.g. "
+                        << "np.save(path, x.astype(np.float32))";
+      return diag;
+    }
     bool shapeMatches =
         static_cast<int64_t>(tensor.shape.size()) == argType.getRank();
     for (auto [dim, size] : llvm::enumerate(tensor.shape))
@@ -409,6 +319,10 @@ static LogicalResult checkBatch(Location loc, int64_t index,
           diag << size;
       });
       diag << "), found " << runtime::formatShape(tensor.shape);
+      diag.attachNote() << "next: give arrays of the model input's shape, "
+                        << "or of k times its first dimension for k batches; "
+                        << "an ONNX model's batch is chosen at import "
+                        << "(--onnx-batch=N)";
       return diag;
     }
   }
@@ -812,7 +726,7 @@ static LogicalResult foldStatistics(ModuleOp module,
   return success();
 }
 
-LogicalResult quanta::calibrate(ModuleOp module, CalibrationBatches &batches,
+LogicalResult quanta::calibrate(ModuleOp module, CalibrationBatches &source,
                                 const CalibrateOptions &options,
                                 const CalibrationProgressCallback &onProgress) {
   loadDependentDialects(module.getContext(), *createCalibrate());
@@ -821,12 +735,9 @@ LogicalResult quanta::calibrate(ModuleOp module, CalibrationBatches &batches,
   if (failed(entryFunc))
     return failure();
   FunctionType entryType = entryFunc->getFunctionType();
-  CalibrationProgress progress;
-  progress.total = batches.size();
-  if (options.batchLimit > 0)
-    progress.total = progress.total
-                         ? std::min(*progress.total, options.batchLimit)
-                         : std::optional<int64_t>();
+  std::unique_ptr<CalibrationBatches> split =
+      splitIntoEntryBatches(source, entryType);
+  CalibrationBatches &batches = *split;
   // The first batch is checked against the entry before anything is
   // compiled or allocated for the shapes the IR declares.
   std::vector<runtime::TensorRef> batch;
@@ -835,6 +746,14 @@ LogicalResult quanta::calibrate(ModuleOp module, CalibrationBatches &batches,
     return failure();
   if (!*haveBatch)
     return emitError(loc, "quanta-calibrate: no calibration batches");
+  // After the first batch, which tells a source that splits its files how
+  // many batches each holds.
+  CalibrationProgress progress;
+  progress.total = batches.size();
+  if (options.batchLimit > 0)
+    progress.total = progress.total
+                         ? std::min(*progress.total, options.batchLimit)
+                         : std::optional<int64_t>();
   if (failed(checkBatch(loc, 0, batch, entryType)))
     return failure();
   for (auto [index, type] : llvm::enumerate(entryType.getResults()))

@@ -109,9 +109,7 @@ static void registerComposedPipeline(StringRef name, StringRef description,
       [](function_ref<void(const mlir::detail::PassOptions &)>) {});
 }
 
-/// quanta-prepare with its configured quanta-insert-observers.
-static void addPreparePasses(OpPassManager &pm,
-                             std::unique_ptr<Pass> insertObservers) {
+void quanta::buildFrontEndPipeline(OpPassManager &pm) {
   // Upstream's pipelines are no-ops on functions without TOSA ops.
   // addTosaToLinalgPasses leaves tosa.reshape/const_shape (tensor) and
   // tosa.const (arith) to the two passes that follow it.
@@ -120,6 +118,12 @@ static void addPreparePasses(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createTosaToTensorPass());
   pm.addNestedPass<func::FuncOp>(createTosaToArithPass());
   pm.addPass(createCanonicalizerPass());
+}
+
+/// quanta-prepare with its configured quanta-insert-observers.
+static void addPreparePasses(OpPassManager &pm,
+                             std::unique_ptr<Pass> insertObservers) {
+  buildFrontEndPipeline(pm);
   pm.addPass(std::move(insertObservers));
 }
 
@@ -129,12 +133,19 @@ static void addCalibrateAndFreeze(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createFreezeQParams());
 }
 
-/// quanta-compile with its configured quanta-quantize and quanta-lower-cpu.
-static void addCompilePasses(OpPassManager &pm, std::unique_ptr<Pass> quantize,
-                             std::unique_ptr<Pass> kernels) {
+/// The conversion half of quanta-compile, with its configured
+/// quanta-quantize.
+static void addConvertPasses(OpPassManager &pm,
+                             std::unique_ptr<Pass> quantize) {
   pm.addNestedPass<func::FuncOp>(createFreezeQParams());
   pm.addPass(std::move(quantize));
   pm.addPass(createPropagateLayout());
+}
+
+/// quanta-compile with its configured quanta-quantize and quanta-lower-cpu.
+static void addCompilePasses(OpPassManager &pm, std::unique_ptr<Pass> quantize,
+                             std::unique_ptr<Pass> kernels) {
+  addConvertPasses(pm, std::move(quantize));
   pm.addPass(std::move(kernels));
 }
 
@@ -147,6 +158,11 @@ void quanta::buildPtqPipeline(OpPassManager &pm, const PrepareOptions &prepare,
                               const CalibrateOptions &calibrate) {
   addPreparePasses(pm, createInsertObservers(prepare));
   addCalibrateAndFreeze(pm, createCalibrate(calibrate));
+}
+
+void quanta::buildConvertPipeline(OpPassManager &pm,
+                                  const QuantizeOptions &options) {
+  addConvertPasses(pm, createQuantize(options));
 }
 
 void quanta::buildCompilePipeline(OpPassManager &pm,

@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
@@ -19,6 +20,7 @@
 #include "llvm/Support/InterleavedRange.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/TargetParser/Host.h"
@@ -313,5 +315,35 @@ LogicalResult quanta::emitObjectFile(ModuleOp module,
     return emitError(module.getLoc())
            << "the target '" << triple.str() << "' cannot emit object files";
   codegen.run(*llvmModule);
+  return success();
+}
+
+LogicalResult quanta::writeObjectAndHeader(ModuleOp module,
+                                           const TargetDescription &target,
+                                           StringRef objectPath,
+                                           StringRef headerPath,
+                                           StringRef origin) {
+  Location loc = module.getLoc();
+  std::string error;
+  // The header describes the tensor signatures, which lowering replaces by
+  // descriptors, and the memory plan, which lowering makes: it is written
+  // from a copy taken before, with the plan added after.
+  OwningOpRef<ModuleOp> signatures = module.clone();
+  auto object = openOutputFile(objectPath, &error);
+  if (!object)
+    return emitError(loc) << "cannot write the object file: " << error;
+  if (failed(emitObjectFile(module, target, object->os())))
+    return failure();
+  if (!headerPath.empty()) {
+    auto header = openOutputFile(headerPath, &error);
+    if (!header)
+      return emitError(loc) << "cannot write the header: " << error;
+    if (Attribute plan = module->getAttr(kMemoryPlanAttrName))
+      (*signatures)->setAttr(kMemoryPlanAttrName, plan);
+    if (failed(emitCHeader(*signatures, origin, target, header->os())))
+      return failure();
+    header->keep();
+  }
+  object->keep();
   return success();
 }

@@ -62,11 +62,14 @@ static llvm::cl::opt<int64_t> onnxBatch(
 
 StringRef quanta::getToolInputFile() { return inputFile; }
 
+int64_t quanta::getToolOnnxBatch() { return onnxBatch; }
+
 int quanta::quantaToolMain(
     int argc, char **argv, StringRef description,
-    llvm::function_ref<LogicalResult(ModuleOp, const TargetDescription &)>
-        body) {
+    llvm::function_ref<LogicalResult(ModuleOp, const TargetDescription &)> body,
+    int64_t defaultOnnxBatch) {
   llvm::InitLLVM init(argc, argv);
+  onnxBatch.setInitialValue(defaultOnnxBatch);
   registerAllPasses();
   llvm::cl::HideUnrelatedOptions(getToolOptionCategory());
   llvm::cl::ParseCommandLineOptions(argc, argv, description);

@@ -11,6 +11,11 @@ arrays, array.array("f"), ...).
     >>> obs(numpy_batch)
     >>> scale, zero_point = obs.calculate_qparams()
 
+Post-training quantization in one call (what the quanta driver does):
+
+    >>> model = quanta.quantize("model.onnx", "calibration/")
+    >>> logits = model(images); model.save_object("model.o", "model.h")
+
 The compiler side (quanta.compiler) calls the same C++ API as the tools:
 
     >>> model = quanta.Module.load("model.onnx", onnx_batch=32)
@@ -26,6 +31,7 @@ quanta.calibrate_distributed.
 from ._quanta_compiler import import_onnx  # noqa: F401
 from .compiler import Error, Function, Module  # noqa: F401
 from .distributed import calibrate_distributed  # noqa: F401
+from .ptq import QuantizedModel, quantize  # noqa: F401
 from ._quanta_numerics import (  # noqa: F401
     Observer,
     calculate_qparams,

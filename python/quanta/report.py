@@ -292,7 +292,10 @@ def main(argv=None):
     observed = float_model.clone()
     observed.prepare(qconfig=options.qconfig, fuse_clamps=options.fuse_clamps)
     observed.calibrate(batches, progress=False)
-    result = write(observed, batches[:options.report_batches], options.output,
+    # Arrays of several of the model's batches are split as calibration
+    # split them.
+    plotted = float_model.entry_batches(batches)[:options.report_batches]
+    result = write(observed, plotted, options.output,
                    float_model=float_model,
                    title=os.path.basename(options.model))
     print("quanta-report: %s" % result["html"])

@@ -127,9 +127,10 @@ def test_progress_knows_the_total(tiny_cnn, calibration_batches):
 @pytest.mark.parametrize("batch, error, message", [
     (np.zeros((1, 16, 16, 3)), quanta.Error,
      r"batch 0: argument 0 expects float32 data, found float64"),
-    (np.zeros((2, 16, 16, 3), np.float32), quanta.Error,
+    (np.zeros((2, 16, 16, 4), np.float32), quanta.Error,
      r"batch 0: argument 0 expects shape \(1, 16, 16, 3\), found "
-     r"\(2, 16, 16, 3\)"),
+     r"\(2, 16, 16, 4\)\n.*note: next: give arrays of the model input's "
+     r"shape, or of k times its first dimension for k batches"),
     ([1.0, 2.0], TypeError, r"batch 0 argument 0: expected a numpy array"),
     ((np.zeros((1, 16, 16, 3), np.float32),) * 2, quanta.Error,
      r"calibration batch 0 holds 2 arrays but the entry takes 1 arguments"),
@@ -144,6 +145,24 @@ def test_bad_batches(tiny_cnn, batch, error, message):
     with pytest.raises(error, match=message):
         module.calibrate([batch], progress=False)
     assert str(module) == before  # nothing half-calibrated
+
+
+def test_batches_of_several(tiny_cnn):
+    # Arrays of k times the model's batch are k batches, in order: the
+    # statistics equal those of the single batches.
+    rng = np.random.default_rng(3)
+    batches = [rng.standard_normal((1, 16, 16, 3), np.float32)
+               for _ in range(4)]
+    whole = quanta.Module.load(str(tiny_cnn))
+    whole.prepare()
+    seen = []
+    whole.calibrate([np.concatenate(batches[:2]), np.concatenate(batches[2:])],
+                    progress=lambda *state: seen.append(state[:2]))
+    assert seen == [(0, 4), (1, 4), (2, 4), (3, 4), (4, 4)]
+    single = quanta.Module.load(str(tiny_cnn))
+    single.prepare()
+    single.calibrate(batches, progress=False)
+    assert str(whole) == str(single)
 
 
 def test_no_batches(tiny_cnn):

@@ -14,13 +14,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "quanta/Codegen/Common/MemoryPlan.h"
 #include "quanta/Target/ObjectFile.h"
 #include "quanta/Tools/ToolMain.h"
 
-#include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/ToolOutputFile.h"
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -35,30 +32,8 @@ static cl::opt<std::string>
 
 static LogicalResult compile(ModuleOp module,
                              const quanta::TargetDescription &target) {
-  Location loc = module.getLoc();
-  std::string error;
-  // The header describes the tensor signatures, which lowering replaces by
-  // descriptors, and the memory plan, which lowering makes: it is written
-  // from a copy taken before, with the plan added after.
-  OwningOpRef<ModuleOp> signatures = module.clone();
-  auto object = openOutputFile(objectFile, &error);
-  if (!object)
-    return emitError(loc) << "cannot write the object file: " << error;
-  if (failed(quanta::emitObjectFile(module, target, object->os())))
-    return failure();
-  if (!headerFile.empty()) {
-    auto header = openOutputFile(headerFile, &error);
-    if (!header)
-      return emitError(loc) << "cannot write the header: " << error;
-    if (Attribute plan = module->getAttr(quanta::kMemoryPlanAttrName))
-      (*signatures)->setAttr(quanta::kMemoryPlanAttrName, plan);
-    if (failed(quanta::emitCHeader(*signatures, quanta::getToolInputFile(),
-                                   target, header->os())))
-      return failure();
-    header->keep();
-  }
-  object->keep();
-  return success();
+  return quanta::writeObjectAndHeader(module, target, objectFile, headerFile,
+                                      quanta::getToolInputFile());
 }
 
 int main(int argc, char **argv) {

@@ -63,7 +63,8 @@ FailureOr<CalibrateOptions>
 parseCalibrateOptions(StringRef text,
                       function_ref<LogicalResult(const Twine &)> errorHandler);
 
-/// Runs `module`'s entry on every batch through the JIT and folds the
+/// Runs `module`'s entry on every batch (split by splitIntoEntryBatches)
+/// through the JIT and folds the
 /// statistics of its observers (and FakeQuantize modules) into the IR,
 /// continuing from statistics already there, so that shards of a data set
 /// can be calibrated in turn. A batch that does not match the entry's
@@ -75,7 +76,9 @@ LogicalResult calibrate(ModuleOp module, CalibrationBatches &batches,
                         const CalibrationProgressCallback &onProgress = {});
 
 /// The batches .npy/.npz `paths` describe for an entry with `numArguments`
-/// inputs: one .npy per argument in order, or one .npz per batch. Only
+/// inputs: one .npy per argument in order, or one .npz per batch; for one
+/// argument, an .npz of several arrays is a batch per array (as
+/// np.savez(path, *batches) writes them). Only
 /// the list is checked here; each file is read when its batch runs.
 FailureOr<std::unique_ptr<CalibrationBatches>>
 openCalibrationFiles(Location loc, ArrayRef<std::string> paths,
@@ -84,6 +87,23 @@ openCalibrationFiles(Location loc, ArrayRef<std::string> paths,
 /// Batches already in memory (each a vector of one tensor per argument).
 std::unique_ptr<CalibrationBatches>
 makeCalibrationBatches(std::vector<std::vector<runtime::TensorRef>> batches);
+
+/// The .npy/.npz files `specs` name, in order: a file as it is, a
+/// directory's .npy/.npz files and those a glob pattern in the file name
+/// matches (`calibration/batch*.npy`), each in natural order (batch2
+/// before batch10). A spec that names nothing is an error at `loc`.
+FailureOr<std::vector<std::string>>
+expandCalibrationData(Location loc, ArrayRef<std::string> specs);
+
+/// `source`'s batches in the shapes of `entry`'s arguments: a batch whose
+/// arrays' leading dimensions are all k times the entry's (the other
+/// dimensions equal) is k batches: a file of 400 images for a model of
+/// batch 1 is 400 batches. Anything else passes through, for the caller
+/// to check. size() is known after the first
+/// batch. `source` must outlive the result. calibrate() reads its batches
+/// through this, so every way of calibrating takes such files.
+std::unique_ptr<CalibrationBatches>
+splitIntoEntryBatches(CalibrationBatches &source, FunctionType entry);
 
 } // namespace mlir::quanta
 

@@ -32,6 +32,10 @@ namespace mlir::quanta {
 /// PyTorch's prepare() options: quanta-insert-observers'.
 using PrepareOptions = InsertObserversOptions;
 
+/// What quanta-prepare does before the observers: upstream TOSA to linalg
+/// and canonicalize (no TOSA ops: canonicalize only).
+void buildFrontEndPipeline(OpPassManager &pm);
+
 /// quanta-prepare: upstream TOSA to linalg (a no-op on linalg input), then
 /// quanta-insert-observers with `options`.
 void buildPreparePipeline(OpPassManager &pm, const PrepareOptions &options);
@@ -45,6 +49,11 @@ struct CompileOptions {
   QuantizeOptions quantize;
   LowerCpuOptions kernels;
 };
+
+/// The conversion half of quanta-compile: quanta-freeze-qparams,
+/// quanta-quantize, quanta-propagate-layout. Its result is the int8 IR
+/// for any target (quanta.qmatmul and integer linalg), before the kernels.
+void buildConvertPipeline(OpPassManager &pm, const QuantizeOptions &options);
 
 /// quanta-compile, after calibration: quanta-freeze-qparams,
 /// quanta-quantize, quanta-propagate-layout, quanta-lower-cpu (the kernels

@@ -50,6 +50,16 @@ LogicalResult emitCHeader(ModuleOp module, StringRef origin,
 LogicalResult emitObjectFile(ModuleOp module, const TargetDescription &target,
                              llvm::raw_pwrite_stream &os);
 
+/// What quant-compile and the quanta driver write: the object file of
+/// emitObjectFile at `objectPath` and, unless `headerPath` is empty, the
+/// header of emitCHeader (the signatures as they were before lowering,
+/// with the memory plan lowering made) at `headerPath`. Lowers `module`
+/// in place. `origin` names the model in the header's comment.
+LogicalResult writeObjectAndHeader(ModuleOp module,
+                                   const TargetDescription &target,
+                                   StringRef objectPath, StringRef headerPath,
+                                   StringRef origin);
+
 /// Makes each of `functions` (their `_mlir_ciface_` entry points) check at
 /// its first call that the CPU has every feature of `target`, and report
 /// the missing one and abort otherwise; adds `const char

@@ -25,11 +25,12 @@ namespace mlir::quanta {
 /// `.onnx` file), records the target on it
 /// (`quanta.target`, which the kernel lowerings read), runs the pipeline on
 /// it and calls `body` on the result, diagnostics shown against the source.
-/// Returns the process exit code.
+/// Returns the process exit code. `defaultOnnxBatch` is --onnx-batch's
+/// default (0: a symbolic dimension is an error unless it is given).
 int quantaToolMain(
     int argc, char **argv, StringRef description,
-    llvm::function_ref<LogicalResult(ModuleOp, const TargetDescription &)>
-        body);
+    llvm::function_ref<LogicalResult(ModuleOp, const TargetDescription &)> body,
+    int64_t defaultOnnxBatch = 0);
 
 /// The options `--help` shows: the tool's own and the target's; LLVM's
 /// (several hundred, most of them back ends' internals) stay behind
@@ -38,6 +39,9 @@ llvm::cl::OptionCategory &getToolOptionCategory();
 
 /// The module file's path, once quantaToolMain has parsed the command line.
 StringRef getToolInputFile();
+
+/// --onnx-batch, once quantaToolMain has parsed the command line.
+int64_t getToolOnnxBatch();
 
 } // namespace mlir::quanta
 

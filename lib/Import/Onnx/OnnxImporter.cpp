@@ -818,9 +818,12 @@ LogicalResult ModelImporter::translateNode(Graph &graph, int index) {
   }
   const OpInfo *info = lookupOp(current.op_type());
   if (!info) {
-    graph.error() << "the importer does not translate '" << current.op_type()
-                  << "' (supported: " << llvm::join(getSupportedOnnxOps(), ", ")
-                  << ")";
+    InFlightDiagnostic diag = graph.error();
+    diag << "the importer does not translate '" << current.op_type()
+         << "' (supported: " << llvm::join(getSupportedOnnxOps(), ", ") << ")";
+    diag.attachNote() << "next: docs/Onnx.md lists each op's limits; export "
+                      << "the model with this part written in supported ops, "
+                      << "or file an issue with the model";
     return failure();
   }
   // The op's definition in effect at the model's opset must be one the

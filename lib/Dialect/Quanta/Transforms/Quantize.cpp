@@ -892,21 +892,27 @@ void quanta::populateQuantizePatterns(RewritePatternSet &patterns) {
   patterns.add<QuantizeChainPattern>(patterns.getContext());
 }
 
-/// Remarks, on each function, the float compute ops (linalg ops with a
-/// float result, fills aside) left in it, by op name.
+llvm::MapVector<StringRef, int64_t>
+quanta::countFloatComputeOps(FunctionOpInterface func) {
+  llvm::MapVector<StringRef, int64_t> counts;
+  func.walk([&](linalg::LinalgOp op) {
+    if (isa<linalg::FillOp>(op) ||
+        !llvm::any_of(op->getResultTypes(), [](Type type) {
+          return isa<FloatType>(getElementTypeOrSelf(type));
+        }))
+      return;
+    ++counts[op->getName().getStringRef()];
+  });
+  return counts;
+}
+
+/// Remarks, on each function, the float compute ops left in it.
 static void remarkFloatOpsLeft(ModuleOp module) {
   module.walk([](FunctionOpInterface func) {
-    llvm::MapVector<StringRef, int64_t> counts;
+    llvm::MapVector<StringRef, int64_t> counts = countFloatComputeOps(func);
     int64_t total = 0;
-    func.walk([&](linalg::LinalgOp op) {
-      if (isa<linalg::FillOp>(op) ||
-          !llvm::any_of(op->getResultTypes(), [](Type type) {
-            return isa<FloatType>(getElementTypeOrSelf(type));
-          }))
-        return;
-      ++counts[op->getName().getStringRef()];
-      ++total;
-    });
+    for (auto [name, count] : counts)
+      total += count;
     InFlightDiagnostic remark = func.emitRemark("quanta-quantize: ")
                                 << total << " float compute op(s) left";
     for (auto [name, count] : counts)

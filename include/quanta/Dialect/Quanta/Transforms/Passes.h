@@ -21,7 +21,9 @@
 #include "mlir/Dialect/Quant/IR/Quant.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Pass/Pass.h"
+#include "llvm/ADT/MapVector.h"
 
 namespace mlir {
 class RewritePatternSet;
@@ -59,6 +61,12 @@ void populateLowerQuantCastsPatterns(RewritePatternSet &patterns);
 /// The pass adds the "stays float" remarks and erases what the rewrites
 /// leave unused.
 void populateQuantizePatterns(RewritePatternSet &patterns);
+
+/// The float compute ops left in `func` (linalg ops with a float result,
+/// fills aside) by op name, in order of first appearance: what
+/// quanta-quantize's report-float-ops remarks and the quanta driver count.
+llvm::MapVector<StringRef, int64_t>
+countFloatComputeOps(FunctionOpInterface func);
 
 } // namespace quanta
 } // namespace mlir

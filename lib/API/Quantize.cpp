@@ -1,0 +1,188 @@
+//===- Quantize.cpp - Post-training quantization in one call --------------===//
+
+#include "quanta/API/Quantize.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
+
+#include <chrono>
+
+using namespace mlir;
+using namespace mlir::quanta;
+
+static double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+StringRef quanta::getDefaultQConfig(const TargetDescription &target) {
+  return target.getArch() == TargetArch::AArch64 ? "qnnpack" : "x86";
+}
+
+/// The name a front end gave an op's location ("conv1" of an ONNX node).
+static std::optional<std::string> getFrontEndName(Location loc) {
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return name.getName().str();
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations())
+      if (auto name = getFrontEndName(inner))
+        return name;
+  return std::nullopt;
+}
+
+/// Adds a remark of quanta-quantize to the reasons, grouped by message
+/// without the op's name, which the remark ends with when it has one.
+static void addReason(std::vector<FloatOpsReason> &reasons,
+                      const Diagnostic &remark) {
+  std::string message = remark.str();
+  std::optional<std::string> name = getFrontEndName(remark.getLocation());
+  if (name) {
+    std::string suffix = ", in '" + *name + "'";
+    if (StringRef(message).ends_with(suffix))
+      message.resize(message.size() - suffix.size());
+  }
+  auto it = llvm::find_if(reasons, [&](const FloatOpsReason &reason) {
+    return reason.reason == message;
+  });
+  if (it == reasons.end())
+    it = reasons.insert(reasons.end(), FloatOpsReason{message, {}, 0});
+  ++it->count;
+  if (name)
+    it->names.push_back(*name);
+}
+
+FailureOr<QuantizedModel>
+quanta::quantizeModel(ModuleOp floatModel, CalibrationBatches &batches,
+                      const QuantizeModelOptions &options) {
+  MLIRContext *context = floatModel.getContext();
+  QuantizedModel result;
+  result.qconfig = options.qconfig.empty()
+                       ? getDefaultQConfig(options.target).str()
+                       : options.qconfig;
+
+  result.calibrated = floatModel.clone();
+  PassManager prepare(context);
+  PrepareOptions prepareOptions;
+  prepareOptions.qconfig = result.qconfig;
+  buildPreparePipeline(prepare, prepareOptions);
+  if (failed(prepare.run(*result.calibrated)))
+    return failure();
+
+  auto start = std::chrono::steady_clock::now();
+  auto onProgress = [&](const CalibrationProgress &progress) {
+    result.batches = progress.batches;
+    if (options.onCalibrationProgress)
+      options.onCalibrationProgress(progress);
+  };
+  if (failed(calibrate(*result.calibrated, batches, options.calibrate,
+                       onProgress)))
+    return failure();
+  result.calibrationSeconds = secondsSince(start);
+
+  start = std::chrono::steady_clock::now();
+  result.converted = result.calibrated->clone();
+  setModuleTarget(*result.converted, options.target);
+  {
+    // quanta-quantize explains each op it leaves float in a remark: the
+    // result carries them instead.
+    ScopedDiagnosticHandler remarks(context, [&](Diagnostic &diag) {
+      if (diag.getSeverity() != DiagnosticSeverity::Remark)
+        return failure();
+      addReason(result.floatReasons, diag);
+      return success();
+    });
+    PassManager convert(context);
+    buildConvertPipeline(convert, QuantizeOptions{});
+    if (failed(convert.run(*result.converted)))
+      return failure();
+  }
+  result.converted->walk([&](FunctionOpInterface func) {
+    FloatOpsLeft left;
+    left.function = func.getName().str();
+    for (auto [name, count] : countFloatComputeOps(func)) {
+      left.ops.emplace_back(name.str(), count);
+      left.total += count;
+    }
+    result.floatOps.push_back(std::move(left));
+  });
+  result.conversionSeconds = secondsSince(start);
+  return result;
+}
+
+LogicalResult quanta::lowerForTarget(ModuleOp converted,
+                                     const TargetDescription &target) {
+  setModuleTarget(converted, target);
+  PassManager pm(converted.getContext());
+  pm.addPass(createLowerCpu());
+  return pm.run(converted);
+}
+
+FailureOr<std::vector<numerics::OutputComparison>>
+quanta::compareWithFloat(ModuleOp floatModel, ModuleOp converted,
+                         CalibrationBatches &source) {
+  Location loc = converted.getLoc();
+  FailureOr<func::FuncOp> entry = findEntryFunction(floatModel, "", "entry");
+  if (failed(entry))
+    return failure();
+  StringRef name = entry->getSymName();
+  std::unique_ptr<CalibrationBatches> batches =
+      splitIntoEntryBatches(source, entry->getFunctionType());
+  OwningOpRef<ModuleOp> lowered = converted.clone();
+  TargetDescription host = TargetDescription::host();
+  if (failed(lowerForTarget(*lowered, host)))
+    return failure();
+  // The float model as calibration ran it (TOSA in linalg).
+  OwningOpRef<ModuleOp> linalgModel = floatModel.clone();
+  PassManager frontEnd(floatModel.getContext());
+  buildFrontEndPipeline(frontEnd);
+  if (failed(frontEnd.run(*linalgModel)))
+    return failure();
+  auto reference = CompiledFunction::compile(*linalgModel, name, "check");
+  if (failed(reference))
+    return failure();
+  auto quantized = CompiledFunction::compile(*lowered, name, "check");
+  if (failed(quantized))
+    return failure();
+  ArrayRef<TensorSpec> resultSpecs = reference->getResults();
+  for (auto [index, spec] : llvm::enumerate(resultSpecs))
+    if (spec.dtypes.front() != "<f4")
+      return emitError(loc) << "the check compares float32 results; result "
+                            << index << " of '" << name << "' is not one";
+
+  std::vector<numerics::OutputComparison> comparisons(resultSpecs.size());
+  std::vector<std::vector<float>> referenceData, quantizedData;
+  std::vector<runtime::TensorRef> referenceRefs, quantizedRefs;
+  for (const TensorSpec &spec : resultSpecs) {
+    referenceData.emplace_back(spec.numElements());
+    quantizedData.emplace_back(spec.numElements());
+    referenceRefs.push_back(
+        {referenceData.back().data(), spec.shape, "<f4", ""});
+    quantizedRefs.push_back(
+        {quantizedData.back().data(), spec.shape, "<f4", ""});
+  }
+  std::vector<runtime::TensorRef> inputs;
+  bool ranBatch = false;
+  for (int64_t index = 0;; ++index) {
+    FailureOr<bool> more = batches->next(loc, inputs);
+    if (failed(more))
+      return failure();
+    if (!*more)
+      break;
+    ranBatch = true;
+    for (auto [function, outputs] :
+         {std::make_pair(&*reference, &referenceRefs),
+          std::make_pair(&*quantized, &quantizedRefs)})
+      if (llvm::Error error = function->call(inputs, *outputs))
+        return emitError(loc) << "check batch " << index << ": "
+                              << llvm::toString(std::move(error));
+    for (auto [comparison, spec, ref, approx] : llvm::zip_equal(
+             comparisons, resultSpecs, referenceData, quantizedData))
+      // Class scores lie along the last axis of a result of rank >= 2.
+      if (spec.numElements() > 0)
+        comparison.add(ref.data(), approx.data(), spec.numElements(),
+                       spec.shape.size() >= 2 ? spec.shape.back() : 1);
+  }
+  if (!ranBatch)
+    return emitError(loc) << "the check has no batches to run";
+  return comparisons;
+}
