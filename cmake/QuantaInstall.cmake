@@ -45,7 +45,7 @@ list(JOIN QUANTA_EXPORTED_NAMES " " QUANTA_EXPORTED_NAMES)
 install(TARGETS ${QUANTA_EXPORTED_TARGETS} EXPORT QuantaTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
-install(TARGETS quant-opt quant-run quant-compile quant-translate
+install(TARGETS quant-opt quant-run quant-compile quant-translate quanta
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/quanta
   ${PROJECT_SOURCE_DIR}/include/quanta-c

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# The main job on the bundled example: post-training quantization of a small
-# CNN given in TOSA (examples/tiny_cnn.mlir) with PyTorch's semantics.
+# First the README's quickstart, literally (scripts/quickstart.sh): the
+# digits CNN from ONNX to an int8 object in one command, called from C and
+# from Python. Then the same job phase by phase on the bundled example:
+# post-training quantization of a small CNN given in TOSA
+# (examples/tiny_cnn.mlir) with PyTorch's semantics.
 #  1. prepare():   observers where PyTorch puts them; the observers of the
 #                  constant weights are evaluated at compile time.
 #  2. calibrate:   the model runs in the JIT on 8 bundled batches; every
@@ -31,6 +34,11 @@ qconfig=${QCONFIG:-x86}
 out_dir="$build_dir/demo"
 mkdir -p "$out_dir"
 data=$(ls examples/calibration/batch*.npy | paste -sd, -)
+
+echo "== The README's quickstart (scripts/quickstart.sh, in $build_dir/quickstart)"
+scripts/quickstart.sh "$build_dir"
+echo
+echo "== The same job phase by phase, on examples/tiny_cnn.mlir"
 
 echo "== 1. quant-opt $model --quanta-prepare=qconfig=$qconfig"
 echo "   (TOSA -> linalg with the upstream pipeline, then observer insertion)"

@@ -1,6 +1,7 @@
 //===- Quantize.cpp - Post-training quantization in one call --------------===//
 
 #include "quanta/API/Quantize.h"
+#include "quanta/Dialect/Quanta/Transforms/QConfigPresets.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
@@ -59,6 +60,13 @@ quanta::quantizeModel(ModuleOp floatModel, CalibrationBatches &batches,
   result.qconfig = options.qconfig.empty()
                        ? getDefaultQConfig(options.target).str()
                        : options.qconfig;
+
+  // Checked here, at the model, rather than by the pass's options, which
+  // know no location.
+  if (failed(parseQConfig(context, result.qconfig, [&] {
+        return emitError(floatModel.getLoc(), "qconfig: ");
+      })))
+    return failure();
 
   result.calibrated = floatModel.clone();
   PassManager prepare(context);

@@ -90,6 +90,8 @@ class _PlainProgress:
     def __init__(self, stream=sys.stderr):
         self._stream = stream
         self._last = 0.0
+        # A log gets the last line only, not a line rewritten in place.
+        self._rewrite = hasattr(stream, "isatty") and stream.isatty()
 
     def __call__(self, batches, total, compile_seconds, run_seconds):
         if batches == 0:
@@ -97,13 +99,14 @@ class _PlainProgress:
                 "quanta.calibrate: compiled in %.1f s\n" % compile_seconds)
             return
         now = time.monotonic()
-        if now - self._last < 0.5 and batches != total:
+        if (now - self._last < 0.5 or not self._rewrite) and batches != total:
             return
         self._last = now
         rate = batches / max(run_seconds, 1e-9)
-        self._stream.write("\rquanta.calibrate: %d/%s batches, %.1f batches/s"
-                           % (batches, "?" if total is None else total, rate))
-        if batches == total:
+        self._stream.write("%squanta.calibrate: %d/%s batches, %.1f batches/s"
+                           % ("\r" if self._rewrite else "", batches,
+                              "?" if total is None else total, rate))
+        if batches == total or not self._rewrite:
             self._stream.write("\n")
         self._stream.flush()
 

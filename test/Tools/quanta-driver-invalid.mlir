@@ -24,7 +24,7 @@
 // NODATA: must be specified at least once
 //
 // RUN: not quanta %s --data=%t/good.npy --qconfig=x68 2>&1 | FileCheck %s --check-prefix=QCONFIG
-// QCONFIG: error: quanta-insert-observers: unknown qconfig 'x68'; expected none, a #quanta.qconfig<...> or one of: x86 fbgemm qnnpack onednn
+// QCONFIG: quanta-driver-invalid.mlir:{{[0-9]+}}:{{[0-9]+}}: error: qconfig: unknown qconfig 'x68'; expected none, a #quanta.qconfig<...> or one of: x86 fbgemm qnnpack onednn
 // RUN: not quanta %s --data=%t/good.npy --mcpu=skylake2 2>&1 | FileCheck %s --check-prefix=CPU
 // CPU: quanta: error: unknown CPU 'skylake2' for x86_64{{.*}} (llc-22 -mtriple={{.*}} -mcpu=help lists the known ones)
 //

@@ -258,11 +258,22 @@ static LogicalResult check(ModuleOp floatModel, ModuleOp converted,
 /// quanta.report, the Python package's, on the same model and data.
 static LogicalResult writeReport(Location loc, ArrayRef<std::string> files,
                                  StringRef qconfigName) {
-  // The package sits beside the tools in the build tree.
-  SmallString<256> packages(llvm::sys::path::parent_path(
-      llvm::sys::path::parent_path(executablePath)));
-  llvm::sys::path::append(packages, "python_packages");
-  std::string pythonPath = packages.str().str();
+  // The package sits beside the tools: in the build tree, or installed.
+  StringRef prefix = llvm::sys::path::parent_path(
+      llvm::sys::path::parent_path(executablePath));
+  std::string pythonPath;
+  for (StringRef directory : {"python_packages", QUANTA_INSTALLED_PYTHON_DIR}) {
+    SmallString<256> candidate(prefix);
+    llvm::sys::path::append(candidate, directory, "quanta");
+    if (llvm::sys::fs::is_directory(candidate)) {
+      pythonPath = llvm::sys::path::parent_path(candidate).str();
+      break;
+    }
+  }
+  if (pythonPath.empty())
+    return emitError(loc) << "--report: the quanta Python package is not "
+                          << "beside " << executablePath
+                          << " (build the QuantaPython target)";
   if (const char *existing = std::getenv("PYTHONPATH"))
     pythonPath += std::string(":") + existing;
   ::setenv("PYTHONPATH", pythonPath.c_str(), /*overwrite=*/1);

@@ -26,31 +26,6 @@ namespace mlir::quanta {
 using namespace mlir;
 using namespace mlir::quanta;
 
-/// A qconfig given by name or as attribute text; a null QConfigAttr means
-/// "none" (leave the op in float).
-static FailureOr<QConfigAttr>
-resolveQConfig(MLIRContext *context, StringRef text,
-               function_ref<InFlightDiagnostic()> emitError) {
-  text = text.trim();
-  if (text == "none")
-    return QConfigAttr();
-  if (QConfigAttr preset = getQConfigPreset(context, text))
-    return preset;
-  if (text.starts_with("#")) {
-    context->getOrLoadDialect<QuantaDialect>();
-    if (auto attr =
-            dyn_cast_or_null<QConfigAttr>(parseAttribute(text, context)))
-      return attr;
-    return emitError() << "'" << text << "' is not a #quanta.qconfig";
-  }
-  InFlightDiagnostic diag = emitError();
-  diag << "unknown qconfig '" << text << "'; expected none, a "
-       << "#quanta.qconfig<...> or one of:";
-  for (StringRef name : getQConfigPresetNames())
-    diag << " " << name;
-  return diag;
-}
-
 /// The name a location gives its op, if any ("fc1" in loc("fc1")).
 static std::optional<StringRef> getLocationName(Location loc) {
   if (auto nameLoc = dyn_cast<NameLoc>(loc))
@@ -163,7 +138,7 @@ LogicalResult InsertObserversPass::initialize(MLIRContext *context) {
     return mlir::emitError(UnknownLoc::get(context),
                            "quanta-insert-observers: ");
   };
-  FailureOr<QConfigAttr> resolved = resolveQConfig(context, qconfig, emitError);
+  FailureOr<QConfigAttr> resolved = parseQConfig(context, qconfig, emitError);
   if (failed(resolved))
     return failure();
   defaultQConfig = *resolved;
@@ -172,7 +147,7 @@ LogicalResult InsertObserversPass::initialize(MLIRContext *context) {
     if (value.empty() || key.empty())
       return emitError() << "override '" << entry
                          << "' must be <op name or location name>=<qconfig>";
-    FailureOr<QConfigAttr> override = resolveQConfig(context, value, emitError);
+    FailureOr<QConfigAttr> override = parseQConfig(context, value, emitError);
     if (failed(override))
       return failure();
     opOverrides.emplace_back(key.trim().trim('"').str(), *override);
@@ -185,8 +160,8 @@ FailureOr<QConfigAttr> InsertObserversPass::getQConfigFor(Operation *op) {
     if (auto qconfigAttr = dyn_cast<QConfigAttr>(attr))
       return qconfigAttr;
     if (auto name = dyn_cast<StringAttr>(attr))
-      return resolveQConfig(op->getContext(), name.getValue(),
-                            [&]() { return op->emitOpError(); });
+      return parseQConfig(op->getContext(), name.getValue(),
+                          [&]() { return op->emitOpError(); });
     return op->emitOpError("'quanta.qconfig' must be a preset name, 'none' "
                            "or a #quanta.qconfig, got ")
            << attr;

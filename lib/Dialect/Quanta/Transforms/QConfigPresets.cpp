@@ -188,3 +188,26 @@ ArrayRef<StringRef> quanta::getObserverPresetNames() {
 ArrayRef<StringRef> quanta::getQConfigPresetNames() {
   return namesOf(qconfigPresets);
 }
+
+FailureOr<QConfigAttr>
+quanta::parseQConfig(MLIRContext *context, StringRef text,
+                     function_ref<InFlightDiagnostic()> emitError) {
+  text = text.trim();
+  if (text == "none")
+    return QConfigAttr();
+  if (QConfigAttr preset = getQConfigPreset(context, text))
+    return preset;
+  if (text.starts_with("#")) {
+    context->getOrLoadDialect<QuantaDialect>();
+    if (auto attr =
+            dyn_cast_or_null<QConfigAttr>(parseAttribute(text, context)))
+      return attr;
+    return emitError() << "'" << text << "' is not a #quanta.qconfig";
+  }
+  InFlightDiagnostic diag = emitError();
+  diag << "unknown qconfig '" << text << "'; expected none, a "
+       << "#quanta.qconfig<...> or one of:";
+  for (StringRef name : getQConfigPresetNames())
+    diag << " " << name;
+  return diag;
+}

@@ -25,6 +25,13 @@ ObserverAttrInterface getObserverPreset(MLIRContext *context, StringRef name);
 /// "_qconfig" suffix. Null if there is no such preset.
 QConfigAttr getQConfigPreset(MLIRContext *context, StringRef name);
 
+/// A qconfig given as text: "none" (a null QConfigAttr: the op stays
+/// float), a preset name (getQConfigPreset) or a #quanta.qconfig<...>;
+/// else an error, from `emitError`, listing the presets.
+FailureOr<QConfigAttr>
+parseQConfig(MLIRContext *context, StringRef text,
+             function_ref<InFlightDiagnostic()> emitError);
+
 /// The names getObserverPreset and getQConfigPreset accept.
 ArrayRef<StringRef> getObserverPresetNames();
 ArrayRef<StringRef> getQConfigPresetNames();

@@ -1,0 +1,97 @@
+"""quanta.quantize: post-training quantization in one call, against the
+quanta driver that does the same from the shell."""
+
+import subprocess
+
+import numpy as np
+import pytest
+
+import quanta
+
+
+@pytest.fixture
+def digits(source_dir):
+    return source_dir / "examples" / "digits"
+
+
+def test_quantize_files(digits, build_dir, tmp_path):
+    model = quanta.quantize(str(digits / "digits_cnn.onnx"),
+                            str(digits / "calibration"), progress=False)
+    assert model.qconfig == "x86"
+    # The last of the 8 files is held out: 32 rows of 10 classes.
+    (check,) = model.check
+    assert check["rows"] == 32 and check["sqnr_db"] > 25
+    assert check["top1_agreement"] == 1.0
+    assert [ops["total"] for ops in model.float_ops] == [0]
+
+    images = np.load(digits / "test_images.npy")
+    logits = np.concatenate([model(image[None]) for image in images[:16]])
+    assert logits.shape == (16, 10)
+
+    # The driver on the same model and data makes the same int8 IR (its
+    # function named after the file): the same logits, byte for byte.
+    subprocess.run([str(build_dir / "bin" / "quanta"),
+                    str(digits / "digits_cnn.onnx"),
+                    "--data=%s" % (digits / "calibration"), "--emit=mlir",
+                    "-o", str(tmp_path / "driver.mlir")],
+                   check=True, capture_output=True)
+    driver = quanta.Module.load(str(tmp_path / "driver.mlir"))
+    driver.lower()
+    run = driver.compile()
+    expected = np.concatenate([run(image[None]) for image in images[:16]])
+    assert logits.tobytes() == expected.tobytes()
+
+    model.save_object(str(tmp_path / "model.o"),
+                      header=str(tmp_path / "model.h"))
+    assert (tmp_path / "model.o").stat().st_size > 0
+    assert "main_run(" in (tmp_path / "model.h").read_text()
+
+
+def test_quantize_arrays(tiny_cnn, calibration_batches, tmp_path):
+    # A list: the last batch is held out; arrays of several batches split.
+    seen = []
+    model = quanta.quantize(
+        str(tiny_cnn), [np.concatenate(calibration_batches[:4]),
+                        np.concatenate(calibration_batches[4:7]),
+                        calibration_batches[7]],
+        qconfig="qnnpack", progress=lambda *state: seen.append(state[0]))
+    assert seen[-1] == 7
+    assert model.qconfig == "qnnpack"
+    assert model.check[0]["rows"] == 1
+    html = model.report(str(tmp_path / "report"))["html"]
+    assert html.endswith("index.html")
+
+    # A generator is read once: no batch left to check on.
+    streamed = quanta.quantize(str(tiny_cnn), iter(calibration_batches),
+                               progress=False)
+    assert streamed.check is None
+    checked = quanta.quantize(str(tiny_cnn), iter(calibration_batches),
+                              check_data=calibration_batches[:2],
+                              progress=False)
+    assert checked.check[0]["rows"] == 2
+
+
+def test_quantize_module_is_not_modified(tiny_cnn, calibration_batches):
+    module = quanta.Module.load(str(tiny_cnn))
+    before = str(module)
+    quanta.quantize(module, calibration_batches, progress=False)
+    assert str(module) == before
+
+
+def test_quantize_errors(digits, tiny_cnn, tmp_path):
+    with pytest.raises(quanta.Error, match="does not exist"):
+        quanta.quantize(str(tiny_cnn), str(tmp_path / "missing"))
+    np.save(tmp_path / "wrong.npy", np.zeros((1, 16, 16, 4), np.float32))
+    with pytest.raises(quanta.Error,
+                       match=r"expects shape \(1, 16, 16, 3\), found "
+                             r"\(1, 16, 16, 4\)[\s\S]*note: next: give "
+                             r"arrays of the model input's shape"):
+        quanta.quantize(str(tiny_cnn), str(tmp_path / "wrong.npy"),
+                        progress=False)
+    with pytest.raises(quanta.Error, match="unknown qconfig 'x68'"):
+        quanta.quantize(str(tiny_cnn), str(tmp_path / "wrong.npy"),
+                        qconfig="x68", progress=False)
+    with pytest.raises(ValueError, match="unknown CPU 'nope'"):
+        quanta.quantize(str(digits / "digits_cnn.onnx"),
+                        str(digits / "calibration"), target={"cpu": "nope"},
+                        progress=False)
