@@ -529,6 +529,18 @@ public:
                       "writing " + path);
   }
 
+  /// Names the only function after a model file
+  /// (quanta::getModelFunctionName).
+  void nameAfterFile(const std::string &path) {
+    DiagnosticCollector diagnostics(context.get());
+    FailureOr<func::FuncOp> entry =
+        quanta::findEntryFunction(*op, "", "entry=<name>");
+    diagnostics.check(success(succeeded(entry)), "naming the function");
+    diagnostics.check(
+        quanta::renameFunction(*entry, quanta::getModelFunctionName(path)),
+        "naming the function");
+  }
+
   std::vector<std::string> functionNames() const {
     std::vector<std::string> names;
     for (auto func : op.get().getOps<func::FuncOp>())
@@ -634,6 +646,10 @@ PYBIND11_MODULE(_quanta_compiler, m) {
            py::arg("features") = "",
            "Lowers a copy for a target (default: this machine) and writes "
            "an object file and, given `header`, a C header.")
+      .def("name_after_file", &Module::nameAfterFile, py::arg("path"),
+           "Names the module's only function after a model file, as the "
+           "quanta driver names an ONNX model's (digits_cnn.onnx: "
+           "digits_cnn, whose C header function is digits_cnn_run).")
       .def("compile", &Module::compile, py::arg("entry") = "",
            py::arg("threads") = 1,
            "JIT-compiles a function (default: the only one) for this "

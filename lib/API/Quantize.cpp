@@ -4,8 +4,11 @@
 #include "quanta/Dialect/Quanta/Transforms/QConfigPresets.h"
 
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/Support/Path.h"
 
+#include <cctype>
 #include <chrono>
 
 using namespace mlir;
@@ -115,6 +118,30 @@ quanta::quantizeModel(ModuleOp floatModel, CalibrationBatches &batches,
   });
   result.conversionSeconds = secondsSince(start);
   return result;
+}
+
+std::string quanta::getModelFunctionName(StringRef path) {
+  std::string name;
+  for (char c : llvm::sys::path::stem(path))
+    name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0])))
+    name.insert(0, "model_");
+  return name;
+}
+
+LogicalResult quanta::renameFunction(func::FuncOp function, StringRef name) {
+  if (function.getSymName() == name)
+    return success();
+  auto module = function->getParentOfType<ModuleOp>();
+  if (SymbolTable::lookupSymbolIn(module, name))
+    return function.emitError("cannot rename the function to '")
+           << name << "': the module has a symbol of that name";
+  if (failed(SymbolTable::replaceAllSymbolUses(
+          function, StringAttr::get(function.getContext(), name), module)))
+    return function.emitError("cannot rename the function's uses to '")
+           << name << "'";
+  SymbolTable::setSymbolName(function, name);
+  return success();
 }
 
 LogicalResult quanta::lowerForTarget(ModuleOp converted,

@@ -97,12 +97,15 @@ def quantize(model, data, qconfig=None, target=None, onnx_batch=1,
     `qconfig`: a preset name, default PyTorch's for the target (x86 on
     x86-64, qnnpack on AArch64). `target`: None for this machine, or a
     dict of triple, cpu, features. `onnx_batch` sizes an ONNX model's
-    symbolic dimensions. `progress` as for Module.calibrate.
+    symbolic dimensions; its function is named after the file, as the
+    quanta driver names it. `progress` as for Module.calibrate.
     """
     if isinstance(model, Module):
         float_model = model.clone()
     else:
         float_model = Module.load(model, onnx_batch=onnx_batch)
+        if model.endswith(".onnx"):
+            float_model.name_after_file(model)
     batches = _as_batches(data)
     check = _as_batches(check_data)
     if check is None and isinstance(batches, (list, tuple)) \

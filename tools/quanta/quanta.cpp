@@ -22,7 +22,6 @@
 #include "quanta/Tools/ToolMain.h"
 
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/SymbolTable.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
@@ -32,7 +31,6 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/ToolOutputFile.h"
 
-#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -316,18 +314,10 @@ static LogicalResult run(ModuleOp floatModel,
   // An ONNX model's function is named after its file, so that the C
   // header's digits_cnn_run() says what it runs and two models link into
   // one program.
-  if (StringRef path = quanta::getToolInputFile(); path.ends_with(".onnx")) {
-    std::string name;
-    for (char c : llvm::sys::path::stem(path))
-      name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-    if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0])))
-      name.insert(0, "model_");
-    if (failed(SymbolTable::replaceAllSymbolUses(
-            *entry, StringAttr::get(floatModel.getContext(), name),
-            floatModel)))
-      return entry->emitError("cannot rename the function to '") << name << "'";
-    SymbolTable::setSymbolName(*entry, name);
-  }
+  if (StringRef path = quanta::getToolInputFile(); path.ends_with(".onnx"))
+    if (failed(
+            quanta::renameFunction(*entry, quanta::getModelFunctionName(path))))
+      return failure();
   size_t numArguments = entry->getNumArguments();
   phase("import") << quanta::getToolInputFile() << ": "
                   << describeSignature(*entry)

@@ -91,6 +91,17 @@ FailureOr<std::vector<numerics::OutputComparison>>
 compareWithFloat(ModuleOp floatModel, ModuleOp converted,
                  CalibrationBatches &batches);
 
+/// The C identifier a model file names its function with: the file's stem,
+/// other characters as '_' ("digits-cnn.onnx": "digits_cnn"), "model_"
+/// first when it would start with a digit or be empty. The quanta driver
+/// and quanta.quantize name an imported ONNX model's function so, which
+/// the C header's `<name>_run` then says.
+std::string getModelFunctionName(StringRef path);
+
+/// Renames `function` and its uses in its module; an error if another
+/// symbol has the name.
+LogicalResult renameFunction(func::FuncOp function, StringRef name);
+
 /// The kernels of a converted module for `target` (quanta-lower-cpu).
 LogicalResult lowerForTarget(ModuleOp converted,
                              const TargetDescription &target);
