@@ -7,6 +7,7 @@
                    PyTorch's Linear exports), softmax; symbolic batch 'N'
   qdq.onnx         a QDQ model as ONNX Runtime's quantizer writes it: u8
                    activations per tensor, s8 weights per channel, i32 bias
+  qdq_head.onnx    QDQ depthwise conv + Gemm (transB, weights per channel)
   opset18.onnx     an opset the importer does not take
   unsupported.onnx an op it does not translate (named node)
   dynamic_shape.onnx  Reshape whose shape is computed, not constant
@@ -327,3 +328,68 @@ save_unchecked(single(
     helper.make_node("Add", ["a", "b"], ["y"], name="add"), 13,
     [vi("a", [2 ** 40, 1]), vi("b", [1, 2 ** 40])],
     [vi("y", [2 ** 40, 2 ** 40])]), "broadcast_overflow.onnx")
+
+# The two layers ONNX Runtime's QDQ output left float (issue 34): a
+# depthwise convolution, whose [C, 1, 3, 3] weights the importer reshapes,
+# and a fully connected layer as Gemm with transB=1, whose weights it
+# transposes; both with s8 weights per output channel (axis 0) and i32
+# biases, u8 activations per tensor, as quantize_static writes them.
+def qdq_head():
+    head_rng = np.random.default_rng(34)
+    channels, classes = 4, 3
+    dw = head_rng.integers(-127, 128, size=(channels, 1, 3, 3)).astype(np.int8)
+    fc = head_rng.integers(-127, 128, size=(classes, channels)).astype(np.int8)
+    dws = head_rng.uniform(0.002, 0.01, size=channels).astype(f32)
+    fcs = head_rng.uniform(0.002, 0.01, size=classes).astype(f32)
+    xs, ds, gs = f32(0.02), f32(0.03), f32(0.015)
+
+    def qdq_pair(name, scale, zero):
+        return [helper.make_node("QuantizeLinear", [name, scale, zero],
+                                 [name + "_q"]),
+                helper.make_node("DequantizeLinear",
+                                 [name + "_q", scale, zero], [name + "_d"])]
+
+    def weights(name, axis):
+        return helper.make_node("DequantizeLinear",
+                                [name + "_q", name + "_s", name + "_z"],
+                                [name + "_d"], axis=axis)
+
+    nodes = (qdq_pair("x", "xs", "xz") + [
+        weights("dw", 0),
+        helper.make_node("DequantizeLinear", ["dwb_q", "dwb_s"], ["dwb_d"],
+                         axis=0),
+        helper.make_node("Conv", ["x_d", "dw_d", "dwb_d"], ["d"],
+                         name="depthwise", group=channels, pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["d"], ["r"], name="relu"),
+    ] + qdq_pair("r", "ds", "dz") + [
+        helper.make_node("GlobalAveragePool", ["r_d"], ["g"], name="gap"),
+    ] + qdq_pair("g", "gs", "gz") + [
+        helper.make_node("Flatten", ["g_d"], ["f"], name="flatten"),
+    ] + qdq_pair("f", "gs", "gz") + [
+        weights("fc", 0),
+        helper.make_node("DequantizeLinear", ["fcb_q", "fcb_s"], ["fcb_d"],
+                         axis=0),
+        helper.make_node("Gemm", ["f_d", "fc_d", "fcb_d"], ["y"], name="fc",
+                         transB=1),
+    ] + qdq_pair("y", "ys", "yz"))
+    inits = [
+        init("xs", xs), init("xz", np.uint8(128)),
+        init("dw_q", dw), init("dw_s", dws),
+        init("dw_z", np.zeros(channels, np.int8)),
+        init("dwb_q", head_rng.integers(-500, 500, channels).astype(np.int32)),
+        init("dwb_s", (xs * dws).astype(f32)),
+        init("ds", ds), init("dz", np.uint8(0)),
+        init("gs", gs), init("gz", np.uint8(0)),
+        init("fc_q", fc), init("fc_s", fcs),
+        init("fc_z", np.zeros(classes, np.int8)),
+        init("fcb_q", head_rng.integers(-500, 500, classes).astype(np.int32)),
+        init("fcb_s", (gs * fcs).astype(f32)),
+        init("ys", f32(0.05)), init("yz", np.uint8(128)),
+    ]
+    graph = helper.make_graph(nodes, "qdq_head", [vi("x", [1, channels, 6, 6])],
+                              [vi("y_d", [1, classes])], inits)
+    return helper.make_model(graph,
+                             opset_imports=[helper.make_opsetid("", 13)])
+
+
+save(qdq_head(), "qdq_head.onnx")

@@ -11,6 +11,7 @@
 #ifndef QUANTA_LIB_IMPORT_ONNXGRAPH_H
 #define QUANTA_LIB_IMPORT_ONNXGRAPH_H
 
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -92,6 +93,9 @@ public:
   /// `keepDims`), starting from `init`.
   Value reduce(Value input, ArrayRef<int64_t> axes, bool keepDims, double init,
                function_ref<Value(OpBuilder &, Location, Value, Value)> body);
+  /// dcast(qcast(`values`)) with `type`: a quantized constant, the form
+  /// quanta-freeze-qparams writes for weights.
+  Value quantizedConstant(DenseElementsAttr values, quant::QuantizedType type);
   Value reshape(Value input, ArrayRef<int64_t> shape);
   Value transpose(Value input, ArrayRef<int64_t> permutation);
   Value pad(Value input, ArrayRef<int64_t> low, ArrayRef<int64_t> high,

@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Quant/IR/Quant.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -242,6 +243,49 @@ Value Graph::reduce(
   return reshape(result, shape);
 }
 
+/// A dequantized constant, dcast(qcast(float constant)): how QDQ models'
+/// weights import (DequantizeLinear of constant integers). Data movement
+/// on one (a Gemm's transB, a depthwise filter's reshape) is done on the
+/// constant at import, so that the weights stay a quantized constant,
+/// which quanta-quantize needs; done on the float tensor it would leave
+/// them float.
+struct QuantizedConstant {
+  DenseElementsAttr values;
+  quant::QuantizedType type;
+};
+
+static std::optional<QuantizedConstant> matchQuantizedConstant(Value value) {
+  auto dequantize = value.getDefiningOp<quant::DequantizeCastOp>();
+  if (!dequantize)
+    return std::nullopt;
+  auto quantize = dequantize.getInput().getDefiningOp<quant::QuantizeCastOp>();
+  DenseElementsAttr values;
+  if (!quantize || !matchPattern(quantize.getInput(), m_Constant(&values)))
+    return std::nullopt;
+  return QuantizedConstant{
+      values, cast<quant::QuantizedType>(
+                  getElementTypeOrSelf(quantize.getResult().getType()))};
+}
+
+/// `type` with its quantized dimension (if per axis) moved to `axis`.
+static quant::QuantizedType withAxis(quant::QuantizedType type, int32_t axis) {
+  auto perAxis = dyn_cast<quant::UniformQuantizedPerAxisType>(type);
+  if (!perAxis)
+    return type;
+  return quant::UniformQuantizedPerAxisType::get(
+      perAxis.getFlags(), perAxis.getStorageType(), perAxis.getExpressedType(),
+      perAxis.getScales(), perAxis.getZeroPoints(), axis,
+      perAxis.getStorageTypeMin(), perAxis.getStorageTypeMax());
+}
+
+Value Graph::quantizedConstant(DenseElementsAttr values,
+                               quant::QuantizedType type) {
+  auto shaped = cast<RankedTensorType>(values.getType());
+  Value quantized = quant::QuantizeCastOp::create(
+      b, loc, RankedTensorType::get(shaped.getShape(), type), constant(values));
+  return quant::DequantizeCastOp::create(b, loc, shaped, quantized);
+}
+
 Value Graph::reshape(Value input, ArrayRef<int64_t> shape) {
   auto type = cast<RankedTensorType>(input.getType());
   if (type.getShape() == shape)
@@ -251,6 +295,26 @@ Value Graph::reshape(Value input, ArrayRef<int64_t> shape) {
   DenseElementsAttr constantValue;
   if (matchPattern(input, m_Constant(&constantValue)))
     return constant(constantValue.reshape(resultType));
+  // A quantized one keeps its quantized dimension when a dimension of the
+  // result has its size and the same number of elements before it.
+  if (std::optional<QuantizedConstant> weights =
+          matchQuantizedConstant(input)) {
+    int32_t axis = 0;
+    if (auto perAxis =
+            dyn_cast<quant::UniformQuantizedPerAxisType>(weights->type)) {
+      const int32_t oldAxis = perAxis.getQuantizedDimension();
+      const int64_t before =
+          ShapedType::getNumElements(type.getShape().take_front(oldAxis));
+      axis = -1;
+      for (int32_t dim = 0; dim < int32_t(shape.size()) && axis < 0; ++dim)
+        if (shape[dim] == type.getDimSize(oldAxis) &&
+            ShapedType::getNumElements(shape.take_front(dim)) == before)
+          axis = dim;
+    }
+    if (axis >= 0)
+      return quantizedConstant(weights->values.reshape(resultType),
+                               withAxis(weights->type, axis));
+  }
   // A scalar and a tensor of ones: an empty reassociation.
   if (type.getRank() == 0)
     return tensor::ExpandShapeOp::create(b, loc, resultType, input,
@@ -275,6 +339,30 @@ Value Graph::reshape(Value input, ArrayRef<int64_t> shape) {
   return reshape(flat, shape);
 }
 
+/// The f32 `values` transposed by `permutation`.
+static DenseElementsAttr transposeConstant(DenseElementsAttr values,
+                                           ArrayRef<int64_t> permutation,
+                                           RankedTensorType resultType) {
+  auto type = cast<RankedTensorType>(values.getType());
+  SmallVector<float> source(values.getValues<float>());
+  SmallVector<float> result(source.size());
+  SmallVector<int64_t> sourceStrides = computeStrides(type.getShape());
+  SmallVector<int64_t> index(resultType.getRank(), 0);
+  for (float &element : result) {
+    int64_t offset = 0;
+    for (auto [dim, position] : llvm::enumerate(index))
+      offset += position * sourceStrides[permutation[dim]];
+    element = source[offset];
+    // The next index of the result, in row-major order.
+    for (int64_t dim = resultType.getRank() - 1; dim >= 0; --dim) {
+      if (++index[dim] < resultType.getDimSize(dim))
+        break;
+      index[dim] = 0;
+    }
+  }
+  return DenseElementsAttr::get(resultType, ArrayRef<float>(result));
+}
+
 Value Graph::transpose(Value input, ArrayRef<int64_t> permutation) {
   auto type = cast<RankedTensorType>(input.getType());
   if (llvm::equal(permutation, llvm::seq<int64_t>(0, type.getRank())))
@@ -283,6 +371,23 @@ Value Graph::transpose(Value input, ArrayRef<int64_t> permutation) {
   for (int64_t dim : permutation)
     shape.push_back(type.getDimSize(dim));
   auto resultType = RankedTensorType::get(shape, type.getElementType());
+  // Constants (weights: a Gemm's transB) are transposed at import, quantized
+  // ones with their quantized dimension moved along.
+  DenseElementsAttr constantValue;
+  if (type.getElementType().isF32() &&
+      matchPattern(input, m_Constant(&constantValue)))
+    return constant(transposeConstant(constantValue, permutation, resultType));
+  if (std::optional<QuantizedConstant> weights = matchQuantizedConstant(input);
+      weights && type.getElementType().isF32()) {
+    int32_t axis = 0;
+    if (auto perAxis =
+            dyn_cast<quant::UniformQuantizedPerAxisType>(weights->type))
+      axis = llvm::find(permutation, perAxis.getQuantizedDimension()) -
+             permutation.begin();
+    return quantizedConstant(
+        transposeConstant(weights->values, permutation, resultType),
+        withAxis(weights->type, axis));
+  }
   return linalg::TransposeOp::create(b, loc, input, emptyLike(resultType),
                                      permutation)
       .getResult()[0];

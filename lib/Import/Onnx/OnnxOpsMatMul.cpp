@@ -92,34 +92,15 @@ LogicalResult onnx_import::translateMatMul(Graph &g) {
   return success();
 }
 
-/// A constant's transpose, computed at import (weights of Gemm with
-/// transB, as PyTorch's Linear exports them), else a linalg.transpose.
-static Value transpose2D(Graph &g, int index, Value value) {
-  if (DenseElementsAttr constant = g.constantInput(index)) {
-    auto type = cast<RankedTensorType>(constant.getType());
-    if (type.getElementType().isF32()) {
-      const int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
-      SmallVector<float> values(constant.getValues<float>());
-      SmallVector<float> transposed(values.size());
-      for (int64_t r = 0; r < rows; ++r)
-        for (int64_t c = 0; c < cols; ++c)
-          transposed[c * rows + r] = values[r * cols + c];
-      return g.constant(DenseElementsAttr::get(
-          RankedTensorType::get({cols, rows}, type.getElementType()),
-          ArrayRef<float>(transposed)));
-    }
-  }
-  return g.transpose(value, {1, 0});
-}
-
 LogicalResult onnx_import::translateGemm(Graph &g) {
   auto a = g.floatInput(0, "A"), b = g.floatInput(1, "B");
   if (failed(a) || failed(b))
     return failure();
   if (tensorType(*a).getRank() != 2 || tensorType(*b).getRank() != 2)
     return g.error() << "A and B must be matrices";
-  Value lhs = g.intAttr("transA", 0) ? transpose2D(g, 0, *a) : *a;
-  Value rhs = g.intAttr("transB", 0) ? transpose2D(g, 1, *b) : *b;
+  // A constant B (weights) is transposed at import (Graph::transpose).
+  Value lhs = g.intAttr("transA", 0) ? g.transpose(*a, {1, 0}) : *a;
+  Value rhs = g.intAttr("transB", 0) ? g.transpose(*b, {1, 0}) : *b;
   const float alpha = g.floatAttr("alpha", 1.0f),
               beta = g.floatAttr("beta", 1.0f);
   auto product = matmul(g, lhs, rhs, g.b.getF32Type());

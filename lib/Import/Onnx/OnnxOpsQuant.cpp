@@ -120,13 +120,11 @@ static FailureOr<Value> dequantize(Graph &g, int dataIndex, int scaleIndex,
       values.push_back(float((value - zero) * scale));
       ++index;
     }
-    Value floats =
-        g.constant(DenseElementsAttr::get(floatType, ArrayRef<float>(values)));
+    auto floats = DenseElementsAttr::get(floatType, ArrayRef<float>(values));
     // An i32 bias stays float: its values need not fit f32's 24 bits.
     if (element.isInteger(32))
-      return floats;
-    quantized =
-        quant::QuantizeCastOp::create(g.b, g.loc, quantizedType, floats);
+      return g.constant(floats);
+    return g.quantizedConstant(floats, *qtype);
   } else if (auto storage = data->getDefiningOp<quant::StorageCastOp>();
              storage && storage.getInput().getType() == quantizedType) {
     // QuantizeLinear -> DequantizeLinear: qcast -> dcast, with no storage
