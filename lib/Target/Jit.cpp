@@ -78,7 +78,10 @@ LogicalResult quanta::verifyReadyForLLVM(ModuleOp module, StringRef tool) {
                                     Twine(tool) + ": compiling this constant")))
           fits = false;
       }
+    // A fake quantization with known qparams lowers to arithmetic.
+    auto fakeQuant = dyn_cast<FakeQuantOp>(op);
     if (!isa<QMatmulOp, ObserveOp, FakeQuantOp>(op) ||
+        (fakeQuant && fakeQuant.hasKnownQParams()) ||
         !reported.insert(op->getName()).second)
       return;
     InFlightDiagnostic diag = op->emitOpError()

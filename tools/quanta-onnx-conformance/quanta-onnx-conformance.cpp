@@ -6,8 +6,9 @@
 // Runs ONNX's own backend node tests (Debian's libonnx-testdata: a model
 // and input/output TensorProtos per test) through Quanta: every test whose
 // ops the importer claims is imported, lowered by --pass-pipeline
-// (default: quanta-quantize, then Quanta's float and integer kernels for
-// this machine), JIT-compiled, run on the test's inputs and compared with
+// (default: quanta-freeze-qparams, which makes the fake quantizations QDQ
+// pairs import as quant.qcast/dcast, quanta-quantize, then Quanta's float
+// and integer kernels for this machine), JIT-compiled, run on the test's inputs and compared with
 // its outputs at the suite's tolerances (rtol 1e-3, atol 1e-7 for floats;
 // integers exactly).
 //
@@ -68,7 +69,8 @@ static cl::opt<std::string> filter("filter",
                                             "this"));
 static cl::opt<std::string>
     pipeline("pass-pipeline", cl::desc("passes before quanta-lower-to-llvm"),
-             cl::init("quanta-quantize,quanta-lower-x86"));
+             cl::init("func.func(quanta-freeze-qparams),quanta-quantize,"
+                      "quanta-lower-x86"));
 static cl::opt<bool> verbose("v", cl::desc("print the passes, not only the "
                                            "failures and skips"));
 

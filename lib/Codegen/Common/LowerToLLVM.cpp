@@ -290,8 +290,10 @@ struct AllocateResultShapesPass
 
 void quanta::buildLowerToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(quanta::createStorageSignatures());
-  // quant.qcast/dcast to arithmetic; the quant.scast pairs left between
-  // integer ops cancel out.
+  // Fake quantization with known qparams (an imported QDQ model run in
+  // float) and quant.qcast/dcast to arithmetic; the quant.scast pairs left
+  // between integer ops cancel out.
+  pm.addNestedPass<func::FuncOp>(createLowerFakeQuant());
   pm.addNestedPass<func::FuncOp>(createLowerQuantCasts());
   pm.addPass(createCanonicalizerPass());
   bufferization::OneShotBufferizePassOptions bufferize;

@@ -93,9 +93,13 @@ public:
   /// `keepDims`), starting from `init`.
   Value reduce(Value input, ArrayRef<int64_t> axes, bool keepDims, double init,
                function_ref<Value(OpBuilder &, Location, Value, Value)> body);
-  /// dcast(qcast(`values`)) with `type`: a quantized constant, the form
-  /// quanta-freeze-qparams writes for weights.
-  Value quantizedConstant(DenseElementsAttr values, quant::QuantizedType type);
+  /// quanta.fake_quant of `input` with the qparams of `type`: how a
+  /// QuantizeLinear -> DequantizeLinear pair and DequantizeLinear of
+  /// constant weights import. quanta-freeze-qparams makes it the
+  /// quant.qcast -> quant.dcast pair (for weights: the quantized float
+  /// constant) quanta-quantize takes; canonicalize keeps it, where it
+  /// folds such a pair into nothing.
+  Value fakeQuantize(Value input, quant::QuantizedType type);
   Value reshape(Value input, ArrayRef<int64_t> shape);
   Value transpose(Value input, ArrayRef<int64_t> permutation);
   Value pad(Value input, ArrayRef<int64_t> low, ArrayRef<int64_t> high,

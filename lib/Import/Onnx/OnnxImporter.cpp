@@ -12,6 +12,7 @@
 
 #include "quanta/Import/Onnx/OnnxImporter.h"
 #include "OnnxGraph.h"
+#include "quanta/Dialect/Quanta/IR/QuantaOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -243,47 +244,65 @@ Value Graph::reduce(
   return reshape(result, shape);
 }
 
-/// A dequantized constant, dcast(qcast(float constant)): how QDQ models'
-/// weights import (DequantizeLinear of constant integers). Data movement
-/// on one (a Gemm's transB, a depthwise filter's reshape) is done on the
-/// constant at import, so that the weights stay a quantized constant,
-/// which quanta-quantize needs; done on the float tensor it would leave
-/// them float.
+/// A dequantized constant, quanta.fake_quant of a float constant with the
+/// model's qparams: how QDQ models' weights import (DequantizeLinear of
+/// constant integers). Data movement on one (a Gemm's transB, a depthwise
+/// filter's reshape) is done on the constant at import, so that the
+/// weights stay a quantized constant, which quanta-quantize needs; done on
+/// the float tensor it would leave them float.
 struct QuantizedConstant {
   DenseElementsAttr values;
-  quant::QuantizedType type;
+  FakeQuantOp fakeQuant;
 };
 
 static std::optional<QuantizedConstant> matchQuantizedConstant(Value value) {
-  auto dequantize = value.getDefiningOp<quant::DequantizeCastOp>();
-  if (!dequantize)
-    return std::nullopt;
-  auto quantize = dequantize.getInput().getDefiningOp<quant::QuantizeCastOp>();
+  auto fakeQuant = value.getDefiningOp<FakeQuantOp>();
   DenseElementsAttr values;
-  if (!quantize || !matchPattern(quantize.getInput(), m_Constant(&values)))
+  if (!fakeQuant || !fakeQuant.hasKnownQParams() ||
+      !matchPattern(fakeQuant.getInput(), m_Constant(&values)))
     return std::nullopt;
-  return QuantizedConstant{
-      values, cast<quant::QuantizedType>(
-                  getElementTypeOrSelf(quantize.getResult().getType()))};
+  return QuantizedConstant{values, fakeQuant};
 }
 
-/// `type` with its quantized dimension (if per axis) moved to `axis`.
-static quant::QuantizedType withAxis(quant::QuantizedType type, int32_t axis) {
-  auto perAxis = dyn_cast<quant::UniformQuantizedPerAxisType>(type);
-  if (!perAxis)
-    return type;
-  return quant::UniformQuantizedPerAxisType::get(
-      perAxis.getFlags(), perAxis.getStorageType(), perAxis.getExpressedType(),
-      perAxis.getScales(), perAxis.getZeroPoints(), axis,
-      perAxis.getStorageTypeMin(), perAxis.getStorageTypeMax());
+/// The quantized dimension of a per-channel `fakeQuant`, if it is one.
+static std::optional<int64_t> getQuantizedAxis(FakeQuantOp fakeQuant) {
+  if (!fakeQuant.getAxis())
+    return std::nullopt;
+  return *fakeQuant.getAxis();
 }
 
-Value Graph::quantizedConstant(DenseElementsAttr values,
-                               quant::QuantizedType type) {
-  auto shaped = cast<RankedTensorType>(values.getType());
-  Value quantized = quant::QuantizeCastOp::create(
-      b, loc, RankedTensorType::get(shaped.getShape(), type), constant(values));
-  return quant::DequantizeCastOp::create(b, loc, shaped, quantized);
+/// `weights` with new `values` (its data moved) and quantized dimension.
+static Value moveQuantizedConstant(Graph &g, const QuantizedConstant &weights,
+                                   DenseElementsAttr values,
+                                   std::optional<int64_t> axis) {
+  Value moved = g.constant(values);
+  auto fakeQuant = cast<FakeQuantOp>(g.b.clone(*weights.fakeQuant));
+  fakeQuant->setOperand(0, moved);
+  fakeQuant.getResult().setType(cast<RankedTensorType>(values.getType()));
+  if (axis)
+    fakeQuant.setAxisAttr(g.b.getI64IntegerAttr(*axis));
+  return fakeQuant.getResult();
+}
+
+Value Graph::fakeQuantize(Value input, quant::QuantizedType type) {
+  SmallVector<float> scales;
+  SmallVector<int64_t> zeroPoints;
+  auto fakeQuant = FakeQuantOp::create(b, loc, input.getType(), input);
+  if (auto perAxis = dyn_cast<quant::UniformQuantizedPerAxisType>(type)) {
+    for (double scale : perAxis.getScales())
+      scales.push_back(scale);
+    llvm::append_range(zeroPoints, perAxis.getZeroPoints());
+    fakeQuant.setAxisAttr(b.getI64IntegerAttr(perAxis.getQuantizedDimension()));
+  } else {
+    auto perTensor = cast<quant::UniformQuantizedType>(type);
+    scales.push_back(perTensor.getScale());
+    zeroPoints.push_back(perTensor.getZeroPoint());
+  }
+  fakeQuant.setScaleAttr(b.getDenseF32ArrayAttr(scales));
+  fakeQuant.setZeroPointAttr(b.getDenseI64ArrayAttr(zeroPoints));
+  fakeQuant.setQuantMinAttr(b.getI64IntegerAttr(type.getStorageTypeMin()));
+  fakeQuant.setQuantMaxAttr(b.getI64IntegerAttr(type.getStorageTypeMax()));
+  return fakeQuant.getResult();
 }
 
 Value Graph::reshape(Value input, ArrayRef<int64_t> shape) {
@@ -299,21 +318,19 @@ Value Graph::reshape(Value input, ArrayRef<int64_t> shape) {
   // result has its size and the same number of elements before it.
   if (std::optional<QuantizedConstant> weights =
           matchQuantizedConstant(input)) {
-    int32_t axis = 0;
-    if (auto perAxis =
-            dyn_cast<quant::UniformQuantizedPerAxisType>(weights->type)) {
-      const int32_t oldAxis = perAxis.getQuantizedDimension();
+    std::optional<int64_t> oldAxis = getQuantizedAxis(weights->fakeQuant);
+    std::optional<int64_t> axis;
+    if (oldAxis) {
       const int64_t before =
-          ShapedType::getNumElements(type.getShape().take_front(oldAxis));
-      axis = -1;
-      for (int32_t dim = 0; dim < int32_t(shape.size()) && axis < 0; ++dim)
-        if (shape[dim] == type.getDimSize(oldAxis) &&
+          ShapedType::getNumElements(type.getShape().take_front(*oldAxis));
+      for (int64_t dim = 0; dim < int64_t(shape.size()) && !axis; ++dim)
+        if (shape[dim] == type.getDimSize(*oldAxis) &&
             ShapedType::getNumElements(shape.take_front(dim)) == before)
           axis = dim;
     }
-    if (axis >= 0)
-      return quantizedConstant(weights->values.reshape(resultType),
-                               withAxis(weights->type, axis));
+    if (!oldAxis || axis)
+      return moveQuantizedConstant(*this, *weights,
+                                   weights->values.reshape(resultType), axis);
   }
   // A scalar and a tensor of ones: an empty reassociation.
   if (type.getRank() == 0)
@@ -379,14 +396,12 @@ Value Graph::transpose(Value input, ArrayRef<int64_t> permutation) {
     return constant(transposeConstant(constantValue, permutation, resultType));
   if (std::optional<QuantizedConstant> weights = matchQuantizedConstant(input);
       weights && type.getElementType().isF32()) {
-    int32_t axis = 0;
-    if (auto perAxis =
-            dyn_cast<quant::UniformQuantizedPerAxisType>(weights->type))
-      axis = llvm::find(permutation, perAxis.getQuantizedDimension()) -
-             permutation.begin();
-    return quantizedConstant(
-        transposeConstant(weights->values, permutation, resultType),
-        withAxis(weights->type, axis));
+    std::optional<int64_t> axis = getQuantizedAxis(weights->fakeQuant);
+    if (axis)
+      axis = llvm::find(permutation, *axis) - permutation.begin();
+    return moveQuantizedConstant(
+        *this, *weights,
+        transposeConstant(weights->values, permutation, resultType), axis);
   }
   return linalg::TransposeOp::create(b, loc, input, emptyLike(resultType),
                                      permutation)
@@ -642,9 +657,9 @@ static RankedTensorType unsignedType(RankedTensorType type) {
 static constexpr int64_t kMaxOpset = 17;
 
 void quanta::registerOnnxImportDialects(DialectRegistry &registry) {
-  registry
-      .insert<arith::ArithDialect, func::FuncDialect, linalg::LinalgDialect,
-              math::MathDialect, quant::QuantDialect, tensor::TensorDialect>();
+  registry.insert<arith::ArithDialect, func::FuncDialect, linalg::LinalgDialect,
+                  math::MathDialect, quant::QuantDialect, tensor::TensorDialect,
+                  QuantaDialect>();
 }
 
 ArrayRef<StringRef> quanta::getSupportedOnnxOps() {
@@ -1005,7 +1020,8 @@ LogicalResult ModelImporter::returnOutputs(const onnx::GraphProto &graphProto,
 OwningOpRef<ModuleOp> ModelImporter::run(StringRef bytes) {
   context->loadDialect<arith::ArithDialect, func::FuncDialect,
                        linalg::LinalgDialect, math::MathDialect,
-                       quant::QuantDialect, tensor::TensorDialect>();
+                       quant::QuantDialect, tensor::TensorDialect,
+                       QuantaDialect>();
   onnx::ModelProto model;
   int64_t opset;
   if (failed(parseModel(bytes, model, opset)))

@@ -77,9 +77,11 @@ qdqType(Graph &g, Value data, int scaleIndex, bool storageUnsigned,
 }
 
 /// DequantizeLinear of `data` (storage integers) with the scale at
-/// `scaleIndex`. A constant input becomes quant.qcast of its float values,
-/// the form quanta-freeze-qparams writes for weights (exact: every value
-/// quantizes back to its integer).
+/// `scaleIndex`. A constant input (weights) becomes a quanta.fake_quant of
+/// its float values, which quanta-freeze-qparams makes the quantized float
+/// constant quanta-quantize takes (exact: every value quantizes back to its
+/// integer); the output of a QuantizeLinear with the same qparams, a
+/// quanta.fake_quant of that one's input.
 static FailureOr<Value> dequantize(Graph &g, int dataIndex, int scaleIndex,
                                    int64_t axis) {
   auto data = g.input(dataIndex);
@@ -124,11 +126,14 @@ static FailureOr<Value> dequantize(Graph &g, int dataIndex, int scaleIndex,
     // An i32 bias stays float: its values need not fit f32's 24 bits.
     if (element.isInteger(32))
       return g.constant(floats);
-    return g.quantizedConstant(floats, *qtype);
+    return g.fakeQuantize(g.constant(floats), *qtype);
   } else if (auto storage = data->getDefiningOp<quant::StorageCastOp>();
              storage && storage.getInput().getType() == quantizedType) {
-    // QuantizeLinear -> DequantizeLinear: qcast -> dcast, with no storage
-    // casts between them (canonicalize would fold that pair to nothing).
+    // QuantizeLinear -> DequantizeLinear: a fake quantization of the float
+    // input (a qcast -> dcast pair would be folded away by canonicalize).
+    if (auto quantize =
+            storage.getInput().getDefiningOp<quant::QuantizeCastOp>())
+      return g.fakeQuantize(quantize.getInput(), *qtype);
     quantized = storage.getInput();
   } else {
     quantized = quant::StorageCastOp::create(g.b, g.loc, quantizedType, *data);

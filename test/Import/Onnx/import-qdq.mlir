@@ -1,25 +1,26 @@
 // RUN: quant-translate --import-onnx %S/Inputs/qdq.onnx | FileCheck %s
-// RUN: quant-translate --import-onnx %S/Inputs/qdq.onnx | quant-opt --quanta-quantize 2>&1 | FileCheck %s --check-prefix=INT8
+// RUN: quant-translate --import-onnx %S/Inputs/qdq.onnx | quant-opt --quanta-freeze-qparams --quanta-quantize 2>&1 | FileCheck %s --check-prefix=INT8
+// Canonicalize, the first pass anyone runs, keeps the quantization: it
+// folds a quant.qcast -> quant.dcast pair into nothing, but not a
+// quanta.fake_quant.
+// RUN: quant-translate --import-onnx %S/Inputs/qdq.onnx | quant-opt --canonicalize | quant-opt --quanta-freeze-qparams --quanta-quantize 2>&1 | FileCheck %s --check-prefix=INT8
 
-// A QDQ model as ONNX Runtime's quantizer writes it: the model's own
-// scales and zero points become !quant.uniform types, u8 activations per
-// tensor, s8 weights per output channel (DequantizeLinear of a constant:
-// its float values quantized, the form quanta-freeze-qparams writes), the
-// i32 bias dequantized at import; QuantizeLinear -> DequantizeLinear is
-// qcast -> dcast (no storage casts between them, which canonicalize would
-// fold into nothing).
+// A QDQ model as ONNX Runtime's quantizer writes it: u8 activations per
+// tensor, s8 weights per output channel, the i32 bias. QuantizeLinear ->
+// DequantizeLinear and DequantizeLinear of constant weights become
+// quanta.fake_quant with the model's own scales and zero points (the
+// weights' of their float values); quanta-freeze-qparams then makes them
+// quant.qcast -> quant.dcast pairs with !quant.uniform types (for weights
+// the quantized float constant it writes for calibrated ones), which
+// quanta-quantize takes. The i32 bias is dequantized at import.
 
 // CHECK-LABEL: func.func @main
-// CHECK: %[[Q:.*]] = quant.qcast %arg0 : tensor<1x3x6x6xf32> to tensor<1x3x6x6x!quant.uniform<u8:f32, 0.019999999552965164:128>>
-// CHECK: %[[X:.*]] = quant.dcast %[[Q]]
-// CHECK: %[[WF:.*]] = arith.constant dense<{{.*}}> : tensor<4x3x3x3xf32>
-// CHECK: %[[WQ:.*]] = quant.qcast %[[WF]] : tensor<4x3x3x3xf32> to tensor<4x3x3x3x!quant.uniform<i8:f32:0, {{.*}}>>
-// CHECK: %[[W:.*]] = quant.dcast %[[WQ]]
-// CHECK: %[[B:.*]] = arith.constant dense<{{.*}}> : tensor<4xf32>
+// CHECK: %[[X:.*]] = quanta.fake_quant %arg0 {quant_max = 255 : i64, quant_min = 0 : i64, scale = array<f32: 2.000000e-02>, zero_point = array<i64: 128>} : tensor<1x3x6x6xf32>
+// CHECK: %[[W:.*]] = quanta.fake_quant %{{.*}} {axis = 0 : i64, quant_max = 127 : i64, quant_min = -128 : i64, scale = array<f32: {{.*}}>, zero_point = array<i64: 0, 0, 0, 0>} : tensor<4x3x3x3xf32>
 // CHECK: tensor.pad %[[X]] low[0, 0, 1, 1] high[0, 0, 1, 1]
 // CHECK: linalg.conv_2d_nchw_fchw
-// CHECK: quant.qcast %{{.*}} : tensor<1x4x6x6xf32> to tensor<1x4x6x6x!quant.uniform<u8:f32, 0.05000000074505806>>
-// CHECK-NOT: quant.scast
+// CHECK: quanta.fake_quant %{{.*}} {quant_max = 255 : i64, quant_min = 0 : i64, scale = array<f32: 5.000000e-02>, zero_point = array<i64: 0>}
+// CHECK-NOT: quant.
 // CHECK: return
 
 // quanta-quantize with no calibration: the convolution, its bias and relu

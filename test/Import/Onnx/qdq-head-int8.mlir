@@ -8,13 +8,13 @@
 //
 // RUN: quant-translate --import-onnx %S/Inputs/qdq_head.onnx | FileCheck %s
 // CHECK-LABEL: func.func @main
-// CHECK: quant.qcast %{{.*}} : tensor<4x3x3xf32> to tensor<4x3x3x!quant.uniform<i8:f32:0, {{.*}}>>
+// CHECK: quanta.fake_quant %{{.*}} {axis = 0 : i64, {{.*}}} : tensor<4x3x3xf32>
 // CHECK: linalg.depthwise_conv_2d_nchw_chw
-// CHECK: quant.qcast %{{.*}} : tensor<4x3xf32> to tensor<4x3x!quant.uniform<i8:f32:1, {{.*}}>>
+// CHECK: quanta.fake_quant %{{.*}} {axis = 1 : i64, {{.*}}} : tensor<4x3xf32>
 // CHECK-NOT: linalg.transpose
 // CHECK: linalg.matmul
 //
-// RUN: quant-translate --import-onnx %S/Inputs/qdq_head.onnx | quant-opt --quanta-quantize=report-float-ops --quanta-propagate-layout -o %t.int8.mlir 2>&1 | FileCheck %s --check-prefix=INT8
+// RUN: quant-translate --import-onnx %S/Inputs/qdq_head.onnx | quant-opt --quanta-freeze-qparams --quanta-quantize=report-float-ops --quanta-propagate-layout -o %t.int8.mlir 2>&1 | FileCheck %s --check-prefix=INT8
 // INT8-NOT: stays float
 // INT8: remark: quanta-quantize: 0 float compute op(s) left
 // RUN: FileCheck %s --check-prefix=GEMMS < %t.int8.mlir
