@@ -459,6 +459,7 @@ public:
         py::arg("converted") = Module(context, std::move(model->converted)),
         py::arg("float_ops") = floatOps, py::arg("float_reasons") = reasons,
         py::arg("qconfig") = model->qconfig,
+        py::arg("pre_quantized") = model->preQuantized,
         py::arg("batches") = model->batches,
         py::arg("calibration_seconds") = model->calibrationSeconds,
         py::arg("conversion_seconds") = model->conversionSeconds);

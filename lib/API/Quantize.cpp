@@ -1,6 +1,7 @@
 //===- Quantize.cpp - Post-training quantization in one call --------------===//
 
 #include "quanta/API/Quantize.h"
+#include "quanta/Dialect/Quanta/IR/QuantaOps.h"
 #include "quanta/Dialect/Quanta/Transforms/QConfigPresets.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -72,10 +73,23 @@ quanta::quantizeModel(ModuleOp floatModel, CalibrationBatches &batches,
     return failure();
 
   result.calibrated = floatModel.clone();
+  // A pre-quantized model (QDQ: fake quantizations with the model's own
+  // qparams) keeps its qparams: observers would quantize it a second time.
+  result.preQuantized = result.calibrated
+                            ->walk([](FakeQuantOp op) {
+                              return op.hasKnownQParams()
+                                         ? WalkResult::interrupt()
+                                         : WalkResult::advance();
+                            })
+                            .wasInterrupted();
   PassManager prepare(context);
-  PrepareOptions prepareOptions;
-  prepareOptions.qconfig = result.qconfig;
-  buildPreparePipeline(prepare, prepareOptions);
+  if (result.preQuantized) {
+    buildFrontEndPipeline(prepare);
+  } else {
+    PrepareOptions prepareOptions;
+    prepareOptions.qconfig = result.qconfig;
+    buildPreparePipeline(prepare, prepareOptions);
+  }
   if (failed(prepare.run(*result.calibrated)))
     return failure();
 
@@ -85,8 +99,8 @@ quanta::quantizeModel(ModuleOp floatModel, CalibrationBatches &batches,
     if (options.onCalibrationProgress)
       options.onCalibrationProgress(progress);
   };
-  if (failed(calibrate(*result.calibrated, batches, options.calibrate,
-                       onProgress)))
+  if (!result.preQuantized && failed(calibrate(*result.calibrated, batches,
+                                               options.calibrate, onProgress)))
     return failure();
   result.calibrationSeconds = secondsSince(start);
 

@@ -45,7 +45,8 @@ class QuantizedModel:
 
     `module` is the int8 IR for any target (print it, or run your own
     pipeline on a clone); `calibrated` the observed model with its
-    statistics; `check` one dict per result (sqnr_db, max_error,
+    statistics; `pre_quantized` whether the model carried its own qparams
+    (QDQ: no calibration); `check` one dict per result (sqnr_db, max_error,
     top1_agreement, rows) or None without held-out data; `float_ops` the
     float compute left per function and `float_reasons` why.
     """
@@ -55,6 +56,7 @@ class QuantizedModel:
         self.calibrated = result["calibrated"]
         self.module = result["converted"]
         self.qconfig = result["qconfig"]
+        self.pre_quantized = result["pre_quantized"]
         self.float_ops = result["float_ops"]
         self.float_reasons = result["float_reasons"]
         self.check = check

@@ -72,6 +72,16 @@ def test_quantize_arrays(tiny_cnn, calibration_batches, tmp_path):
     assert checked.check[0]["rows"] == 2
 
 
+def test_quantize_pre_quantized(source_dir):
+    # A QDQ model keeps its qparams: no calibration, whatever the data.
+    qdq = source_dir / "test" / "Import" / "Onnx" / "Inputs" / "qdq.onnx"
+    x = np.random.default_rng(2).uniform(-2, 2, (2, 1, 3, 6, 6))
+    model = quanta.quantize(str(qdq), list(x.astype(np.float32)),
+                            progress=False)
+    assert model.pre_quantized
+    assert [ops["total"] for ops in model.float_ops] == [0]
+
+
 def test_quantize_module_is_not_modified(tiny_cnn, calibration_batches):
     module = quanta.Module.load(str(tiny_cnn))
     before = str(module)

@@ -50,6 +50,15 @@
 // ONNX: top-1 agreement {{[0-9.]+}}% of 6 rows
 // RUN: FileCheck %s --check-prefix=ONNX-HEADER < %t/digits.h
 // ONNX-HEADER: digits_cnn_run(
+//
+// A pre-quantized (QDQ) model keeps its own qparams: no observers, no
+// calibration; every data file checks it, and the int8 model computes
+// what its fake quantizations do.
+// RUN: %python -c "import numpy as np; [np.save('%t/qdq%%d.npy' %% i, np.random.default_rng(i).uniform(-2, 2, (1, 3, 6, 6)).astype(np.float32)) for i in range(2)]"
+// RUN: quanta %quanta_src_root/test/Import/Onnx/Inputs/qdq.onnx --data='%t/qdq*.npy' -o %t/qdq.o | FileCheck %s --check-prefix=QDQ-MODEL
+// QDQ-MODEL: quanta: calibration  none: the model is pre-quantized (QDQ), its own qparams are used
+// QDQ-MODEL: quanta: conversion   int8, 0 float compute op(s) left
+// QDQ-MODEL: quanta: check        int8 vs float on {{.*}}qdq0.npy, {{.*}}qdq1.npy (
 
 #map = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d0)>

@@ -147,7 +147,7 @@ static quanta::CalibrationProgressCallback makeProgressBar() {
 /// The calibration files and the held-out files of the check, with a
 /// description of where the check's data comes from.
 struct DataSplit {
-  std::vector<std::string> calibration, check;
+  std::vector<std::string> all, calibration, check;
   std::string checkSource;
 };
 
@@ -157,7 +157,8 @@ static FailureOr<DataSplit> splitData(Location loc, size_t numArguments) {
       quanta::expandCalibrationData(loc, dataSpecs);
   if (failed(files))
     return failure();
-  split.calibration = std::move(*files);
+  split.all = std::move(*files);
+  split.calibration = split.all;
   if (!checkSpecs.empty()) {
     files = quanta::expandCalibrationData(loc, checkSpecs);
     if (failed(files))
@@ -347,13 +348,17 @@ static LogicalResult run(ModuleOp floatModel,
       quanta::quantizeModel(floatModel, **batches, options);
   if (failed(model))
     return failure();
-  phase("calibration") << model->batches << " batch(es) from "
-                       << data->calibration.size() << " file(s), qconfig "
-                       << model->qconfig
-                       << llvm::formatv(" ({0:f2} s, of which {1:f2} s JIT "
-                                        "compilation)\n",
-                                        model->calibrationSeconds,
-                                        compileSeconds);
+  if (model->preQuantized)
+    phase("calibration") << "none: the model is pre-quantized (QDQ), its "
+                         << "own qparams are used\n";
+  else
+    phase("calibration") << model->batches << " batch(es) from "
+                         << data->calibration.size() << " file(s), qconfig "
+                         << model->qconfig
+                         << llvm::formatv(" ({0:f2} s, of which {1:f2} s JIT "
+                                          "compilation)\n",
+                                          model->calibrationSeconds,
+                                          compileSeconds);
   int64_t floatOps = 0;
   for (const quanta::FloatOpsLeft &left : model->floatOps)
     floatOps += left.total;
@@ -363,6 +368,11 @@ static LogicalResult run(ModuleOp floatModel,
   if (floatOps > 0 || !model->floatReasons.empty())
     printFloatOps(*model);
 
+  // A pre-quantized model calibrated on nothing: all the data checks it.
+  if (model->preQuantized && checkSpecs.empty()) {
+    data->check = data->all;
+    data->checkSource = llvm::join(data->all, ", ");
+  }
   if (failed(check(floatModel, *model->converted, data->check, numArguments,
                    data->checkSource)))
     return failure();

@@ -69,15 +69,19 @@ struct QuantizedModel {
   std::vector<FloatOpsLeft> floatOps;
   std::vector<FloatOpsReason> floatReasons;
   std::string qconfig;
+  /// The model carried its own qparams (QDQ: quanta.fake_quant with known
+  /// qparams): no observers, no calibration, the qconfig unused.
+  bool preQuantized = false;
   int64_t batches = 0;
   double calibrationSeconds = 0, conversionSeconds = 0;
 };
 
 /// Prepares a copy of `floatModel` (buildPreparePipeline with the qconfig),
 /// calibrates it on `batches` and converts it (buildConvertPipeline,
-/// recording the target on it). `floatModel` is left as it is. Errors are
-/// diagnostics at the offending op; quanta-quantize's remarks are returned
-/// in the result instead of reported.
+/// recording the target on it). A pre-quantized model (QDQ) is converted
+/// with its own qparams, without observers or calibration. `floatModel` is left
+/// as it is. Errors are diagnostics at the offending op; quanta-quantize's
+/// remarks are returned in the result instead of reported.
 FailureOr<QuantizedModel> quantizeModel(ModuleOp floatModel,
                                         CalibrationBatches &batches,
                                         const QuantizeModelOptions &options);
