@@ -8,6 +8,7 @@
   qdq.onnx         a QDQ model as ONNX Runtime's quantizer writes it: u8
                    activations per tensor, s8 weights per channel, i32 bias
   qdq_head.onnx    QDQ depthwise conv + Gemm (transB, weights per channel)
+  qlinear_u8.onnx  QLinearMatMul with u8 weights and a zero point
   opset18.onnx     an opset the importer does not take
   unsupported.onnx an op it does not translate (named node)
   dynamic_shape.onnx  Reshape whose shape is computed, not constant
@@ -393,3 +394,30 @@ def qdq_head():
 
 
 save(qdq_head(), "qdq_head.onnx")
+
+
+# QLinearMatMul with u8 weights and a zero point (ONNX Runtime's QOperator
+# format, QLinearConv's weights in the ONNX suite): the importer takes them
+# as the s8 weights with the same values.
+def qlinear_u8():
+    u8_rng = np.random.default_rng(35)
+    b = u8_rng.integers(0, 256, size=(6, 5)).astype(np.uint8)
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"]),
+        helper.make_node("QLinearMatMul",
+                         ["xq", "xs", "xz", "b", "bs", "bz", "ys", "yz"],
+                         ["yq"], name="matmul"),
+        helper.make_node("DequantizeLinear", ["yq", "ys", "yz"], ["y"]),
+    ]
+    inits = [
+        init("xs", f32(0.02)), init("xz", np.uint8(128)),
+        init("b", b), init("bs", f32(0.01)), init("bz", np.uint8(120)),
+        init("ys", f32(0.1)), init("yz", np.uint8(128)),
+    ]
+    graph = helper.make_graph(nodes, "qlinear_u8", [vi("x", [3, 6])],
+                              [vi("y", [3, 5])], inits)
+    return helper.make_model(graph,
+                             opset_imports=[helper.make_opsetid("", 13)])
+
+
+save(qlinear_u8(), "qlinear_u8.onnx")

@@ -17,8 +17,9 @@
 // feed as inputs) become initializers first: Quanta compiles static shapes,
 // and QDQ models carry their scales as initializers. So do the weights of
 // QLinearConv and QLinearMatMul, as in real models, for quanta-quantize's
-// integer GEMM; the suite's weights are u8 (the GEMM takes s8) or differ
-// per batch, so those tests run the q/dq float path, with a remark.
+// integer GEMM: test_qlinearconv runs on it (its u8 weights imported as
+// the s8 ones with the same values) and matches exactly; weights that
+// differ per batch (test_qlinearmatmul_3D) run the q/dq float path.
 //
 // A test the importer rejects with a diagnostic is a skip, with the
 // diagnostic as its reason; it must be listed in --expected-skips, so a

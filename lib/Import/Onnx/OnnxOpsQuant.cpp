@@ -76,6 +76,32 @@ qdqType(Graph &g, Value data, int scaleIndex, bool storageUnsigned,
       flags, integer, f32, scaleValues, zeroValues, *axis, qmin, qmax));
 }
 
+/// u8 weights (QLinearConv's, some quantizers') as the s8 ones with the
+/// same values: every integer and zero point 128 lower, which dequantizes
+/// to the same floats; the integer GEMM takes s8 weights (with any zero
+/// points).
+static quant::QuantizedType asSigned(quant::QuantizedType type) {
+  if (type.isSigned() || type.getStorageTypeIntegralWidth() != 8)
+    return type;
+  MLIRContext *context = type.getContext();
+  Type i8 = IntegerType::get(context, 8);
+  const int64_t min = type.getStorageTypeMin() - 128,
+                max = type.getStorageTypeMax() - 128;
+  if (auto perAxis = dyn_cast<quant::UniformQuantizedPerAxisType>(type)) {
+    SmallVector<int64_t> zeroPoints;
+    for (int64_t zero : perAxis.getZeroPoints())
+      zeroPoints.push_back(zero - 128);
+    return quant::UniformQuantizedPerAxisType::get(
+        quant::QuantizationFlags::Signed, i8, type.getExpressedType(),
+        perAxis.getScales(), zeroPoints, perAxis.getQuantizedDimension(), min,
+        max);
+  }
+  auto perTensor = cast<quant::UniformQuantizedType>(type);
+  return quant::UniformQuantizedType::get(
+      quant::QuantizationFlags::Signed, i8, type.getExpressedType(),
+      perTensor.getScale(), perTensor.getZeroPoint() - 128, min, max);
+}
+
 /// DequantizeLinear of `data` (storage integers) with the scale at
 /// `scaleIndex`. A constant input (weights) becomes a quanta.fake_quant of
 /// its float values, which quanta-freeze-qparams makes the quantized float
@@ -126,7 +152,7 @@ static FailureOr<Value> dequantize(Graph &g, int dataIndex, int scaleIndex,
     // An i32 bias stays float: its values need not fit f32's 24 bits.
     if (element.isInteger(32))
       return g.constant(floats);
-    return g.fakeQuantize(g.constant(floats), *qtype);
+    return g.fakeQuantize(g.constant(floats), asSigned(*qtype));
   } else if (auto storage = data->getDefiningOp<quant::StorageCastOp>();
              storage && storage.getInput().getType() == quantizedType) {
     // QuantizeLinear -> DequantizeLinear: a fake quantization of the float
