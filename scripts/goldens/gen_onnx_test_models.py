@@ -9,6 +9,8 @@
                    activations per tensor, s8 weights per channel, i32 bias
   qdq_head.onnx    QDQ depthwise conv + Gemm (transB, weights per channel)
   qlinear_u8.onnx  QLinearMatMul with u8 weights and a zero point
+  qoperator.onnx   ONNX Runtime's QOperator contrib ops (com.microsoft);
+                   qoperator_nhwc.onnx with channels_last pooling
   opset18.onnx     an opset the importer does not take
   unsupported.onnx an op it does not translate (named node)
   dynamic_shape.onnx  Reshape whose shape is computed, not constant
@@ -421,3 +423,59 @@ def qlinear_u8():
 
 
 save(qlinear_u8(), "qlinear_u8.onnx")
+
+
+# ONNX Runtime's QOperator format: its contrib ops (domain com.microsoft)
+# around a QLinearConv: a residual QLinearAdd, QLinearLeakyRelu,
+# QLinearSigmoid and QLinearMul (a swish), QLinearConcat and
+# QLinearGlobalAveragePool, u8 activations.
+def qoperator(channels_last=0):
+    op_rng = np.random.default_rng(36)
+    channels = 4
+
+    def contrib(op, inputs, output, **attrs):
+        return helper.make_node(op, inputs, [output], name=output,
+                                domain="com.microsoft", **attrs)
+
+    scales = {"x": 0.02, "c": 0.04, "a": 0.05, "l": 0.05, "s": 1 / 256,
+              "m": 0.03, "cat": 0.05, "g": 0.02}
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "x_s", "x_z"], ["xq"]),
+        helper.make_node("QLinearConv",
+                         ["xq", "x_s", "x_z", "w", "w_s", "w_z", "c_s", "c_z",
+                          "bias"], ["cq"], name="conv", pads=[1, 1, 1, 1]),
+        contrib("QLinearAdd", ["cq", "c_s", "c_z", "xq", "x_s", "x_z", "a_s",
+                               "a_z"], "aq"),
+        contrib("QLinearLeakyRelu", ["aq", "a_s", "a_z", "l_s", "l_z"], "lq",
+                alpha=0.1),
+        contrib("QLinearSigmoid", ["lq", "l_s", "l_z", "s_s", "s_z"], "sq"),
+        contrib("QLinearMul", ["sq", "s_s", "s_z", "lq", "l_s", "l_z", "m_s",
+                               "m_z"], "mq"),
+        contrib("QLinearConcat", ["cat_s", "cat_z", "mq", "m_s", "m_z", "lq",
+                                  "l_s", "l_z"], "catq", axis=1),
+        contrib("QLinearGlobalAveragePool", ["catq", "cat_s", "cat_z", "g_s",
+                                             "g_z"], "gq",
+                channels_last=channels_last),
+        helper.make_node("DequantizeLinear", ["gq", "g_s", "g_z"], ["y"]),
+    ]
+    ws = op_rng.uniform(0.002, 0.01, channels).astype(f32)
+    inits = [init("w", op_rng.integers(-127, 128, (channels, channels, 3, 3))
+                  .astype(np.int8)),
+             init("w_s", ws), init("w_z", np.zeros(channels, np.int8)),
+             init("bias", op_rng.integers(-300, 300, channels)
+                  .astype(np.int32))]
+    for name, scale in scales.items():
+        inits.append(init(name + "_s", f32(scale)))
+        inits.append(init(name + "_z", np.uint8(0 if name in ("s", "g")
+                                                else 128)))
+    graph = helper.make_graph(nodes, "qoperator",
+                              [vi("x", [1, channels, 6, 6])],
+                              [vi("y", [1, 2 * channels, 1, 1])], inits)
+    return helper.make_model(graph, opset_imports=[
+        helper.make_opsetid("", 13), helper.make_opsetid("com.microsoft", 1)])
+
+
+onnx.save(qoperator(), os.path.join(out, "qoperator.onnx"))
+# The same with NHWC average pooling, which the importer does not take.
+onnx.save(qoperator(channels_last=1),
+          os.path.join(out, "qoperator_nhwc.onnx"))

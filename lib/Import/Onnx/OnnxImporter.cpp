@@ -11,7 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "quanta/Import/Onnx/OnnxImporter.h"
-#include "OnnxGraph.h"
+#include "OnnxOps.h"
 #include "quanta/Dialect/Quanta/IR/QuantaOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -302,6 +302,16 @@ Value Graph::fakeQuantize(Value input, quant::QuantizedType type) {
   fakeQuant.setZeroPointAttr(b.getDenseI64ArrayAttr(zeroPoints));
   fakeQuant.setQuantMinAttr(b.getI64IntegerAttr(type.getStorageTypeMin()));
   fakeQuant.setQuantMaxAttr(b.getI64IntegerAttr(type.getStorageTypeMax()));
+  // ONNX Runtime writes a DequantizeLinear per consumer of a quantized
+  // tensor: they share one fake quantization, as they shared one quant.qcast
+  // (two would leave the float producer with two users, and float).
+  for (Operation *user : input.getUsers())
+    if (auto existing = dyn_cast<FakeQuantOp>(user);
+        existing && existing != fakeQuant &&
+        existing->getAttrDictionary() == fakeQuant->getAttrDictionary()) {
+      fakeQuant.erase();
+      return existing.getResult();
+    }
   return fakeQuant.getResult();
 }
 
@@ -904,10 +914,26 @@ LogicalResult ModelImporter::translateNodes(const onnx::GraphProto &graphProto,
   for (auto [conv, norm] : folds)
     foldedNorms.insert(norm);
   onnx::NodeProto foldedConv;
+  SmallVector<onnx::NodeProto> expansion;
   for (auto [index, node] : llvm::enumerate(graphProto.node())) {
     if (foldedNorms.contains(index))
       continue;
     graph.node = &node;
+    if (isContribQLinear(node)) {
+      graph.nodeName = nodeName(node, index);
+      graph.loc =
+          NameLoc::get(StringAttr::get(context, graph.nodeName), fileLoc);
+      expansion.clear();
+      if (std::optional<std::string> why =
+              expandContribQLinear(node, expansion))
+        return graph.error() << *why;
+      for (onnx::NodeProto &part : expansion) {
+        graph.node = &part;
+        if (failed(translateNode(graph, index)))
+          return failure();
+      }
+      continue;
+    }
     if (auto fold = folds.find(index); fold != folds.end()) {
       const std::string &output = graphProto.node(fold->second).output(0);
       foldedConv = node;
@@ -922,7 +948,7 @@ LogicalResult ModelImporter::translateNodes(const onnx::GraphProto &graphProto,
     if (failed(translateNode(graph, index)))
       return failure();
   }
-  // graph.node must not outlive foldedConv.
+  // graph.node must not outlive foldedConv and expansion.
   graph.node = nullptr;
   return success();
 }

@@ -120,6 +120,17 @@ LogicalResult translateQLinear(Graph &g);
 LogicalResult translateIntegerProduct(Graph &g);
 LogicalResult translateDynamicQuantizeLinear(Graph &g);
 
+/// Whether `node` is one of ONNX Runtime's QOperator contrib ops (domain
+/// com.microsoft: QLinearAdd, QLinearMul, QLinearSigmoid, QLinearLeakyRelu,
+/// QLinearGlobalAveragePool, QLinearConcat) the importer takes.
+bool isContribQLinear(const onnx::NodeProto &node);
+/// `node` (isContribQLinear) as the default-domain nodes it stands for:
+/// DequantizeLinear of each input, the float op (named as `node`),
+/// QuantizeLinear of the result. Returns the reason when it cannot.
+std::optional<std::string>
+expandContribQLinear(const onnx::NodeProto &node,
+                     SmallVectorImpl<onnx::NodeProto> &expansion);
+
 } // namespace mlir::quanta::onnx_import
 
 #endif // QUANTA_LIB_IMPORT_ONNXOPS_H

@@ -392,3 +392,96 @@ LogicalResult onnx_import::translateDynamicQuantizeLinear(Graph &g) {
   g.setOutput(2, zeroBytes, /*isUnsigned=*/true);
   return success();
 }
+
+// ONNX Runtime's QOperator format: the float op between dequantized inputs
+// and a quantized output, as one contrib node. Expanded into the QDQ nodes
+// it stands for, it imports as QDQ models do (fake quantizations with the
+// model's qparams around the float op), which quanta-quantize makes
+// integer code.
+namespace {
+struct ContribQLinear {
+  StringRef floatOp;
+  /// Per quantized input: its data, scale, zero point input indices; the
+  /// output's scale and zero point; -1 when QLinearConcat's variadic
+  /// inputs follow them.
+  int numInputs;
+  int outputScale;
+};
+} // namespace
+
+static const ContribQLinear *lookupContribQLinear(StringRef opType) {
+  static const llvm::StringMap<ContribQLinear> table = {
+      {"QLinearAdd", {"Add", 2, 6}},
+      {"QLinearMul", {"Mul", 2, 6}},
+      {"QLinearSigmoid", {"Sigmoid", 1, 3}},
+      {"QLinearLeakyRelu", {"LeakyRelu", 1, 3}},
+      {"QLinearGlobalAveragePool", {"GlobalAveragePool", 1, 3}},
+      {"QLinearConcat", {"Concat", -1, 0}},
+  };
+  auto it = table.find(opType);
+  return it == table.end() ? nullptr : &it->second;
+}
+
+bool onnx_import::isContribQLinear(const onnx::NodeProto &node) {
+  return node.domain() == "com.microsoft" &&
+         lookupContribQLinear(node.op_type());
+}
+
+std::optional<std::string>
+onnx_import::expandContribQLinear(const onnx::NodeProto &node,
+                                  SmallVectorImpl<onnx::NodeProto> &expansion) {
+  const ContribQLinear &info = *lookupContribQLinear(node.op_type());
+  if (node.output_size() != 1 || node.output(0).empty())
+    return std::string("expects one output");
+  // (data, scale, zero point) triples and the output's scale index.
+  SmallVector<int> triples;
+  int outputScale = info.outputScale;
+  if (info.numInputs < 0) {
+    // QLinearConcat: Y_scale, Y_zero_point, then a triple per input.
+    if (node.input_size() < 5 || (node.input_size() - 2) % 3 != 0)
+      return std::string("expects Y_scale, Y_zero_point and a (data, scale, "
+                         "zero point) triple per input");
+    for (int index = 2; index < node.input_size(); index += 3)
+      triples.push_back(index);
+  } else {
+    for (int input = 0; input < info.numInputs; ++input)
+      triples.push_back(3 * input);
+    if (node.input_size() < outputScale + 1)
+      return "expects " + std::to_string(outputScale + 1) +
+             " inputs or more, has " + std::to_string(node.input_size());
+  }
+  for (const onnx::AttributeProto &attribute : node.attribute())
+    if (attribute.name() == "channels_last" && attribute.i() != 0)
+      return std::string("channels_last = 1 is not supported");
+
+  const std::string &output = node.output(0);
+  auto input = [&](int index) {
+    return index < node.input_size() ? node.input(index) : std::string();
+  };
+  onnx::NodeProto floatNode;
+  floatNode.set_op_type(info.floatOp.str());
+  floatNode.set_name(node.name());
+  for (const onnx::AttributeProto &attribute : node.attribute())
+    if (attribute.name() != "channels_last")
+      *floatNode.add_attribute() = attribute;
+  for (auto [position, data] : llvm::enumerate(triples)) {
+    onnx::NodeProto &dequantize = expansion.emplace_back();
+    dequantize.set_op_type("DequantizeLinear");
+    dequantize.set_name(node.name() + ".dequantize" + std::to_string(position));
+    dequantize.add_input(input(data));
+    dequantize.add_input(input(data + 1));
+    dequantize.add_input(input(data + 2));
+    dequantize.add_output(output + ".input" + std::to_string(position));
+    floatNode.add_input(dequantize.output(0));
+  }
+  floatNode.add_output(output + ".float");
+  expansion.push_back(floatNode);
+  onnx::NodeProto &quantize = expansion.emplace_back();
+  quantize.set_op_type("QuantizeLinear");
+  quantize.set_name(node.name() + ".quantize");
+  quantize.add_input(floatNode.output(0));
+  quantize.add_input(input(outputScale));
+  quantize.add_input(input(outputScale + 1));
+  quantize.add_output(output);
+  return std::nullopt;
+}
