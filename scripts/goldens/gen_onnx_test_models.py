@@ -7,7 +7,8 @@
                    PyTorch's Linear exports), softmax; symbolic batch 'N'
   qdq.onnx         a QDQ model as ONNX Runtime's quantizer writes it: u8
                    activations per tensor, s8 weights per channel, i32 bias
-  qdq_head.onnx    QDQ depthwise conv + Gemm (transB, weights per channel)
+  qdq_head.onnx    QDQ depthwise conv + Gemm (transB, weights per channel);
+                   qdq_head_s8.onnx with symmetric s8 activations
   qlinear_u8.onnx  QLinearMatMul with u8 weights and a zero point
   qoperator.onnx   ONNX Runtime's QOperator contrib ops (com.microsoft);
                    qoperator_nhwc.onnx with channels_last pooling
@@ -337,7 +338,7 @@ save_unchecked(single(
 # and a fully connected layer as Gemm with transB=1, whose weights it
 # transposes; both with s8 weights per output channel (axis 0) and i32
 # biases, u8 activations per tensor, as quantize_static writes them.
-def qdq_head():
+def qdq_head(activations=np.uint8):
     head_rng = np.random.default_rng(34)
     channels, classes = 4, 3
     dw = head_rng.integers(-127, 128, size=(channels, 1, 3, 3)).astype(np.int8)
@@ -375,19 +376,22 @@ def qdq_head():
         helper.make_node("Gemm", ["f_d", "fc_d", "fcb_d"], ["y"], name="fc",
                          transB=1),
     ] + qdq_pair("y", "ys", "yz"))
+    # u8 activations as ONNX Runtime writes them (x with zero point 128);
+    # s8 ones, symmetric, as TensorRT's quantizer writes them.
+    x_zero = 128 if activations == np.uint8 else 0
     inits = [
-        init("xs", xs), init("xz", np.uint8(128)),
+        init("xs", xs), init("xz", activations(x_zero)),
         init("dw_q", dw), init("dw_s", dws),
         init("dw_z", np.zeros(channels, np.int8)),
         init("dwb_q", head_rng.integers(-500, 500, channels).astype(np.int32)),
         init("dwb_s", (xs * dws).astype(f32)),
-        init("ds", ds), init("dz", np.uint8(0)),
-        init("gs", gs), init("gz", np.uint8(0)),
+        init("ds", ds), init("dz", activations(0)),
+        init("gs", gs), init("gz", activations(0)),
         init("fc_q", fc), init("fc_s", fcs),
         init("fc_z", np.zeros(classes, np.int8)),
         init("fcb_q", head_rng.integers(-500, 500, classes).astype(np.int32)),
         init("fcb_s", (gs * fcs).astype(f32)),
-        init("ys", f32(0.05)), init("yz", np.uint8(128)),
+        init("ys", f32(0.05)), init("yz", activations(x_zero)),
     ]
     graph = helper.make_graph(nodes, "qdq_head", [vi("x", [1, channels, 6, 6])],
                               [vi("y_d", [1, classes])], inits)
@@ -396,6 +400,7 @@ def qdq_head():
 
 
 save(qdq_head(), "qdq_head.onnx")
+save(qdq_head(np.int8), "qdq_head_s8.onnx")
 
 
 # QLinearMatMul with u8 weights and a zero point (ONNX Runtime's QOperator

@@ -28,3 +28,12 @@
 // RUN: quant-run %t.qdq.mlir --input=%t.x.npy --output=%t.float.npy
 // RUN: quant-run %t.int8.mlir --pass-pipeline='builtin.module(quanta-lower-cpu)' --input=%t.x.npy --output=%t.int8.npy
 // RUN: %python -c "import numpy as np; f, q = np.load('%t.float.npy'), np.load('%t.int8.npy'); d = np.abs(f - q).max() / 0.05; print('steps', round(d)); assert d <= 1.001, d"
+//
+// The same with symmetric s8 activations (zero point 0), as TensorRT's
+// quantizer writes them: fully int8 too, within one step of float.
+// RUN: quant-translate --import-onnx %S/Inputs/qdq_head_s8.onnx -o %t.s8.qdq.mlir
+// RUN: quant-opt %t.s8.qdq.mlir --quanta-freeze-qparams --quanta-quantize=report-float-ops --quanta-propagate-layout -o %t.s8.int8.mlir 2>&1 | FileCheck %s --check-prefix=INT8
+// RUN: FileCheck %s --check-prefix=GEMMS < %t.s8.int8.mlir
+// RUN: quant-run %t.s8.qdq.mlir --input=%t.x.npy --output=%t.s8.float.npy
+// RUN: quant-run %t.s8.int8.mlir --pass-pipeline='builtin.module(quanta-lower-cpu)' --input=%t.x.npy --output=%t.s8.int8.npy
+// RUN: %python -c "import numpy as np; f, q = np.load('%t.s8.float.npy'), np.load('%t.s8.int8.npy'); d = np.abs(f - q).max() / 0.05; print('steps', round(d)); assert d <= 1.001, d"
