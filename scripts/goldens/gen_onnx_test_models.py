@@ -9,6 +9,7 @@
                    activations per tensor, s8 weights per channel, i32 bias
   qdq_head.onnx    QDQ depthwise conv + Gemm (transB, weights per channel);
                    qdq_head_s8.onnx with symmetric s8 activations
+  qdq_se.onnx      QDQ 5x5 depthwise conv + squeeze-excite (EfficientNet)
   qlinear_u8.onnx  QLinearMatMul with u8 weights and a zero point
   qoperator.onnx   ONNX Runtime's QOperator contrib ops (com.microsoft);
                    qoperator_nhwc.onnx with channels_last pooling
@@ -484,3 +485,57 @@ onnx.save(qoperator(), os.path.join(out, "qoperator.onnx"))
 # The same with NHWC average pooling, which the importer does not take.
 onnx.save(qoperator(channels_last=1),
           os.path.join(out, "qoperator_nhwc.onnx"))
+
+
+# An EfficientNet-style block in QDQ: a 5x5 depthwise convolution, then
+# squeeze-excite (global average pool, a 1x1 convolution, a sigmoid, the
+# block's output scaled by it with a broadcasting Mul).
+def qdq_se():
+    se_rng = np.random.default_rng(37)
+    channels = 4
+
+    def qdq_pair(name, scale, zero):
+        return [helper.make_node("QuantizeLinear", [name, scale, zero],
+                                 [name + "_q"]),
+                helper.make_node("DequantizeLinear",
+                                 [name + "_q", scale, zero], [name + "_d"])]
+
+    nodes = (qdq_pair("x", "xs", "xz") + [
+        helper.make_node("DequantizeLinear", ["dw_q", "dw_s", "dw_z"],
+                         ["dw_d"], axis=0),
+        helper.make_node("Conv", ["x_d", "dw_d"], ["d"], name="depthwise5x5",
+                         group=channels, pads=[2, 2, 2, 2]),
+    ] + qdq_pair("d", "ds", "dz") + [
+        helper.make_node("GlobalAveragePool", ["d_d"], ["g"], name="squeeze"),
+    ] + qdq_pair("g", "gs", "gz") + [
+        helper.make_node("DequantizeLinear", ["fc_q", "fc_s", "fc_z"],
+                         ["fc_d"], axis=0),
+        helper.make_node("Conv", ["g_d", "fc_d"], ["e"], name="excite"),
+    ] + qdq_pair("e", "es", "ez") + [
+        helper.make_node("Sigmoid", ["e_d"], ["s"], name="gate"),
+    ] + qdq_pair("s", "ss", "sz") + [
+        helper.make_node("Mul", ["d_d", "s_d"], ["y"], name="scale"),
+    ] + qdq_pair("y", "ys", "yz"))
+    inits = [
+        init("xs", f32(0.02)), init("xz", np.uint8(128)),
+        init("dw_q", se_rng.integers(-127, 128, (channels, 1, 5, 5))
+             .astype(np.int8)),
+        init("dw_s", se_rng.uniform(0.002, 0.006, channels).astype(f32)),
+        init("dw_z", np.zeros(channels, np.int8)),
+        init("ds", f32(0.03)), init("dz", np.uint8(128)),
+        init("gs", f32(0.01)), init("gz", np.uint8(128)),
+        init("fc_q", se_rng.integers(-127, 128, (channels, channels, 1, 1))
+             .astype(np.int8)),
+        init("fc_s", np.full(channels, 0.01, f32)),
+        init("fc_z", np.zeros(channels, np.int8)),
+        init("es", f32(0.05)), init("ez", np.uint8(128)),
+        init("ss", f32(1 / 256)), init("sz", np.uint8(0)),
+        init("ys", f32(0.02)), init("yz", np.uint8(128)),
+    ]
+    graph = helper.make_graph(nodes, "qdq_se", [vi("x", [1, channels, 7, 7])],
+                              [vi("y_d", [1, channels, 7, 7])], inits)
+    return helper.make_model(graph,
+                             opset_imports=[helper.make_opsetid("", 13)])
+
+
+save(qdq_se(), "qdq_se.onnx")
