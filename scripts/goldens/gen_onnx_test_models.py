@@ -433,8 +433,8 @@ save(qlinear_u8(), "qlinear_u8.onnx")
 
 # ONNX Runtime's QOperator format: its contrib ops (domain com.microsoft)
 # around a QLinearConv: a residual QLinearAdd, QLinearLeakyRelu,
-# QLinearSigmoid and QLinearMul (a swish), QLinearConcat and
-# QLinearGlobalAveragePool, u8 activations.
+# QLinearSigmoid and QLinearMul (a swish), QLinearConcat,
+# QLinearGlobalAveragePool and QGemm, u8 activations.
 def qoperator(channels_last=0):
     op_rng = np.random.default_rng(36)
     channels = 4
@@ -462,21 +462,34 @@ def qoperator(channels_last=0):
         contrib("QLinearGlobalAveragePool", ["catq", "cat_s", "cat_z", "g_s",
                                              "g_z"], "gq",
                 channels_last=channels_last),
-        helper.make_node("DequantizeLinear", ["gq", "g_s", "g_z"], ["y"]),
+        # Flatten on the quantized tensor, then QGemm (the fully connected
+        # layer, weights per output channel, transB) with an i32 bias.
+        helper.make_node("Flatten", ["gq"], ["fq"], name="flatten"),
+        contrib("QGemm", ["fq", "g_s", "g_z", "fc", "fc_s", "fc_z", "fc_b",
+                          "y_s", "y_z"], "yq", transB=1),
+        helper.make_node("DequantizeLinear", ["yq", "y_s", "y_z"], ["y"]),
     ]
+    classes = 3
+    fcs = op_rng.uniform(0.002, 0.01, classes).astype(f32)
     ws = op_rng.uniform(0.002, 0.01, channels).astype(f32)
     inits = [init("w", op_rng.integers(-127, 128, (channels, channels, 3, 3))
                   .astype(np.int8)),
              init("w_s", ws), init("w_z", np.zeros(channels, np.int8)),
              init("bias", op_rng.integers(-300, 300, channels)
                   .astype(np.int32))]
+    inits += [init("fc", op_rng.integers(-127, 128, (classes, 2 * channels))
+                   .astype(np.int8)),
+              init("fc_s", fcs), init("fc_z", np.zeros(classes, np.int8)),
+              init("fc_b", op_rng.integers(-300, 300, classes)
+                   .astype(np.int32))]
+    scales["y"] = 0.05
     for name, scale in scales.items():
         inits.append(init(name + "_s", f32(scale)))
         inits.append(init(name + "_z", np.uint8(0 if name in ("s", "g")
                                                 else 128)))
     graph = helper.make_graph(nodes, "qoperator",
                               [vi("x", [1, channels, 6, 6])],
-                              [vi("y", [1, 2 * channels, 1, 1])], inits)
+                              [vi("y", [1, classes])], inits)
     return helper.make_model(graph, opset_imports=[
         helper.make_opsetid("", 13), helper.make_opsetid("com.microsoft", 1)])
 

@@ -957,9 +957,17 @@ LogicalResult ModelImporter::translateNode(Graph &graph, int index) {
   const onnx::NodeProto &current = *graph.node;
   graph.nodeName = nodeName(current, index);
   graph.loc = NameLoc::get(StringAttr::get(context, graph.nodeName), fileLoc);
+  // Of ONNX Runtime's contrib domain, QGemm here; the other QOperator ops
+  // are expanded before (expandContribQLinear).
+  if (current.domain() == "com.microsoft" && current.op_type() == "QGemm")
+    return translateQGemm(graph);
   if (!current.domain().empty() && current.domain() != "ai.onnx") {
     graph.error() << "the op is in domain '" << current.domain()
-                  << "'; the importer translates the default domain only";
+                  << "'; the importer translates the default domain, and "
+                  << "of com.microsoft ONNX Runtime's QOperator ops (QGemm, "
+                  << "QLinearAdd, QLinearMul, QLinearSigmoid, "
+                  << "QLinearLeakyRelu, QLinearConcat, "
+                  << "QLinearGlobalAveragePool)";
     return failure();
   }
   const OpInfo *info = lookupOp(current.op_type());

@@ -77,6 +77,10 @@ FailureOr<Value> convolution(Graph &g, Value x, Value weight,
 /// lhs [..., M, K] x rhs [..., K, N] with numpy's batch broadcasting (and
 /// 1-D operands promoted and squeezed) in the element type of `acc`.
 FailureOr<Value> matmul(Graph &g, Value lhs, Value rhs, Type acc);
+/// Gemm's alpha * op(A) op(B) + beta * C (C null: none), a constant B
+/// transposed at import.
+FailureOr<Value> gemm(Graph &g, Value a, Value b, Value c, bool transA,
+                      bool transB, float alpha, float beta);
 
 //===----------------------------------------------------------------------===//
 // Translations, each of the current node of a graph
@@ -124,6 +128,10 @@ LogicalResult translateDynamicQuantizeLinear(Graph &g);
 /// com.microsoft: QLinearAdd, QLinearMul, QLinearSigmoid, QLinearLeakyRelu,
 /// QLinearGlobalAveragePool, QLinearConcat) the importer takes.
 bool isContribQLinear(const onnx::NodeProto &node);
+/// ONNX Runtime's QGemm (domain com.microsoft): Gemm between dequantized A
+/// and B with an i32 bias C (scale a_scale * b_scale), its output
+/// quantized when y_scale is given, else float.
+LogicalResult translateQGemm(Graph &g);
 /// `node` (isContribQLinear) as the default-domain nodes it stands for:
 /// DequantizeLinear of each input, the float op (named as `node`),
 /// QuantizeLinear of the result. Returns the reason when it cannot.

@@ -9,6 +9,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace mlir::quanta;
@@ -92,17 +93,14 @@ LogicalResult onnx_import::translateMatMul(Graph &g) {
   return success();
 }
 
-LogicalResult onnx_import::translateGemm(Graph &g) {
-  auto a = g.floatInput(0, "A"), b = g.floatInput(1, "B");
-  if (failed(a) || failed(b))
-    return failure();
-  if (tensorType(*a).getRank() != 2 || tensorType(*b).getRank() != 2)
+FailureOr<Value> onnx_import::gemm(Graph &g, Value a, Value b, Value c,
+                                   bool transA, bool transB, float alpha,
+                                   float beta) {
+  if (tensorType(a).getRank() != 2 || tensorType(b).getRank() != 2)
     return g.error() << "A and B must be matrices";
   // A constant B (weights) is transposed at import (Graph::transpose).
-  Value lhs = g.intAttr("transA", 0) ? g.transpose(*a, {1, 0}) : *a;
-  Value rhs = g.intAttr("transB", 0) ? g.transpose(*b, {1, 0}) : *b;
-  const float alpha = g.floatAttr("alpha", 1.0f),
-              beta = g.floatAttr("beta", 1.0f);
+  Value lhs = transA ? g.transpose(a, {1, 0}) : a;
+  Value rhs = transB ? g.transpose(b, {1, 0}) : b;
   auto product = matmul(g, lhs, rhs, g.b.getF32Type());
   if (failed(product))
     return failure();
@@ -114,37 +112,50 @@ LogicalResult onnx_import::translateGemm(Graph &g) {
                              return arith::MulFOp::create(
                                  b, loc, floatConst(b, loc, alpha), args[0]);
                            });
-  if (g.hasInput(2) && beta != 0.0f) {
-    Value c;
-    if (DenseElementsAttr constant = g.constantInput(2);
-        constant && constant.getElementType().isF32()) {
-      // beta * C folded at import.
-      SmallVector<float> scaled;
-      for (float value : constant.getValues<float>())
-        scaled.push_back(beta * value);
-      c = g.constant(DenseElementsAttr::get(
-          cast<ShapedType>(constant.getType()), ArrayRef<float>(scaled)));
-    } else {
-      auto given = g.input(2);
-      if (failed(given))
-        return failure();
-      c = *given;
-      if (beta != 1.0f)
-        c = g.elementwise({c}, tensorType(c),
-                          [&](OpBuilder &b, Location loc, ValueRange args) {
-                            return arith::MulFOp::create(
-                                b, loc, floatConst(b, loc, beta), args[0]);
-                          });
-    }
-    auto shape = broadcastShapes(type.getShape(), tensorType(c).getShape());
-    if (!shape || *shape != type.getShape())
-      return g.error() << "C " << c.getType() << " does not broadcast to "
-                       << type;
-    result = g.elementwise({result, c}, type,
-                           [](OpBuilder &b, Location loc, ValueRange args) {
-                             return addF(b, loc, args[0], args[1]);
-                           });
+  if (!c || beta == 0.0f)
+    return result;
+  DenseElementsAttr constant;
+  if (matchPattern(c, m_Constant(&constant)) &&
+      constant.getElementType().isF32()) {
+    // beta * C folded at import.
+    SmallVector<float> scaled;
+    for (float value : constant.getValues<float>())
+      scaled.push_back(beta * value);
+    c = g.constant(DenseElementsAttr::get(cast<ShapedType>(constant.getType()),
+                                          ArrayRef<float>(scaled)));
+  } else if (beta != 1.0f) {
+    c = g.elementwise({c}, tensorType(c),
+                      [&](OpBuilder &b, Location loc, ValueRange args) {
+                        return arith::MulFOp::create(
+                            b, loc, floatConst(b, loc, beta), args[0]);
+                      });
   }
-  g.setOutput(0, result);
+  auto shape = broadcastShapes(type.getShape(), tensorType(c).getShape());
+  if (!shape || *shape != type.getShape())
+    return g.error() << "C " << c.getType() << " does not broadcast to "
+                     << type;
+  return g.elementwise({result, c}, type,
+                       [](OpBuilder &b, Location loc, ValueRange args) {
+                         return addF(b, loc, args[0], args[1]);
+                       });
+}
+
+LogicalResult onnx_import::translateGemm(Graph &g) {
+  auto a = g.floatInput(0, "A"), b = g.floatInput(1, "B");
+  if (failed(a) || failed(b))
+    return failure();
+  Value c;
+  if (g.hasInput(2)) {
+    auto given = g.input(2);
+    if (failed(given))
+      return failure();
+    c = *given;
+  }
+  auto result =
+      gemm(g, *a, *b, c, g.intAttr("transA", 0), g.intAttr("transB", 0),
+           g.floatAttr("alpha", 1.0f), g.floatAttr("beta", 1.0f));
+  if (failed(result))
+    return failure();
+  g.setOutput(0, *result);
   return success();
 }

@@ -207,6 +207,34 @@ LogicalResult onnx_import::translateDequantizeLinear(Graph &g) {
   return success();
 }
 
+/// The constant i32 bias at `biasIndex` in float: its scale is the input's
+/// (at `xScaleIndex`) times the weights' (at `wScaleIndex`, per tensor or
+/// per output channel), its zero point 0.
+static FailureOr<Value> dequantizeBias(Graph &g, int biasIndex, int xScaleIndex,
+                                       int wScaleIndex) {
+  DenseElementsAttr b = g.constantInput(biasIndex);
+  DenseElementsAttr xs = g.constantInput(xScaleIndex),
+                    ws = g.constantInput(wScaleIndex);
+  if (!b || !xs || !ws || !b.getElementType().isInteger(32) ||
+      !xs.getElementType().isF32() || !ws.getElementType().isF32())
+    return g.error() << "the bias must be a constant i32 tensor, and the "
+                     << "scales constant f32 tensors";
+  if (ws.getNumElements() != 1 && ws.getNumElements() != b.getNumElements())
+    return g.error() << "the bias has " << b.getNumElements() << " values for "
+                     << ws.getNumElements() << " weight scales";
+  const float xScale = *xs.getValues<float>().begin();
+  SmallVector<float> wScales(ws.getValues<float>());
+  SmallVector<float> values;
+  int64_t c = 0;
+  for (const APInt &q : b.getValues<APInt>()) {
+    const float scale = xScale * wScales[wScales.size() == 1 ? 0 : c++];
+    values.push_back(float(q.getSExtValue()) * scale);
+  }
+  return g.constant(DenseElementsAttr::get(
+      RankedTensorType::get({b.getNumElements()}, g.b.getF32Type()),
+      ArrayRef<float>(values)));
+}
+
 /// QLinearMatMul and QLinearConv: dequantize, the float op, quantize: the
 /// chain quanta-quantize turns into one integer GEMM.
 LogicalResult onnx_import::translateQLinear(Graph &g) {
@@ -220,26 +248,10 @@ LogicalResult onnx_import::translateQLinear(Graph &g) {
   if (isConv) {
     std::optional<Value> bias;
     if (g.hasInput(8)) {
-      // The i32 bias has scale x_scale * w_scale and zero point 0.
-      DenseElementsAttr b = g.constantInput(8);
-      DenseElementsAttr xs = g.constantInput(1), ws = g.constantInput(4);
-      if (!b || !xs || !ws || !b.getElementType().isInteger(32))
-        return g.error() << "the bias must be a constant i32 tensor";
-      if (ws.getNumElements() != 1 && ws.getNumElements() != b.getNumElements())
-        return g.error() << "the bias has " << b.getNumElements()
-                         << " values for " << ws.getNumElements()
-                         << " weight scales";
-      const float xScale = *xs.getValues<float>().begin();
-      SmallVector<float> wScales(ws.getValues<float>());
-      SmallVector<float> values;
-      int64_t c = 0;
-      for (const APInt &q : b.getValues<APInt>()) {
-        const float scale = xScale * wScales[wScales.size() == 1 ? 0 : c++];
-        values.push_back(float(q.getSExtValue()) * scale);
-      }
-      bias = g.constant(DenseElementsAttr::get(
-          RankedTensorType::get({b.getNumElements()}, g.b.getF32Type()),
-          ArrayRef<float>(values)));
+      auto dequantized = dequantizeBias(g, 8, 1, 4);
+      if (failed(dequantized))
+        return failure();
+      bias = *dequantized;
     }
     product = convolution(g, *x, *w, bias, g.intAttr("group", 1));
   } else {
@@ -249,6 +261,36 @@ LogicalResult onnx_import::translateQLinear(Graph &g) {
     return failure();
   bool isUnsigned;
   auto result = quantize(g, *product, 6, &isUnsigned);
+  if (failed(result))
+    return failure();
+  g.setOutput(0, *result, isUnsigned);
+  return success();
+}
+
+LogicalResult onnx_import::translateQGemm(Graph &g) {
+  const bool transB = g.intAttr("transB", 0);
+  // B's scales per output column: dim 0 of B transposed, else dim 1.
+  auto a = dequantize(g, 0, 1, 1), b = dequantize(g, 3, 4, transB ? 0 : 1);
+  if (failed(a) || failed(b))
+    return failure();
+  Value bias;
+  if (g.hasInput(6)) {
+    auto dequantized = dequantizeBias(g, 6, 1, 4);
+    if (failed(dequantized))
+      return failure();
+    bias = *dequantized;
+  }
+  auto product = gemm(g, *a, *b, bias, g.intAttr("transA", 0), transB,
+                      g.floatAttr("alpha", 1.0f), /*beta=*/1.0f);
+  if (failed(product))
+    return failure();
+  // Without y_scale the output is float.
+  if (!g.hasInput(7)) {
+    g.setOutput(0, *product);
+    return success();
+  }
+  bool isUnsigned;
+  auto result = quantize(g, *product, 7, &isUnsigned);
   if (failed(result))
     return failure();
   g.setOutput(0, *result, isUnsigned);
