@@ -187,16 +187,22 @@ static FailureOr<Value> quantize(Graph &g, Value value, int scaleIndex,
       quantized));
 }
 
-LogicalResult onnx_import::translateQuantizeLinear(Graph &g) {
-  auto x = g.floatInput(0, "the input");
-  if (failed(x))
-    return failure();
+/// The node's output: QuantizeLinear of `value` with the scale at
+/// `scaleIndex` and the zero point after it.
+static LogicalResult setQuantizedOutput(Graph &g, Value value, int scaleIndex) {
   bool isUnsigned;
-  auto result = quantize(g, *x, 1, &isUnsigned);
+  auto result = quantize(g, value, scaleIndex, &isUnsigned);
   if (failed(result))
     return failure();
   g.setOutput(0, *result, isUnsigned);
   return success();
+}
+
+LogicalResult onnx_import::translateQuantizeLinear(Graph &g) {
+  auto x = g.floatInput(0, "the input");
+  if (failed(x))
+    return failure();
+  return setQuantizedOutput(g, *x, 1);
 }
 
 LogicalResult onnx_import::translateDequantizeLinear(Graph &g) {
@@ -259,12 +265,7 @@ LogicalResult onnx_import::translateQLinear(Graph &g) {
   }
   if (failed(product))
     return failure();
-  bool isUnsigned;
-  auto result = quantize(g, *product, 6, &isUnsigned);
-  if (failed(result))
-    return failure();
-  g.setOutput(0, *result, isUnsigned);
-  return success();
+  return setQuantizedOutput(g, *product, 6);
 }
 
 LogicalResult onnx_import::translateQGemm(Graph &g) {
@@ -289,12 +290,7 @@ LogicalResult onnx_import::translateQGemm(Graph &g) {
     g.setOutput(0, *product);
     return success();
   }
-  bool isUnsigned;
-  auto result = quantize(g, *product, 7, &isUnsigned);
-  if (failed(result))
-    return failure();
-  g.setOutput(0, *result, isUnsigned);
-  return success();
+  return setQuantizedOutput(g, *product, 7);
 }
 
 /// (value - zero point) in i32; the zero point is a scalar or, for B of
