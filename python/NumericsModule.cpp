@@ -12,6 +12,7 @@
 #include "quanta/Numerics/Histogram.h"
 #include "quanta/Numerics/Observers.h"
 #include "quanta/Numerics/OneFlow.h"
+#include "quanta/Numerics/OutputComparison.h"
 #include "quanta/Numerics/QParams.h"
 #include "quanta/Runtime/ObserverState.h"
 
@@ -246,6 +247,33 @@ PYBIND11_MODULE(_quanta_numerics, m) {
       py::arg("eps") = defaultEps,
       "UniformQuantizationObserverBase._calculate_qparams: (scales, "
       "zero_points) for one min/max per tensor or per channel.");
+
+  m.def(
+      "compare_outputs",
+      [](const py::buffer &reference, const py::buffer &approximation,
+         int64_t rowLength) {
+        FloatTensor ref = asFloatTensor(reference),
+                    approx = asFloatTensor(approximation);
+        if (ref.size() != approx.size())
+          throw py::value_error(
+              "compare_outputs: " + std::to_string(ref.size()) + " and " +
+              std::to_string(approx.size()) + " values differ in number");
+        if (rowLength <= 0 || ref.size() % static_cast<size_t>(rowLength))
+          throw py::value_error("compare_outputs: rows of " +
+                                std::to_string(rowLength) + " do not tile " +
+                                std::to_string(ref.size()) + " values");
+        OutputComparison comparison;
+        comparison.add(ref.data(), approx.data(), ref.size(), rowLength);
+        return py::dict(py::arg("sqnr_db") = comparison.getSqnrDb(),
+                        py::arg("max_error") = comparison.getMaxAbsError(),
+                        py::arg("top1_agreement") =
+                            comparison.getTop1Agreement(),
+                        py::arg("rows") = comparison.getRows());
+      },
+      py::arg("reference"), py::arg("approximation"), py::arg("row_length") = 1,
+      "The comparison of the quanta driver's check (numerics::"
+      "OutputComparison) on float32 buffers: sqnr_db, max_error, "
+      "top1_agreement of rows of row_length values, rows.");
 
   m.def(
       "fake_quantize_per_tensor_affine",

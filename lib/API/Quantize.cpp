@@ -24,25 +24,14 @@ StringRef quanta::getDefaultQConfig(const TargetDescription &target) {
   return target.getArch() == TargetArch::AArch64 ? "qnnpack" : "x86";
 }
 
-/// The name a front end gave an op's location ("conv1" of an ONNX node).
-static std::optional<std::string> getFrontEndName(Location loc) {
-  if (auto name = dyn_cast<NameLoc>(loc))
-    return name.getName().str();
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    for (Location inner : fused.getLocations())
-      if (auto name = getFrontEndName(inner))
-        return name;
-  return std::nullopt;
-}
-
 /// Adds a remark of quanta-quantize to the reasons, grouped by message
 /// without the op's name, which the remark ends with when it has one.
 static void addReason(std::vector<FloatOpsReason> &reasons,
                       const Diagnostic &remark) {
   std::string message = remark.str();
-  std::optional<std::string> name = getFrontEndName(remark.getLocation());
+  std::optional<StringRef> name = getLocationName(remark.getLocation());
   if (name) {
-    std::string suffix = ", in '" + *name + "'";
+    std::string suffix = (", in '" + *name + "'").str();
     if (StringRef(message).ends_with(suffix))
       message.resize(message.size() - suffix.size());
   }
@@ -53,7 +42,7 @@ static void addReason(std::vector<FloatOpsReason> &reasons,
     it = reasons.insert(reasons.end(), FloatOpsReason{message, {}, 0});
   ++it->count;
   if (name)
-    it->names.push_back(*name);
+    it->names.push_back(name->str());
 }
 
 FailureOr<QuantizedModel>

@@ -31,7 +31,7 @@ import tempfile
 
 import numpy as np
 
-from ._quanta_numerics import fake_quantize_per_tensor_affine
+from ._quanta_numerics import compare_outputs, fake_quantize_per_tensor_affine
 from .compiler import Module
 
 __all__ = ["write", "sqnr"]
@@ -40,15 +40,17 @@ TOSA_TO_LINALG = ("builtin.module(tosa-to-linalg-pipeline,"
                   "func.func(tosa-to-tensor,tosa-to-arith),canonicalize)")
 
 
+def _compare(reference, approximation):
+    """numerics::OutputComparison (what the quanta driver's check prints) of
+    two arrays, as float32."""
+    return compare_outputs(
+        np.ascontiguousarray(reference, np.float32).ravel(),
+        np.ascontiguousarray(approximation, np.float32).ravel())
+
+
 def sqnr(reference, approximation):
     """Signal-to-quantization-noise ratio in dB (inf when equal)."""
-    reference = np.asarray(reference, np.float64).ravel()
-    noise = reference - np.asarray(approximation, np.float64).ravel()
-    noise_power = float(np.sum(noise * noise))
-    if noise_power == 0.0:
-        return math.inf
-    return 10.0 * math.log10(float(np.sum(reference * reference)) /
-                             noise_power)
+    return _compare(reference, approximation)["sqnr_db"]
 
 
 def _file_stem(name):
@@ -89,13 +91,14 @@ def _layer_metrics(entry, tensors):
     half_step = 0.5 * float(scale)
     clipped = float(np.mean((values < low - half_step) |
                             (values > high + half_step)))
+    comparison = _compare(values, quantized)
     return {
         "name": entry["name"], "observer": entry["observer"],
         "scale": float(scale), "zero_point": zero_point,
         "quant_min": quant_min, "quant_max": quant_max,
         "range": [low, high], "clipped_fraction": clipped,
-        "sqnr_db": sqnr(values, quantized),
-        "max_error": float(np.max(np.abs(values - quantized))),
+        "sqnr_db": comparison["sqnr_db"],
+        "max_error": comparison["max_error"],
         "elements": int(values.size),
     }, values
 
@@ -170,10 +173,10 @@ def _end_to_end(observed, float_model, batches):
         arguments = batch if isinstance(batch, (tuple, list)) else (batch,)
         want.append(np.asarray(run_float(*arguments)))
         got.append(np.asarray(run_int8(*arguments)))
-    want = np.concatenate([w.ravel() for w in want])
-    got = np.concatenate([g.ravel() for g in got])
-    return {"sqnr_db": sqnr(want, got),
-            "max_error": float(np.max(np.abs(want - got)))}
+    comparison = _compare(np.concatenate([w.ravel() for w in want]),
+                          np.concatenate([g.ravel() for g in got]))
+    return {"sqnr_db": comparison["sqnr_db"],
+            "max_error": comparison["max_error"]}
 
 
 def _format_db(value):
@@ -270,8 +273,8 @@ def main(argv=None):
                     "per-layer quantization report (HTML + PNG).")
     parser.add_argument("model", help="a float model (.mlir or .onnx)")
     parser.add_argument("--data", required=True,
-                        help="calibration batches: comma-separated .npy "
-                             "files (one argument) or .npz files")
+                        help="calibration batches: comma-separated "
+                             "directories, globs, .npy or .npz files")
     parser.add_argument("--report-batches", type=int, default=2,
                         help="batches the report's plots are made from")
     parser.add_argument("--qconfig", default="x86")
@@ -281,13 +284,9 @@ def main(argv=None):
                         help="the report's directory")
     options = parser.parse_args(argv)
 
-    def load(path):
-        if path.endswith(".npz"):
-            with np.load(path) as archive:
-                return tuple(archive[key] for key in archive.files)
-        return np.load(path)
-
-    batches = [load(path) for path in options.data.split(",") if path]
+    # Read as quanta.quantize and the quanta driver read them.
+    from .ptq import _as_batches
+    batches = _as_batches([path for path in options.data.split(",") if path])
     float_model = Module.load(options.model, onnx_batch=options.onnx_batch)
     observed = float_model.clone()
     observed.prepare(qconfig=options.qconfig, fuse_clamps=options.fuse_clamps)

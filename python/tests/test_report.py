@@ -65,6 +65,21 @@ def test_sqnr():
         10 * math.log10(25.0))
 
 
+def test_compare_outputs():
+    # The quanta driver's comparison, bound: rows of 2 values.
+    from quanta._quanta_numerics import compare_outputs
+    reference = np.array([1, 2, 3, 4], np.float32)
+    result = compare_outputs(reference,
+                             np.array([1.5, 1.5, 2.5, 4.5], np.float32), 2)
+    assert result["rows"] == 2 and result["top1_agreement"] == 0.5
+    assert result["max_error"] == 0.5
+    assert result["sqnr_db"] == pytest.approx(10 * math.log10(30.0))
+    with pytest.raises(ValueError, match="differ in number"):
+        compare_outputs(reference, reference[:3])
+    with pytest.raises(ValueError, match="rows of 3 do not tile 4 values"):
+        compare_outputs(reference, reference, 3)
+
+
 def test_page_and_images(report):
     import matplotlib.image
 

@@ -20,6 +20,8 @@
 // NOMATCH: error: calibration data '{{.*}}batch*.npy' names no .npy or .npz file
 // RUN: not quanta %s --data='%t/*/x.npy' 2>&1 | FileCheck %s --check-prefix=FOLDERGLOB
 // FOLDERGLOB: error: calibration data '{{.*}}': only the file name may hold a pattern, not the folders
+// RUN: not quanta %s --data=%t/good.npy -o %t/good.npy/out/x.o 2>&1 | FileCheck %s --check-prefix=OUTDIR
+// OUTDIR: error: cannot create '{{.*}}good.npy/out':
 // RUN: not quanta %s 2>&1 | FileCheck %s --check-prefix=NODATA
 // NODATA: must be specified at least once
 //

@@ -19,6 +19,12 @@
 // RUN: FileCheck %s --check-prefix=HEADER < %t/out/head.h
 // HEADER: static inline void head_run(const float *arg0, float *result0)
 //
+// The per-layer report of the Python package, on the same data.
+// RUN: quanta %s --data=%t/data -o %t/report.o --report=%t/report | FileCheck %s --check-prefix=REPORT
+// REPORT: quanta: report       {{.*}}report/index.html
+// RUN: FileCheck %s --check-prefix=PAGE < %t/report/index.html
+// PAGE: quantization report
+//
 // The int8 IR before the kernels, and the q/dq model.
 // RUN: quanta %s --data=%t/data --emit=mlir -o %t/head.int8.mlir | FileCheck %s --check-prefix=EMIT
 // EMIT: quanta: output       {{.*}}head.int8.mlir (the int8 IR)

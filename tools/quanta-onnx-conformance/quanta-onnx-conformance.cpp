@@ -8,9 +8,9 @@
 // ops the importer claims is imported, lowered by --pass-pipeline
 // (default: quanta-freeze-qparams, which makes the fake quantizations QDQ
 // pairs import as quant.qcast/dcast, quanta-quantize, then Quanta's float
-// and integer kernels for this machine), JIT-compiled, run on the test's inputs and compared with
-// its outputs at the suite's tolerances (rtol 1e-3, atol 1e-7 for floats;
-// integers exactly).
+// and integer kernels for this machine), JIT-compiled, run on the test's inputs
+// and compared with its outputs at the suite's tolerances (rtol 1e-3, atol 1e-7
+// for floats; integers exactly).
 //
 // Inputs the importer needs as constants (isOnnxConstantOperand: the
 // shapes, axes, pads, clip bounds and quantization parameters some tests

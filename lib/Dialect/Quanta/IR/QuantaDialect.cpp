@@ -83,6 +83,18 @@ int64_t quanta::getModuleThreads(ModuleOp module) {
   return threads ? threads.getInt() : 1;
 }
 
+std::optional<StringRef> quanta::getLocationName(Location loc) {
+  if (auto nameLoc = dyn_cast<NameLoc>(loc))
+    return nameLoc.getName().strref();
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations())
+      if (std::optional<StringRef> name = getLocationName(inner))
+        return name;
+  if (auto callSite = dyn_cast<CallSiteLoc>(loc))
+    return getLocationName(callSite.getCallee());
+  return std::nullopt;
+}
+
 /// The target the module attribute `name` (quanta.target,
 /// quanta.lowered_for) describes, if the module has it; an error at the
 /// module when it describes none.

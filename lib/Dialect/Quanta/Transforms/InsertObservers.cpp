@@ -26,19 +26,6 @@ namespace mlir::quanta {
 using namespace mlir;
 using namespace mlir::quanta;
 
-/// The name a location gives its op, if any ("fc1" in loc("fc1")).
-static std::optional<StringRef> getLocationName(Location loc) {
-  if (auto nameLoc = dyn_cast<NameLoc>(loc))
-    return nameLoc.getName().strref();
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    for (Location inner : fused.getLocations())
-      if (std::optional<StringRef> name = getLocationName(inner))
-        return name;
-  if (auto callSite = dyn_cast<CallSiteLoc>(loc))
-    return getLocationName(callSite.getCallee());
-  return std::nullopt;
-}
-
 /// The per-channel observer `observer` with its channel axis moved to
 /// `axis` (per-tensor observers are returned unchanged).
 static FailureOr<Attribute> withChannelAxis(Operation *op, Attribute observer,

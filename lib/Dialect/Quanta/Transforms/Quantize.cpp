@@ -973,8 +973,8 @@ void QuantizePass::runOnOperation() {
         << op->getName() << "' yet";
     // The front end's name (an ONNX node: "softmax"), which the printed
     // file position loses.
-    if (auto name = dyn_cast<NameLoc>(op->getLoc()))
-      remark << ", in '" << name.getName().getValue() << "'";
+    if (std::optional<StringRef> name = getLocationName(op->getLoc()))
+      remark << ", in '" << *name << "'";
   });
   if (reportFloatOps)
     remarkFloatOpsLeft(getOperation());

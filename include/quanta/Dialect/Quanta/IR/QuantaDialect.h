@@ -89,6 +89,12 @@ void setModuleTarget(ModuleOp module, const TargetDescription &target);
 inline constexpr llvm::StringLiteral kThreadsAttrName = "quanta.threads";
 /// `module`'s thread count (1 without the attribute).
 int64_t getModuleThreads(ModuleOp module);
+
+/// The name a front end gave an op's location, if any: "fc1" of
+/// loc("fc1"), looked for inside fused and call-site locations (an ONNX
+/// node's name; PyTorch's module path). Observer overrides, remarks and
+/// reports name ops by it.
+std::optional<StringRef> getLocationName(Location loc);
 /// Marks an scf.for whose iterations write disjoint parts of its buffers
 /// and read nothing another iteration writes (the row loops of the tiled
 /// kernels): quanta-parallelize may run them on threads in any order.
