@@ -296,7 +296,8 @@ public:
     return module;
   }
 
-  static Module load(const std::string &path, int64_t onnxBatch) {
+  static Module load(const std::string &path, int64_t onnxBatch,
+                     const std::map<std::string, int64_t> &onnxDims) {
     Module module;
     DiagnosticCollector diagnostics(module.context.get());
     auto file = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
@@ -310,6 +311,16 @@ public:
     if (StringRef(path).ends_with(".onnx")) {
       quanta::OnnxImportOptions options;
       options.batchSize = onnxBatch;
+      for (const auto &[name, size] : onnxDims) {
+        if (size <= 0) {
+          PyErr_SetString(PyExc_ValueError,
+                          ("onnx_dims['" + name + "'] is " +
+                           std::to_string(size) + "; sizes are at least 1")
+                              .c_str());
+          throw py::error_already_set();
+        }
+        options.dimSizes[name] = size;
+      }
       module.op = quanta::importOnnxModel(module.context.get(),
                                           (*file)->getBuffer(), path, options);
     } else {
@@ -568,13 +579,16 @@ PYBIND11_MODULE(_quanta_compiler, m) {
 
   m.def(
       "import_onnx",
-      [](const std::string &path, int64_t batch) {
-        return Module::load(path, batch).str(/*debugInfo=*/true, 0);
+      [](const std::string &path, int64_t batch,
+         const std::map<std::string, int64_t> &dims) {
+        return Module::load(path, batch, dims).str(/*debugInfo=*/true, 0);
       },
       py::arg("path"), py::arg("batch") = 0,
+      py::arg("dims") = std::map<std::string, int64_t>(),
       "Imports an ONNX model (opsets up to 17) as MLIR text: one "
-      "func.func of linalg on tensors; `batch` sizes its inputs' symbolic "
-      "dimensions. Raises quanta.Error with the diagnostics on bad input.");
+      "func.func of linalg on tensors; `dims` sizes its inputs' symbolic "
+      "dimensions by name ({'seq': 128}), `batch` a symbolic first one. "
+      "Raises quanta.Error with the diagnostics on bad input.");
 
   m.def(
       "expand_calibration_data",
@@ -603,8 +617,10 @@ PYBIND11_MODULE(_quanta_compiler, m) {
                   "A module from MLIR text (generic or custom form).")
       .def_static("load", &Module::load, py::arg("path"),
                   py::arg("onnx_batch") = 0,
+                  py::arg("onnx_dims") = std::map<std::string, int64_t>(),
                   "A module from an .mlir/.mlirbc file, or imported from an "
-                  ".onnx model (onnx_batch sizes its symbolic dimensions).")
+                  ".onnx model: onnx_dims sizes its symbolic dimensions by "
+                  "name ({'seq': 128}), onnx_batch a symbolic first one.")
       .def("clone", &Module::clone, "A copy in a context of its own.")
       .def("to_text", &Module::str, py::arg("debug_info") = false,
            py::arg("elide_larger_than") = 0,

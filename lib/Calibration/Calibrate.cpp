@@ -294,13 +294,19 @@ static LogicalResult checkBatch(Location loc, int64_t index,
   }
   for (auto [argIndex, tensor] : llvm::enumerate(batch)) {
     auto argType = cast<RankedTensorType>(type.getInput(argIndex));
-    if (tensor.dtype != "<f4") {
+    FailureOr<TensorSpec> spec =
+        getTensorSpec(loc, argType, "argument", "quanta-calibrate");
+    if (failed(spec))
+      return failure();
+    if (!llvm::is_contained(spec->dtypes, tensor.dtype)) {
+      const std::string expected = runtime::formatDType(spec->dtypes.front());
       InFlightDiagnostic diag = emitError(loc)
                                 << tensor.source << ": argument " << argIndex
-                                << " expects float32 data, found "
+                                << " expects " << expected << " data, found "
                                 << runtime::formatDType(tensor.dtype);
-      diag.attachNote() << "next: save the arrays as float32, e.g. "
-                        << "np.save(path, x.astype(np.float32))";
+      diag.attachNote() << "next: save the arrays as " << expected
+                        << ", e.g. np.save(path, x.astype(np." << expected
+                        << "))";
       return diag;
     }
     bool shapeMatches =
@@ -508,8 +514,9 @@ static FailureOr<func::FuncOp> findEntry(ModuleOp module, StringRef entry) {
   return candidates.front();
 }
 
-/// The entry `options` names, if calibration can run it: float32 tensors,
-/// static result shapes, and sane thread and batch counts.
+/// The entry `options` names, if calibration can run it: float32 results
+/// of static shapes, float32 or integer arguments (token ids), and sane
+/// thread and batch counts.
 static FailureOr<func::FuncOp> checkEntry(ModuleOp module,
                                           const CalibrateOptions &options) {
   Location loc = module.getLoc();
@@ -520,11 +527,15 @@ static FailureOr<func::FuncOp> checkEntry(ModuleOp module,
   for (Type type : llvm::concat<const Type>(entryType.getInputs(),
                                             entryType.getResults())) {
     auto tensor = dyn_cast<RankedTensorType>(type);
-    if (!tensor || !tensor.getElementType().isF32() ||
-        (!tensor.hasStaticShape() &&
-         llvm::is_contained(entryType.getResults(), type)))
+    const bool isResult = llvm::is_contained(entryType.getResults(), type);
+    Type element = tensor ? tensor.getElementType() : Type();
+    if (!tensor ||
+        !(element.isF32() ||
+          (!isResult && isa<IntegerType>(element) && !element.isInteger(1))) ||
+        (!tensor.hasStaticShape() && isResult))
       return entryFunc->emitError("quanta-calibrate runs functions of float32 "
-                                  "tensors with static result shapes; got ")
+                                  "or integer tensors with float32 results "
+                                  "of static shapes; got ")
              << type;
   }
   if (options.threads < 0)

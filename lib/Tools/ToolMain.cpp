@@ -56,13 +56,22 @@ static llvm::cl::opt<int64_t> threads(
 
 static llvm::cl::opt<int64_t> onnxBatch(
     "onnx-batch",
-    llvm::cl::desc("for an .onnx input: the size of its inputs' symbolic "
-                   "dimensions (the batch)"),
+    llvm::cl::desc("for an .onnx input: the size of a symbolic first "
+                   "dimension of its inputs (the batch) --onnx-dim does not "
+                   "name"),
     llvm::cl::init(0), llvm::cl::cat(quanta::getToolOptionCategory()));
+
+static llvm::cl::opt<std::string> onnxDims(
+    "onnx-dim",
+    llvm::cl::desc("for an .onnx input: sizes of its symbolic dimensions by "
+                   "name, e.g. --onnx-dim=batch=1,seq=128"),
+    llvm::cl::cat(quanta::getToolOptionCategory()));
 
 StringRef quanta::getToolInputFile() { return inputFile; }
 
 int64_t quanta::getToolOnnxBatch() { return onnxBatch; }
+
+StringRef quanta::getToolOnnxDims() { return onnxDims; }
 
 int quanta::quantaToolMain(
     int argc, char **argv, StringRef description,
@@ -103,6 +112,11 @@ int quanta::quantaToolMain(
   if (StringRef(inputFile).ends_with(".onnx")) {
     OnnxImportOptions options;
     options.batchSize = onnxBatch;
+    if (llvm::Error error = parseOnnxDimSizes(onnxDims, options)) {
+      llvm::errs() << tool << ": error: --onnx-dim: "
+                   << llvm::toString(std::move(error)) << "\n";
+      return 1;
+    }
     module = importOnnxModel(
         &context,
         sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())->getBuffer(),

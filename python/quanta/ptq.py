@@ -88,7 +88,7 @@ class QuantizedModel:
 
 
 def quantize(model, data, qconfig=None, target=None, onnx_batch=1,
-             check_data=None, progress=True):
+             check_data=None, progress=True, onnx_dims=None):
     """Prepares, calibrates and converts a float model to int8.
 
     `model`: a path (.onnx, .mlir) or a quanta.Module (not modified).
@@ -99,13 +99,15 @@ def quantize(model, data, qconfig=None, target=None, onnx_batch=1,
     `qconfig`: a preset name, default PyTorch's for the target (x86 on
     x86-64, qnnpack on AArch64). `target`: None for this machine, or a
     dict of triple, cpu, features. `onnx_batch` sizes an ONNX model's
-    symbolic dimensions; its function is named after the file, as the
+    symbolic first dimension, `onnx_dims` ({'seq': 128}) its symbolic
+    dimensions by name; its function is named after the file, as the
     quanta driver names it. `progress` as for Module.calibrate.
     """
     if isinstance(model, Module):
         float_model = model.clone()
     else:
-        float_model = Module.load(model, onnx_batch=onnx_batch)
+        float_model = Module.load(model, onnx_batch=onnx_batch,
+                                  onnx_dims=onnx_dims or {})
         if model.endswith(".onnx"):
             float_model.name_after_file(model)
     batches = _as_batches(data)

@@ -280,6 +280,8 @@ def main(argv=None):
     parser.add_argument("--qconfig", default="x86")
     parser.add_argument("--fuse-clamps", action="store_true")
     parser.add_argument("--onnx-batch", type=int, default=0)
+    parser.add_argument("--onnx-dim", default="",
+                        help="symbolic dimensions' sizes: name=N,...")
     parser.add_argument("-o", "--output", required=True,
                         help="the report's directory")
     options = parser.parse_args(argv)
@@ -287,7 +289,11 @@ def main(argv=None):
     # Read as quanta.quantize and the quanta driver read them.
     from .ptq import _as_batches
     batches = _as_batches([path for path in options.data.split(",") if path])
-    float_model = Module.load(options.model, onnx_batch=options.onnx_batch)
+    dims = dict((name, int(size)) for name, size in
+                (entry.split("=") for entry in options.onnx_dim.split(",")
+                 if entry))
+    float_model = Module.load(options.model, onnx_batch=options.onnx_batch,
+                              onnx_dims=dims)
     observed = float_model.clone()
     observed.prepare(qconfig=options.qconfig, fuse_clamps=options.fuse_clamps)
     observed.calibrate(batches, progress=False)

@@ -106,3 +106,25 @@ def test_quantize_errors(digits, tiny_cnn, tmp_path):
         quanta.quantize(str(digits / "digits_cnn.onnx"),
                         str(digits / "calibration"), target={"cpu": "nope"},
                         progress=False)
+
+
+def test_quantize_transformer_token_ids(source_dir):
+    """A transformer takes int64 token ids: as calibration data and as the
+    quantized model's input; its symbolic dimensions are bound by name."""
+    inputs = source_dir / "test" / "Import" / "Onnx" / "Inputs"
+    rng = np.random.default_rng(0)
+    batches = [rng.integers(0, 100, (2, 16)) for _ in range(3)]
+    model = quanta.quantize(str(inputs / "encoder_op17.onnx"), batches,
+                            onnx_dims={"batch": 2, "seq": 16},
+                            progress=False)
+    (check,) = model.check
+    assert check["sqnr_db"] > 15
+    ids = np.load(inputs / "encoder_ids.npy")
+    expected = np.load(inputs / "encoder_expected.npy")
+    logits = model(ids)
+    assert logits.shape == expected.shape
+    assert (logits.argmax(1) == expected.argmax(1)).all()
+    with pytest.raises(quanta.Error, match="expects int64 data"):
+        quanta.quantize(str(inputs / "encoder_op17.onnx"),
+                        [b.astype(np.float32) for b in batches],
+                        onnx_dims={"batch": 2, "seq": 16}, progress=False)

@@ -33,7 +33,7 @@
 // ENTRY: error: quanta-calibrate: the module has 7 public functions; choose one with entry=<name>
 // NOWHERE: error: quanta-calibrate: no function 'nowhere' with a body to run
 // NAN: calibrate-invalid.mlir:{{[0-9]+}}:8: error: 'quanta.observe' op calibration batch 1 ({{.*}}nan.npy): the observed tensor holds NaN or an infinity, for which PyTorch's observers compute no valid qparams
-// INTEGERS: error: quanta-calibrate runs functions of float32 tensors with static result shapes; got 'tensor<4xi32>'
+// INTEGERS: error: quanta-calibrate runs functions of float32 or integer tensors with float32 results of static shapes; got 'tensor<4xi32>'
 // DIRECTORY: error: {{.*}}dir.npy: cannot read: Is a directory
 // EMPTYNPZ: error: {{.*}}empty.npz holds 0 arrays but the entry takes 1 arguments
 // LIMIT: error: quanta-calibrate: batch-limit must be >= 0 (0: every batch), got -1

@@ -35,7 +35,7 @@
 // OP-NEXT: note: next: docs/Onnx.md lists each op's limits; export the model with this part written in supported ops, or file an issue with the model
 //
 // RUN: not quanta %quanta_src_root/examples/digits/digits_cnn.onnx --onnx-batch=0 --data=%t/good.npy 2>&1 | FileCheck %s --check-prefix=SYMBOLIC
-// SYMBOLIC: has the symbolic dimension '{{.*}}': give its size (batch=N; --onnx-batch=N in the tools)
+// SYMBOLIC: error: symbolic dimensions left unbound: '{{.*}}' (dimension 0 of '{{.*}}')
 //
 // Several functions: the driver takes a model of one.
 // RUN: not quanta %S/Inputs/driver-two-functions.mlir --data=%t/good.npy 2>&1 | FileCheck %s --check-prefix=TWO

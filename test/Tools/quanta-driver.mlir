@@ -65,6 +65,18 @@
 // QDQ-MODEL: quanta: calibration  none: the model is pre-quantized (QDQ), its own qparams are used
 // QDQ-MODEL: quanta: conversion   int8, 0 float compute op(s) left
 // QDQ-MODEL: quanta: check        int8 vs float on {{.*}}qdq0.npy, {{.*}}qdq1.npy (
+//
+// A transformer: its symbolic dimensions bound by name, int64 token ids as
+// calibration data; the Linear layers become int8, what stays float is
+// listed.
+// RUN: %python -c "import numpy as np; [np.save('%t/ids%%d.npy' %% i, np.random.default_rng(i).integers(0, 100, (2, 16))) for i in range(3)]"
+// RUN: quanta %quanta_src_root/test/Import/Onnx/Inputs/encoder_op17.onnx --onnx-dim=batch=2,seq=16 --data='%t/ids*.npy' -o %t/encoder.o | FileCheck %s --check-prefix=ENCODER
+// ENCODER: encoder_op17(2x16xi64) -> (2x10xf32)
+// ENCODER: calibration  2 batch(es) from 2 file(s)
+// ENCODER: float ops    'encoder_op17':
+// ENCODER: SQNR {{[0-9.]+}} dB
+// RUN: FileCheck %s --check-prefix=ENCODER-HEADER < %t/encoder.h
+// ENCODER-HEADER: encoder_op17_run(const int64_t *
 
 #map = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d0)>

@@ -1,7 +1,8 @@
 //===- quanta.cpp - A float model and calibration data to int8 code -------===//
 //
 //   quanta model.onnx --data=calibration/ [-o model.o] [--header=model.h]
-//       [--qconfig=x86|qnnpack|...] [--onnx-batch=N] [--check-data=...]
+//       [--qconfig=x86|qnnpack|...] [--onnx-batch=N] [--onnx-dim=seq=N,...]
+//       [--check-data=...]
 //       [--emit=object|mlir|qdq-mlir] [--report=DIR]
 //       [--target-triple=T] [--mcpu=CPU] [--mattr=+f1,-f2] [--num-threads=N]
 //
@@ -280,6 +281,7 @@ static LogicalResult writeReport(Location loc, ArrayRef<std::string> files,
   std::string qconfigArg = "--qconfig=" + qconfigName.str();
   std::string batchArg =
       "--onnx-batch=" + std::to_string(quanta::getToolOnnxBatch());
+  std::string dimsArg = "--onnx-dim=" + quanta::getToolOnnxDims().str();
   SmallVector<StringRef> args = {QUANTA_PYTHON_EXECUTABLE,
                                  "-m",
                                  "quanta.report",
@@ -287,6 +289,7 @@ static LogicalResult writeReport(Location loc, ArrayRef<std::string> files,
                                  dataArg,
                                  qconfigArg,
                                  batchArg,
+                                 dimsArg,
                                  "-o",
                                  reportDir};
   std::string error;

@@ -19,9 +19,9 @@ namespace mlir::quanta {
 /// Registers MLIR's and Quanta's passes and dialects, parses the command
 /// line (the tool's own options, a positional `<module>`,
 /// `--pass-pipeline` and the target: `--target-triple`, `--mcpu`,
-/// `--mattr`, and for ONNX models `--onnx-batch`), resolves the target once
-/// (TargetDescription::fromLLVM; this machine's by default), parses the module
-/// file (or imports it, for a
+/// `--mattr`, and for ONNX models `--onnx-batch` and `--onnx-dim`), resolves
+/// the target once (TargetDescription::fromLLVM; this machine's by default),
+/// parses the module file (or imports it, for a
 /// `.onnx` file), records the target on it
 /// (`quanta.target`, which the kernel lowerings read), runs the pipeline on
 /// it and calls `body` on the result, diagnostics shown against the source.
@@ -40,8 +40,10 @@ llvm::cl::OptionCategory &getToolOptionCategory();
 /// The module file's path, once quantaToolMain has parsed the command line.
 StringRef getToolInputFile();
 
-/// --onnx-batch, once quantaToolMain has parsed the command line.
+/// --onnx-batch and --onnx-dim, once quantaToolMain has parsed the command
+/// line.
 int64_t getToolOnnxBatch();
+StringRef getToolOnnxDims();
 
 } // namespace mlir::quanta
 

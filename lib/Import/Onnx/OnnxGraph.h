@@ -11,6 +11,7 @@
 #ifndef QUANTA_LIB_IMPORT_ONNXGRAPH_H
 #define QUANTA_LIB_IMPORT_ONNXGRAPH_H
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/IR/Builders.h"
@@ -89,6 +90,9 @@ public:
   Value
   elementwise(ValueRange inputs, RankedTensorType resultType,
               function_ref<Value(OpBuilder &, Location, ValueRange)> body);
+  /// `generic`'s result as a constant when foldGeneric computes it (the
+  /// op is then erased), else the result itself.
+  Value foldOrResult(linalg::GenericOp generic);
   /// A reduction of `input` over `axes` (kept as size-1 dims iff
   /// `keepDims`), starting from `init`.
   Value reduce(Value input, ArrayRef<int64_t> axes, bool keepDims, double init,
@@ -108,12 +112,44 @@ public:
   FailureOr<Value> floatInput(int index, StringRef what);
 };
 
+/// The MLIR element type of an ONNX data type the importer reads (uint8:
+/// signless i8, marked unsigned), or nullopt.
+struct ElementKind {
+  Type type;
+  bool isUnsigned = false;
+};
+std::optional<ElementKind> getElementKind(MLIRContext *context,
+                                          int32_t dataType);
+/// The ONNX name of a data type ("FLOAT16"), for errors.
+std::string dataTypeName(int32_t dataType);
+
 /// An initializer or Constant node's tensor (raw or typed fields, or
 /// external data next to the model) as an attribute built from its bytes.
 FailureOr<DenseElementsAttr> decodeTensor(MLIRContext *context, Location loc,
                                           const onnx::TensorProto &tensor,
                                           StringRef modelPath,
                                           bool *isUnsigned);
+
+/// The most elements a tensor computed at import may have: shape
+/// computations and masks are far smaller; a larger computation on
+/// constants is left to the compiled code.
+constexpr int64_t kMaxFoldedElements = int64_t(1) << 16;
+
+/// The result of `generic` (parallel loops, inputs all constants, an
+/// identity output map) computed at import, element by element, by folding
+/// its body's ops (arith, math, tensor.extract, linalg.index) with MLIR's
+/// own folders, so that the computation at import and in the compiled code
+/// are one definition. Null when an op does not fold (a division by zero,
+/// an op without a folder) or the result has more than kMaxFoldedElements.
+DenseElementsAttr foldGeneric(linalg::GenericOp generic);
+
+/// A constant of `resultType` whose element at each index is element
+/// `source(index).second` (a row-major offset) of
+/// `sources[source(index).first]`: data movement (transpose, slice, concat,
+/// gather) done on constants at import.
+DenseElementsAttr remapConstant(
+    ArrayRef<DenseElementsAttr> sources, RankedTensorType resultType,
+    function_ref<std::pair<unsigned, int64_t>(ArrayRef<int64_t>)> source);
 
 /// The numpy broadcast of two shapes, or nullopt if they do not broadcast.
 std::optional<SmallVector<int64_t>> broadcastShapes(ArrayRef<int64_t> a,

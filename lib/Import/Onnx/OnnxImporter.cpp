@@ -29,6 +29,7 @@
 #include "llvm/Support/Path.h"
 
 #include <cmath>
+#include <cstring>
 
 using namespace mlir;
 using namespace mlir::quanta;
@@ -72,8 +73,9 @@ FailureOr<SmallVector<int64_t>> Graph::constantInts(int index, StringRef what) {
   DenseElementsAttr attr = constantInput(index);
   if (!attr || !isa<IntegerType>(attr.getElementType()))
     return error() << "input " << index << " (" << what
-                   << ") must be a constant integer tensor (an initializer "
-                   << "or a Constant node): Quanta compiles static shapes";
+                   << ") must be a constant integer tensor (an initializer, "
+                   << "a Constant node or computed from shapes and "
+                   << "constants): Quanta compiles static shapes";
   SmallVector<int64_t> ints;
   for (const APInt &value : attr.getValues<APInt>())
     ints.push_back(value.getSExtValue());
@@ -205,7 +207,7 @@ Value Graph::elementwise(
                                 body(nested, nestedLoc, args.drop_back()));
       });
   hoistConstants(generic);
-  return generic.getResult(0);
+  return foldOrResult(generic);
 }
 
 Value Graph::reduce(
@@ -366,20 +368,33 @@ Value Graph::reshape(Value input, ArrayRef<int64_t> shape) {
   return reshape(flat, shape);
 }
 
-/// The f32 `values` transposed by `permutation`.
-static DenseElementsAttr transposeConstant(DenseElementsAttr values,
-                                           ArrayRef<int64_t> permutation,
-                                           RankedTensorType resultType) {
-  auto type = cast<RankedTensorType>(values.getType());
-  SmallVector<float> source(values.getValues<float>());
-  SmallVector<float> result(source.size());
-  SmallVector<int64_t> sourceStrides = computeStrides(type.getShape());
+DenseElementsAttr onnx_import::remapConstant(
+    ArrayRef<DenseElementsAttr> sources, RankedTensorType resultType,
+    function_ref<std::pair<unsigned, int64_t>(ArrayRef<int64_t>)> source) {
+  const int64_t count = resultType.getNumElements();
+  Type element = resultType.getElementType();
+  // i1 is stored bit-packed: through bools. Other elements are copied as
+  // bytes (a splat holds one element).
+  const bool isBool = element.isInteger(1);
+  const size_t width =
+      isBool ? 1 : llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
+  SmallVector<SmallVector<char>> boolBytes;
+  if (isBool)
+    for (DenseElementsAttr attr : sources) {
+      SmallVector<char> bytes;
+      for (bool value : attr.getValues<bool>())
+        bytes.push_back(value);
+      boolBytes.push_back(std::move(bytes));
+    }
+  std::vector<char> result(size_t(count) * width);
   SmallVector<int64_t> index(resultType.getRank(), 0);
-  for (float &element : result) {
-    int64_t offset = 0;
-    for (auto [dim, position] : llvm::enumerate(index))
-      offset += position * sourceStrides[permutation[dim]];
-    element = source[offset];
+  for (int64_t offset = 0; offset < count; ++offset) {
+    auto [which, at] = source(index);
+    DenseElementsAttr attr = sources[which];
+    ArrayRef<char> bytes =
+        isBool ? ArrayRef<char>(boolBytes[which]) : attr.getRawData();
+    const int64_t element = attr.isSplat() ? 0 : at;
+    std::memcpy(&result[offset * width], &bytes[element * width], width);
     // The next index of the result, in row-major order.
     for (int64_t dim = resultType.getRank() - 1; dim >= 0; --dim) {
       if (++index[dim] < resultType.getDimSize(dim))
@@ -387,7 +402,117 @@ static DenseElementsAttr transposeConstant(DenseElementsAttr values,
       index[dim] = 0;
     }
   }
-  return DenseElementsAttr::get(resultType, ArrayRef<float>(result));
+  if (isBool)
+    return DenseElementsAttr::get(
+        resultType,
+        ArrayRef<bool>(reinterpret_cast<bool *>(result.data()), result.size()));
+  return DenseElementsAttr::getFromRawBuffer(resultType, result);
+}
+
+/// `values` transposed by `permutation`.
+static DenseElementsAttr transposeConstant(DenseElementsAttr values,
+                                           ArrayRef<int64_t> permutation,
+                                           RankedTensorType resultType) {
+  SmallVector<int64_t> sourceStrides =
+      computeStrides(cast<RankedTensorType>(values.getType()).getShape());
+  return remapConstant(values, resultType, [&](ArrayRef<int64_t> index) {
+    int64_t offset = 0;
+    for (auto [dim, position] : llvm::enumerate(index))
+      offset += position * sourceStrides[permutation[dim]];
+    return std::make_pair(0u, offset);
+  });
+}
+
+/// The constant an operand holds, or null.
+static Attribute constantOperand(Value value) {
+  Attribute attr;
+  matchPattern(value, m_Constant(&attr));
+  return attr;
+}
+
+DenseElementsAttr onnx_import::foldGeneric(linalg::GenericOp generic) {
+  if (generic->getNumResults() != 1 || generic.getNumReductionLoops() != 0 ||
+      !generic.getIndexingMapsArray().back().isIdentity())
+    return {};
+  auto resultType = cast<RankedTensorType>(generic->getResultTypes()[0]);
+  if (resultType.getNumElements() > kMaxFoldedElements)
+    return {};
+  SmallVector<SmallVector<Attribute>> inputs;
+  SmallVector<SmallVector<int64_t>> strides;
+  for (OpOperand *operand : generic.getDpsInputOperands()) {
+    DenseElementsAttr value;
+    if (!matchPattern(operand->get(), m_Constant(&value)))
+      return {};
+    inputs.push_back(llvm::to_vector(value.getValues<Attribute>()));
+    strides.push_back(
+        computeStrides(cast<ShapedType>(value.getType()).getShape()));
+  }
+  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+  Block &body = *generic.getBody();
+  Value yielded = body.getTerminator()->getOperand(0);
+  MLIRContext *context = generic.getContext();
+  DenseMap<Value, Attribute> env;
+  SmallVector<Attribute> result;
+  result.reserve(resultType.getNumElements());
+  SmallVector<int64_t> index(resultType.getRank(), 0);
+  for (int64_t n = 0; n < resultType.getNumElements(); ++n) {
+    env.clear();
+    for (auto [k, values] : llvm::enumerate(inputs)) {
+      int64_t offset = 0;
+      if (values.size() > 1)
+        for (auto [position, stride] :
+             llvm::zip_equal(maps[k].compose(index), strides[k]))
+          offset += position * stride;
+      env[body.getArgument(k)] = values[offset];
+    }
+    auto lookup = [&](Value value) {
+      Attribute attr = env.lookup(value);
+      return attr ? attr : constantOperand(value);
+    };
+    for (Operation &op : body.without_terminator()) {
+      if (auto indexOp = dyn_cast<linalg::IndexOp>(op)) {
+        env[indexOp] =
+            IntegerAttr::get(IndexType::get(context), index[indexOp.getDim()]);
+        continue;
+      }
+      SmallVector<Attribute> operands;
+      for (Value operand : op.getOperands()) {
+        operands.push_back(lookup(operand));
+        if (!operands.back())
+          return {};
+      }
+      SmallVector<OpFoldResult> folded;
+      if (failed(op.fold(operands, folded)) ||
+          folded.size() != op.getNumResults())
+        return {};
+      for (auto [value, fold] : llvm::zip_equal(op.getResults(), folded)) {
+        Attribute attr = isa<Attribute>(fold) ? cast<Attribute>(fold)
+                                              : lookup(cast<Value>(fold));
+        if (!attr)
+          return {};
+        env[value] = attr;
+      }
+    }
+    Attribute element = lookup(yielded);
+    auto typed = dyn_cast_or_null<TypedAttr>(element);
+    if (!typed || typed.getType() != resultType.getElementType())
+      return {};
+    result.push_back(element);
+    for (int64_t dim = resultType.getRank() - 1; dim >= 0; --dim) {
+      if (++index[dim] < resultType.getDimSize(dim))
+        break;
+      index[dim] = 0;
+    }
+  }
+  return DenseElementsAttr::get(resultType, result);
+}
+
+Value Graph::foldOrResult(linalg::GenericOp generic) {
+  DenseElementsAttr folded = foldGeneric(generic);
+  if (!folded)
+    return generic.getResult(0);
+  generic.erase();
+  return constant(folded);
 }
 
 Value Graph::transpose(Value input, ArrayRef<int64_t> permutation) {
@@ -401,8 +526,7 @@ Value Graph::transpose(Value input, ArrayRef<int64_t> permutation) {
   // Constants (weights: a Gemm's transB) are transposed at import, quantized
   // ones with their quantized dimension moved along.
   DenseElementsAttr constantValue;
-  if (type.getElementType().isF32() &&
-      matchPattern(input, m_Constant(&constantValue)))
+  if (matchPattern(input, m_Constant(&constantValue)))
     return constant(transposeConstant(constantValue, permutation, resultType));
   if (std::optional<QuantizedConstant> weights = matchQuantizedConstant(input);
       weights && type.getElementType().isF32()) {
@@ -449,15 +573,8 @@ FailureOr<Value> Graph::floatInput(int index, StringRef what) {
 // Tensors
 //===----------------------------------------------------------------------===//
 
-namespace {
-struct ElementKind {
-  Type type;
-  bool isUnsigned = false;
-};
-} // namespace
-
-static std::optional<ElementKind> getElementKind(MLIRContext *context,
-                                                 int32_t dataType) {
+std::optional<ElementKind> onnx_import::getElementKind(MLIRContext *context,
+                                                       int32_t dataType) {
   Builder b(context);
   switch (dataType) {
   case onnx::TensorProto::FLOAT:
@@ -479,7 +596,7 @@ static std::optional<ElementKind> getElementKind(MLIRContext *context,
   }
 }
 
-static std::string dataTypeName(int32_t dataType) {
+std::string onnx_import::dataTypeName(int32_t dataType) {
   if (onnx::TensorProto::DataType_IsValid(dataType))
     return onnx::TensorProto::DataType_Name(
         onnx::TensorProto::DataType(dataType));
@@ -619,10 +736,13 @@ static bool hasCountableElements(Type type) {
   return true;
 }
 
-/// The static tensor type of a graph input, `batchSize` for symbolic dims.
+/// The static tensor type of a graph input: its symbolic dimensions sized
+/// by name (`options.dimSizes`), a symbolic or unknown first one by
+/// `options.batchSize`; those left unbound are added to `unbound`.
 static FailureOr<std::pair<RankedTensorType, bool>>
 inputType(MLIRContext *context, Location loc, const onnx::ValueInfoProto &info,
-          int64_t batchSize) {
+          const OnnxImportOptions &options,
+          SmallVectorImpl<std::string> &unbound) {
   if (!info.type().has_tensor_type())
     return emitError(loc) << "graph input '" << info.name()
                           << "' is not a tensor";
@@ -635,17 +755,23 @@ inputType(MLIRContext *context, Location loc, const onnx::ValueInfoProto &info,
   if (!tensor.has_shape())
     return emitError(loc) << "graph input '" << info.name() << "' has no shape";
   SmallVector<int64_t> shape;
-  for (const onnx::TensorShapeProto::Dimension &dim : tensor.shape().dim()) {
+  for (auto [index, dim] : llvm::enumerate(tensor.shape().dim())) {
     if (dim.has_dim_value() && dim.dim_value() >= 0) {
       shape.push_back(dim.dim_value());
       continue;
     }
-    if (batchSize <= 0)
-      return emitError(loc)
-             << "graph input '" << info.name() << "' has the symbolic "
-             << "dimension '" << dim.dim_param()
-             << "': give its size (batch=N; --onnx-batch=N in the tools)";
-    shape.push_back(batchSize);
+    auto named = options.dimSizes.find(dim.dim_param());
+    if (named != options.dimSizes.end()) {
+      shape.push_back(named->second);
+    } else if (index == 0 && options.batchSize > 0) {
+      shape.push_back(options.batchSize);
+    } else {
+      unbound.push_back(
+          "'" + (dim.dim_param().empty() ? std::string("?") : dim.dim_param()) +
+          "' (dimension " + std::to_string(index) + " of '" + info.name() +
+          "')");
+      shape.push_back(1);
+    }
   }
   auto type = RankedTensorType::get(shape, kind->type);
   if (!hasCountableElements(type))
@@ -865,10 +991,11 @@ LogicalResult ModelImporter::readInputs(
     SmallVectorImpl<std::pair<std::string, bool>> &arguments) {
   // Inputs that are initializers too are constants (older exporters list
   // the weights among the inputs).
+  SmallVector<std::string> unbound;
   for (const onnx::ValueInfoProto &info : graphProto.input()) {
     if (graph.constants.count(info.name()))
       continue;
-    auto type = inputType(context, fileLoc, info, options.batchSize);
+    auto type = inputType(context, fileLoc, info, options, unbound);
     if (failed(type))
       return failure();
     // uint8 stays visible in the signature (ui8), so that tools read and
@@ -876,6 +1003,26 @@ LogicalResult ModelImporter::readInputs(
     argumentTypes.push_back(type->second ? unsignedType(type->first)
                                          : type->first);
     arguments.emplace_back(info.name(), type->second);
+  }
+  // A misspelled name would otherwise go unnoticed when nothing is unbound.
+  for (const auto &[name, size] : options.dimSizes) {
+    bool used = false;
+    for (const onnx::ValueInfoProto &info : graphProto.input())
+      for (const auto &dim : info.type().tensor_type().shape().dim())
+        used |= !dim.has_dim_value() && dim.dim_param() == name;
+    if (!used)
+      return emitError(fileLoc) << "no graph input has a symbolic dimension "
+                                << "named '" << name << "'";
+  }
+  if (!unbound.empty()) {
+    InFlightDiagnostic diag = emitError(fileLoc)
+                              << "symbolic dimensions left unbound: "
+                              << llvm::join(unbound, ", ");
+    diag.attachNote() << "next: give each its size by name (--onnx-dim="
+                      << "name=N,... in the tools, onnx_dims={'name': N} "
+                      << "in Python); --onnx-batch=N sizes a first "
+                      << "dimension the model leaves symbolic";
+    return failure();
   }
   return success();
 }
@@ -994,6 +1141,16 @@ LogicalResult ModelImporter::translateNode(Graph &graph, int index) {
   for (int i = 0; i < current.output_size(); ++i) {
     if (current.output(i).empty())
       continue;
+    // What the translation computed at import (shape computations) is a
+    // constant, which later nodes can read as one (Reshape's shape).
+    if (Value value = graph.values.lookup(current.output(i))) {
+      DenseElementsAttr folded;
+      if (matchPattern(value, m_Constant(&folded))) {
+        graph.constants[current.output(i)] = folded;
+        if (graph.isUnsigned(value))
+          graph.unsignedConstants.insert(current.output(i));
+      }
+    }
     Value value = graph.values.lookup(current.output(i));
     if (!value && !graph.constants.count(current.output(i))) {
       graph.error() << "output " << i << " ('" << current.output(i)
@@ -1080,6 +1237,24 @@ OwningOpRef<ModuleOp> ModelImporter::run(StringRef bytes) {
   if (failed(verify(*module)))
     return nullptr;
   return module;
+}
+
+llvm::Error quanta::parseOnnxDimSizes(StringRef spec,
+                                      OnnxImportOptions &options) {
+  SmallVector<StringRef> entries;
+  spec.split(entries, ',', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
+  for (StringRef entry : entries) {
+    auto [name, size] = entry.trim().split('=');
+    int64_t value;
+    if (name.trim().empty() || size.trim().getAsInteger(10, value) ||
+        value <= 0)
+      return llvm::createStringError(
+          "'" + entry.str() +
+          "' is not name=size with a size of at least 1 (e.g. "
+          "--onnx-dim=batch=1,seq=128)");
+    options.dimSizes[name.trim().str()] = value;
+  }
+  return llvm::Error::success();
 }
 
 OwningOpRef<ModuleOp>

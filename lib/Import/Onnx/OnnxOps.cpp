@@ -11,7 +11,8 @@
 // that must be constants) and the helpers the op families share; the
 // translations themselves are in OnnxOpsElementwise.cpp,
 // OnnxOpsNormalization.cpp, OnnxOpsConv.cpp, OnnxOpsMatMul.cpp,
-// OnnxOpsShape.cpp and OnnxOpsQuant.cpp, declared in OnnxOps.h.
+// OnnxOpsShape.cpp, OnnxOpsIndexing.cpp and OnnxOpsQuant.cpp, declared in
+// OnnxOps.h.
 //
 //===----------------------------------------------------------------------===//
 
@@ -65,12 +66,46 @@ const llvm::StringMap<OpInfo> &opTable() {
       {"HardSigmoid", {translateUnary, 6, 0}},
       {"HardSwish", {translateUnary, 14, 0}},
       {"PRelu", {translatePRelu, 7, 0}},
+      {"Erf", {translateMath, 9, 0}},
+      {"Sqrt", {translateMath, 6, 0}},
+      {"Reciprocal", {translateMath, 6, 0}},
+      {"Exp", {translateMath, 6, 0}},
+      {"Log", {translateMath, 6, 0}},
+      {"Neg", {translateMath, 6, 0}},
+      {"Abs", {translateMath, 6, 0}},
+      {"Floor", {translateMath, 6, 0}},
+      {"Ceil", {translateMath, 6, 0}},
+      // The exponent's type became independent of the base's in 12.
+      {"Pow", {translatePow, 7, 0}},
+      // Variadic with broadcasting since 8.
+      {"Min", {translateMinMax, 8, 0}},
+      {"Max", {translateMinMax, 8, 0}},
+      {"Equal", {translateCompare, 7, 0}},
+      {"Less", {translateCompare, 7, 0}},
+      {"Greater", {translateCompare, 7, 0}},
+      {"LessOrEqual", {translateCompare, 12, 0}},
+      {"GreaterOrEqual", {translateCompare, 12, 0}},
+      {"Not", {translateLogical, 1, 0}},
+      {"And", {translateLogical, 7, 0}},
+      {"Or", {translateLogical, 7, 0}},
+      {"Xor", {translateLogical, 7, 0}},
+      {"Where", {translateWhere, 9, 0}},
+      // `to` became an int attribute in 6.
+      {"Cast", {translateCast, 6, 0}},
       // min and max became inputs in 11.
       {"Clip", {translateClip, 11, inputs({1, 2})}},
       // Before 13: coerced to 2-D at the axis.
       {"Softmax", {translateSoftmax, 1, 0}},
       {"LayerNormalization", {translateLayerNormalization, 17, 0}},
-      {"ReduceMean", {translateReduceMean, 1, 0}},
+      // Axes stay an attribute up to opset 17, except ReduceSum's (13).
+      {"ReduceMean", {translateReduce, 1, 0}},
+      {"ReduceMax", {translateReduce, 1, 0}},
+      {"ReduceMin", {translateReduce, 1, 0}},
+      {"ReduceProd", {translateReduce, 1, 0}},
+      {"ReduceSumSquare", {translateReduce, 1, 0}},
+      {"ReduceL1", {translateReduce, 1, 0}},
+      {"ReduceL2", {translateReduce, 1, 0}},
+      {"ReduceSum", {translateReduce, 13, inputs({1})}},
       // Version 7 had `spatial`; 9 on is the inference formula here.
       {"BatchNormalization", {translateBatchNormalization, 9, 0}},
       {"Conv", {translateConv, 1, 0}},
@@ -95,6 +130,16 @@ const llvm::StringMap<OpInfo> &opTable() {
       // Starts, ends, axes and steps became inputs in 10; pads in 11.
       {"Slice", {translateSlice, 10, inputs({1, 2, 3, 4})}},
       {"Pad", {translatePad, 11, inputs({1, 2, 3})}},
+      {"Shape", {translateShape, 1, 0}},
+      {"Size", {translateSize, 1, 0}},
+      {"ConstantOfShape", {translateConstantOfShape, 9, inputs({0})}},
+      {"Range", {translateRange, 11, inputs({0, 1, 2})}},
+      {"Expand", {translateExpand, 8, inputs({1})}},
+      // Version 1 had `axis` and `tiles` inputs.
+      {"Tile", {translateTile, 6, inputs({1})}},
+      {"Gather", {translateGather, 1, 0}},
+      {"GatherElements", {translateGather, 11, 0}},
+      {"Trilu", {translateTrilu, 14, inputs({1})}},
       {"QuantizeLinear", {translateQuantizeLinear, 10, inputs({1, 2})}},
       {"DequantizeLinear", {translateDequantizeLinear, 10, inputs({1, 2})}},
       {"QLinearConv", {translateQLinear, 10, inputs({1, 2, 4, 5, 6, 7, 8})}},

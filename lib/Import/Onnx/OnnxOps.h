@@ -2,7 +2,8 @@
 //
 // The translation of each op family (OnnxOpsElementwise.cpp,
 // OnnxOpsNormalization.cpp, OnnxOpsConv.cpp, OnnxOpsMatMul.cpp,
-// OnnxOpsShape.cpp, OnnxOpsQuant.cpp), which OnnxOps.cpp's table maps op
+// OnnxOpsShape.cpp, OnnxOpsIndexing.cpp, OnnxOpsQuant.cpp), which
+// OnnxOps.cpp's table maps op
 // types to, and the helpers more than one family uses.
 //
 //===----------------------------------------------------------------------===//
@@ -91,11 +92,18 @@ LogicalResult translateBinary(Graph &g);
 LogicalResult translateUnary(Graph &g);
 LogicalResult translatePRelu(Graph &g);
 LogicalResult translateClip(Graph &g);
+LogicalResult translateMath(Graph &g);
+LogicalResult translatePow(Graph &g);
+LogicalResult translateMinMax(Graph &g);
+LogicalResult translateCompare(Graph &g);
+LogicalResult translateLogical(Graph &g);
+LogicalResult translateWhere(Graph &g);
+LogicalResult translateCast(Graph &g);
 
 // OnnxOpsNormalization.cpp
 LogicalResult translateSoftmax(Graph &g);
 LogicalResult translateLayerNormalization(Graph &g);
-LogicalResult translateReduceMean(Graph &g);
+LogicalResult translateReduce(Graph &g);
 LogicalResult translateBatchNormalization(Graph &g);
 
 // OnnxOpsConv.cpp
@@ -116,6 +124,16 @@ LogicalResult translateConcat(Graph &g);
 LogicalResult translateSplit(Graph &g);
 LogicalResult translateSlice(Graph &g);
 LogicalResult translatePad(Graph &g);
+
+// OnnxOpsIndexing.cpp
+LogicalResult translateShape(Graph &g);
+LogicalResult translateSize(Graph &g);
+LogicalResult translateConstantOfShape(Graph &g);
+LogicalResult translateRange(Graph &g);
+LogicalResult translateExpand(Graph &g);
+LogicalResult translateGather(Graph &g);
+LogicalResult translateTile(Graph &g);
+LogicalResult translateTrilu(Graph &g);
 
 // OnnxOpsQuant.cpp
 LogicalResult translateQuantizeLinear(Graph &g);

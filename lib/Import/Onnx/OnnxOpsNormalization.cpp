@@ -1,7 +1,7 @@
 //===- OnnxOpsNormalization.cpp - Normalizations and reductions -----------===//
 //
-// Translates Softmax, LayerNormalization, ReduceMean and
-// BatchNormalization (inference).
+// Translates Softmax, LayerNormalization, the reductions (ReduceMean, Sum,
+// Max, Min, Prod, SumSquare, L1, L2) and BatchNormalization (inference).
 //
 //===----------------------------------------------------------------------===//
 
@@ -145,23 +145,77 @@ LogicalResult onnx_import::translateLayerNormalization(Graph &g) {
   return success();
 }
 
-LogicalResult onnx_import::translateReduceMean(Graph &g) {
+LogicalResult onnx_import::translateReduce(Graph &g) {
   auto x = g.floatInput(0, "the input");
   if (failed(x))
     return failure();
   RankedTensorType type = tensorType(*x);
+  const std::string &op = g.node->op_type();
+  // ReduceSum's axes became an input in opset 13 (the others' in 18).
+  std::optional<SmallVector<int64_t>> given = g.intsAttr("axes");
+  if (g.hasInput(1)) {
+    auto axesInput = g.constantInts(1, "axes");
+    if (failed(axesInput))
+      return failure();
+    given = *axesInput;
+  }
+  if (given && given->empty())
+    given.reset();
+  if (!given && g.intAttr("noop_with_empty_axes", 0)) {
+    g.setOutput(0, *x);
+    return success();
+  }
   SmallVector<int64_t> axes;
-  if (auto given = g.intsAttr("axes")) {
+  if (given) {
     for (int64_t axis : *given) {
       auto normalized = normalizeAxis(g, axis, type.getRank());
       if (failed(normalized))
         return failure();
+      if (llvm::is_contained(axes, *normalized))
+        return g.error() << "axis " << axis << " appears twice";
       axes.push_back(*normalized);
     }
   } else {
     axes = llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
   }
-  Value result = mean(g, *x, axes);
+  auto square = [](OpBuilder &b, Location loc, ValueRange a) -> Value {
+    return arith::MulFOp::create(b, loc, a[0], a[0]);
+  };
+  Value result;
+  if (op == "ReduceMean") {
+    result = mean(g, *x, axes);
+  } else if (op == "ReduceMax" || op == "ReduceMin") {
+    // NaN propagates, as in ONNX Runtime and numpy.
+    const double inf = std::numeric_limits<double>::infinity();
+    result = g.reduce(
+        *x, axes, true, op == "ReduceMax" ? -inf : inf,
+        op == "ReduceMax"
+            ? maxF
+            : [](OpBuilder &b, Location loc, Value x, Value y) {
+                return Value(arith::MinimumFOp::create(b, loc, x, y));
+              });
+  } else if (op == "ReduceProd") {
+    result = g.reduce(*x, axes, true, 1.0,
+                      [](OpBuilder &b, Location loc, Value x, Value y) {
+                        return Value(arith::MulFOp::create(b, loc, x, y));
+                      });
+  } else {
+    // ReduceSum, ReduceSumSquare, ReduceL1, ReduceL2.
+    Value summed = *x;
+    if (op == "ReduceSumSquare" || op == "ReduceL2")
+      summed = g.elementwise({*x}, type, square);
+    if (op == "ReduceL1")
+      summed = g.elementwise({*x}, type,
+                             [](OpBuilder &b, Location loc, ValueRange a) {
+                               return math::AbsFOp::create(b, loc, a[0]);
+                             });
+    result = g.reduce(summed, axes, true, 0.0, addF);
+    if (op == "ReduceL2")
+      result = g.elementwise({result}, tensorType(result),
+                             [](OpBuilder &b, Location loc, ValueRange a) {
+                               return math::SqrtOp::create(b, loc, a[0]);
+                             });
+  }
   if (!g.intAttr("keepdims", 1)) {
     SmallVector<int64_t> shape;
     for (int64_t dim = 0; dim < type.getRank(); ++dim)

@@ -11,6 +11,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <limits>
@@ -213,11 +215,35 @@ LogicalResult onnx_import::translateConcat(Graph &g) {
       return g.error() << type << " cannot be concatenated with " << first
                        << " along axis " << *axis;
   }
-  g.setOutput(0,
-              inputs.size() == 1
-                  ? inputs[0]
-                  : Value(tensor::ConcatOp::create(g.b, g.loc, *axis, inputs)),
-              g.isUnsigned(inputs[0]));
+  // Of constants (shapes being computed): a constant.
+  SmallVector<DenseElementsAttr> constants;
+  for (Value value : inputs)
+    if (DenseElementsAttr attr; matchPattern(value, m_Constant(&attr)))
+      constants.push_back(attr);
+  Value result;
+  if (inputs.size() == 1) {
+    result = inputs[0];
+  } else if (constants.size() == inputs.size()) {
+    SmallVector<int64_t> shape(first.getShape()), starts;
+    shape[*axis] = 0;
+    for (Value value : inputs) {
+      starts.push_back(shape[*axis]);
+      shape[*axis] += tensorType(value).getDimSize(*axis);
+    }
+    result = g.constant(remapConstant(
+        constants, first.clone(shape), [&](ArrayRef<int64_t> index) {
+          unsigned which =
+              llvm::upper_bound(starts, index[*axis]) - starts.begin() - 1;
+          SmallVector<int64_t> at(index);
+          at[*axis] -= starts[which];
+          return std::make_pair(
+              which, linearize(at, computeStrides(
+                                       tensorType(inputs[which]).getShape())));
+        }));
+  } else {
+    result = tensor::ConcatOp::create(g.b, g.loc, *axis, inputs);
+  }
+  g.setOutput(0, result, g.isUnsigned(inputs[0]));
   return success();
 }
 
@@ -228,6 +254,16 @@ static Value extractSlice(Graph &g, Value value, ArrayRef<int64_t> offsets,
   // extract_slice verifies offsets even for empty slices.
   if (type.getNumElements() == 0)
     return g.emptyLike(type);
+  if (DenseElementsAttr attr; matchPattern(value, m_Constant(&attr))) {
+    SmallVector<int64_t> sourceStrides =
+        computeStrides(tensorType(value).getShape());
+    return g.constant(remapConstant(attr, type, [&](ArrayRef<int64_t> index) {
+      int64_t offset = 0;
+      for (auto [dim, position] : llvm::enumerate(index))
+        offset += (offsets[dim] + position * strides[dim]) * sourceStrides[dim];
+      return std::make_pair(0u, offset);
+    }));
+  }
   MLIRContext *context = g.b.getContext();
   return tensor::ExtractSliceOp::create(
       g.b, g.loc, type, value, getAsIndexOpFoldResult(context, offsets),
@@ -351,16 +387,14 @@ LogicalResult onnx_import::translateSlice(Graph &g) {
                                                         : d);
     }
     RankedTensorType resultType = tensorType(result);
-    result = linalg::GenericOp::create(
-                 g.b, g.loc, resultType, result, g.emptyLike(resultType),
-                 {AffineMap::get(rank, 0, exprs, context),
-                  g.b.getMultiDimIdentityMap(rank)},
-                 SmallVector<utils::IteratorType>(
-                     rank, utils::IteratorType::parallel),
-                 [](OpBuilder &b, Location loc, ValueRange a) {
-                   linalg::YieldOp::create(b, loc, a[0]);
-                 })
-                 .getResult(0);
+    result = g.foldOrResult(linalg::GenericOp::create(
+        g.b, g.loc, resultType, result, g.emptyLike(resultType),
+        {AffineMap::get(rank, 0, exprs, context),
+         g.b.getMultiDimIdentityMap(rank)},
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+        [](OpBuilder &b, Location loc, ValueRange a) {
+          linalg::YieldOp::create(b, loc, a[0]);
+        }));
   }
   g.setOutput(0, result, g.isUnsigned(*x));
   return success();

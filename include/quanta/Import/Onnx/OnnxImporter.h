@@ -20,15 +20,21 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
+#include "llvm/Support/Error.h"
+
 #include <cstdint>
+#include <map>
 #include <string>
 
 namespace mlir::quanta {
 
 struct OnnxImportOptions {
-  /// The size of every symbolic or unknown dimension of the graph's inputs
-  /// (typically the batch). 0: such a dimension is an error, since the
-  /// generated code is for static shapes.
+  /// The size of each symbolic dimension, by its name in the model
+  /// (`batch`, `seq`, ...): the generated code is for static shapes.
+  std::map<std::string, int64_t, std::less<>> dimSizes;
+  /// The size of a symbolic or unknown first dimension of an input (the
+  /// batch) that `dimSizes` does not name. 0: none. Any other dimension
+  /// left unbound is an error naming it.
   int64_t batchSize = 0;
   /// The name of the generated function.
   std::string functionName = "main";
@@ -52,6 +58,10 @@ OwningOpRef<ModuleOp> importOnnxModel(MLIRContext *context,
 FailureOr<DenseElementsAttr> importOnnxTensor(Location loc,
                                               llvm::StringRef bytes,
                                               bool *isUnsigned = nullptr);
+
+/// Adds the bindings of `spec` ("name=size,name=size", as --onnx-dim takes
+/// them) to `options.dimSizes`; an error says which entry is malformed.
+llvm::Error parseOnnxDimSizes(llvm::StringRef spec, OnnxImportOptions &options);
 
 /// The ONNX op types (default domain) the importer translates.
 llvm::ArrayRef<llvm::StringRef> getSupportedOnnxOps();
