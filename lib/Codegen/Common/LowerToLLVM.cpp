@@ -298,6 +298,10 @@ void quanta::buildLowerToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
+  // Recurrent networks loop over time (scf.for carrying the states): once
+  // quantized, a state is no longer computed into its loop argument's
+  // buffer, so the loop yields a new one each step.
+  bufferize.allowReturnAllocsFromLoops = true;
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));

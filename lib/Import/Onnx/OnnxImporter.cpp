@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Quant/IR/Quant.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/Matchers.h"
@@ -794,8 +795,8 @@ static constexpr int64_t kMaxOpset = 17;
 
 void quanta::registerOnnxImportDialects(DialectRegistry &registry) {
   registry.insert<arith::ArithDialect, func::FuncDialect, linalg::LinalgDialect,
-                  math::MathDialect, quant::QuantDialect, tensor::TensorDialect,
-                  QuantaDialect>();
+                  math::MathDialect, quant::QuantDialect, scf::SCFDialect,
+                  tensor::TensorDialect, QuantaDialect>();
 }
 
 ArrayRef<StringRef> quanta::getSupportedOnnxOps() {
@@ -1211,8 +1212,8 @@ LogicalResult ModelImporter::returnOutputs(const onnx::GraphProto &graphProto,
 OwningOpRef<ModuleOp> ModelImporter::run(StringRef bytes) {
   context->loadDialect<arith::ArithDialect, func::FuncDialect,
                        linalg::LinalgDialect, math::MathDialect,
-                       quant::QuantDialect, tensor::TensorDialect,
-                       QuantaDialect>();
+                       quant::QuantDialect, scf::SCFDialect,
+                       tensor::TensorDialect, QuantaDialect>();
   onnx::ModelProto model;
   int64_t opset;
   if (failed(parseModel(bytes, model, opset)))

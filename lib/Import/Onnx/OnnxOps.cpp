@@ -11,8 +11,8 @@
 // that must be constants) and the helpers the op families share; the
 // translations themselves are in OnnxOpsElementwise.cpp,
 // OnnxOpsNormalization.cpp, OnnxOpsConv.cpp, OnnxOpsMatMul.cpp,
-// OnnxOpsShape.cpp, OnnxOpsIndexing.cpp and OnnxOpsQuant.cpp, declared in
-// OnnxOps.h.
+// OnnxOpsShape.cpp, OnnxOpsIndexing.cpp, OnnxOpsRecurrent.cpp and
+// OnnxOpsQuant.cpp, declared in OnnxOps.h.
 //
 //===----------------------------------------------------------------------===//
 
@@ -140,6 +140,11 @@ const llvm::StringMap<OpInfo> &opTable() {
       {"Gather", {translateGather, 1, 0}},
       {"GatherElements", {translateGather, 11, 0}},
       {"Trilu", {translateTrilu, 14, inputs({1})}},
+      // Weights, biases, peepholes and sequence_lens are constants; layout
+      // came in 14 (0 before, the default).
+      {"RNN", {translateRecurrent, 7, inputs({1, 2, 3, 4})}},
+      {"GRU", {translateRecurrent, 7, inputs({1, 2, 3, 4})}},
+      {"LSTM", {translateRecurrent, 7, inputs({1, 2, 3, 4, 7})}},
       {"QuantizeLinear", {translateQuantizeLinear, 10, inputs({1, 2})}},
       {"DequantizeLinear", {translateDequantizeLinear, 10, inputs({1, 2})}},
       {"QLinearConv", {translateQLinear, 10, inputs({1, 2, 4, 5, 6, 7, 8})}},

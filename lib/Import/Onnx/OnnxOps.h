@@ -2,7 +2,8 @@
 //
 // The translation of each op family (OnnxOpsElementwise.cpp,
 // OnnxOpsNormalization.cpp, OnnxOpsConv.cpp, OnnxOpsMatMul.cpp,
-// OnnxOpsShape.cpp, OnnxOpsIndexing.cpp, OnnxOpsQuant.cpp), which
+// OnnxOpsShape.cpp, OnnxOpsIndexing.cpp, OnnxOpsRecurrent.cpp,
+// OnnxOpsQuant.cpp), which
 // OnnxOps.cpp's table maps op
 // types to, and the helpers more than one family uses.
 //
@@ -12,6 +13,8 @@
 #define QUANTA_LIB_IMPORT_ONNXOPS_H
 
 #include "OnnxGraph.h"
+
+#include <functional>
 
 namespace mlir::quanta::onnx_import {
 
@@ -29,6 +32,9 @@ inline RankedTensorType withShape(Value value, ArrayRef<int64_t> shape) {
 
 // Defined in OnnxOps.cpp.
 
+/// A scalar function built into a body (activations).
+using ScalarFunction = std::function<Value(OpBuilder &, Location, Value)>;
+
 /// An axis attribute or input normalized to [0, rank).
 FailureOr<int64_t> normalizeAxis(Graph &g, int64_t axis, int64_t rank);
 
@@ -36,6 +42,19 @@ Value floatConst(OpBuilder &b, Location loc, double value);
 
 Value addF(OpBuilder &b, Location loc, Value x, Value y);
 Value maxF(OpBuilder &b, Location loc, Value x, Value y);
+
+// Defined in OnnxOpsElementwise.cpp, used by the recurrent ops too.
+
+/// The activation ONNX's op `name` computes (Relu, Sigmoid, Tanh,
+/// LeakyRelu, HardSigmoid, Affine, ScaledTanh, ThresholdedRelu, Elu,
+/// Softsign, Softplus), `alpha` and `beta` unset meaning the op's defaults;
+/// null for another name.
+ScalarFunction getActivation(StringRef name, std::optional<float> alpha,
+                             std::optional<float> beta);
+/// Whether the activation reads alpha (beta): how RNN, GRU and LSTM's
+/// activation_alpha/beta lists are consumed, as ONNX Runtime does.
+bool activationTakesAlpha(StringRef name);
+bool activationTakesBeta(StringRef name);
 
 // Defined in OnnxOpsConv.cpp, used by QLinearConv and ConvInteger too.
 
@@ -134,6 +153,9 @@ LogicalResult translateExpand(Graph &g);
 LogicalResult translateGather(Graph &g);
 LogicalResult translateTile(Graph &g);
 LogicalResult translateTrilu(Graph &g);
+
+// OnnxOpsRecurrent.cpp: RNN, GRU, LSTM.
+LogicalResult translateRecurrent(Graph &g);
 
 // OnnxOpsQuant.cpp
 LogicalResult translateQuantizeLinear(Graph &g);

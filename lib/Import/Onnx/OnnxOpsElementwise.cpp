@@ -90,40 +90,107 @@ static Value hardSigmoid(OpBuilder &b, Location loc, Value x, float alpha,
       floatConst(b, loc, 0));
 }
 
+bool onnx_import::activationTakesAlpha(StringRef name) {
+  return llvm::is_contained({"LeakyRelu", "ThresholdedRelu", "ScaledTanh",
+                             "HardSigmoid", "Elu", "Affine"},
+                            name);
+}
+
+bool onnx_import::activationTakesBeta(StringRef name) {
+  return llvm::is_contained({"ScaledTanh", "HardSigmoid", "Affine"}, name);
+}
+
+ScalarFunction onnx_import::getActivation(StringRef name,
+                                          std::optional<float> alpha,
+                                          std::optional<float> beta) {
+  auto c = [](OpBuilder &b, Location loc, double v) {
+    return floatConst(b, loc, v);
+  };
+  if (name == "Relu")
+    return [=](OpBuilder &b, Location loc, Value x) -> Value {
+      return arith::MaximumFOp::create(b, loc, x, c(b, loc, 0));
+    };
+  if (name == "Sigmoid")
+    return [=](OpBuilder &b, Location loc, Value x) -> Value {
+      Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x));
+      return arith::DivFOp::create(
+          b, loc, c(b, loc, 1), arith::AddFOp::create(b, loc, c(b, loc, 1), e));
+    };
+  if (name == "Tanh")
+    return [](OpBuilder &b, Location loc, Value x) -> Value {
+      return math::TanhOp::create(b, loc, x);
+    };
+  if (name == "LeakyRelu")
+    return [=](OpBuilder &b, Location loc, Value x) -> Value {
+      return leaky(b, loc, x, c(b, loc, alpha.value_or(0.01f)));
+    };
+  if (name == "HardSigmoid")
+    return [=](OpBuilder &b, Location loc, Value x) -> Value {
+      return hardSigmoid(b, loc, x, alpha.value_or(0.2f), beta.value_or(0.5f));
+    };
+  if (name == "Affine")
+    return [=](OpBuilder &b, Location loc, Value x) -> Value {
+      return arith::AddFOp::create(
+          b, loc,
+          arith::MulFOp::create(b, loc, c(b, loc, alpha.value_or(1.0f)), x),
+          c(b, loc, beta.value_or(0.0f)));
+    };
+  if (name == "ScaledTanh")
+    return [=](OpBuilder &b, Location loc, Value x) -> Value {
+      Value scaled =
+          arith::MulFOp::create(b, loc, c(b, loc, beta.value_or(1.0f)), x);
+      return arith::MulFOp::create(b, loc, c(b, loc, alpha.value_or(1.0f)),
+                                   math::TanhOp::create(b, loc, scaled));
+    };
+  if (name == "ThresholdedRelu")
+    return [=](OpBuilder &b, Location loc, Value x) -> Value {
+      Value above = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x,
+                                          c(b, loc, alpha.value_or(1.0f)));
+      return arith::SelectOp::create(b, loc, above, x, c(b, loc, 0));
+    };
+  if (name == "Elu")
+    return [=](OpBuilder &b, Location loc, Value x) -> Value {
+      Value negative = arith::MulFOp::create(
+          b, loc, c(b, loc, alpha.value_or(1.0f)),
+          arith::SubFOp::create(b, loc, math::ExpOp::create(b, loc, x),
+                                c(b, loc, 1)));
+      Value positive = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE,
+                                             x, c(b, loc, 0));
+      return arith::SelectOp::create(b, loc, positive, x, negative);
+    };
+  if (name == "Softsign")
+    return [=](OpBuilder &b, Location loc, Value x) -> Value {
+      return arith::DivFOp::create(
+          b, loc, x,
+          arith::AddFOp::create(b, loc, c(b, loc, 1),
+                                math::AbsFOp::create(b, loc, x)));
+    };
+  if (name == "Softplus")
+    return [=](OpBuilder &b, Location loc, Value x) -> Value {
+      return math::LogOp::create(
+          b, loc,
+          arith::AddFOp::create(b, loc, math::ExpOp::create(b, loc, x),
+                                c(b, loc, 1)));
+    };
+  return nullptr;
+}
+
 LogicalResult onnx_import::translateUnary(Graph &g) {
   const std::string &op = g.node->op_type();
-  if (op == "Relu")
-    return translateUnaryWith(g, [](OpBuilder &b, Location loc, ValueRange a) {
-      return arith::MaximumFOp::create(b, loc, a[0], floatConst(b, loc, 0));
-    });
-  if (op == "LeakyRelu") {
-    float alpha = g.floatAttr("alpha", 0.01f);
-    return translateUnaryWith(g, [&](OpBuilder &b, Location loc, ValueRange a) {
-      return leaky(b, loc, a[0], floatConst(b, loc, alpha));
-    });
+  std::optional<float> alpha, beta;
+  if (g.attribute("alpha"))
+    alpha = g.floatAttr("alpha", 0);
+  if (g.attribute("beta"))
+    beta = g.floatAttr("beta", 0);
+  ScalarFunction activation = op == "HardSwish"
+      // x * HardSigmoid(x) with alpha = 1/6, beta = 0.5.
+      ? [](OpBuilder &b, Location loc, Value x) -> Value {
+    return arith::MulFOp::create(b, loc, x,
+                                 hardSigmoid(b, loc, x, 1.0f / 6, 0.5f));
   }
-  if (op == "Sigmoid")
-    return translateUnaryWith(g, [](OpBuilder &b, Location loc, ValueRange a) {
-      Value e =
-          math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, a[0]));
-      return arith::DivFOp::create(
-          b, loc, floatConst(b, loc, 1),
-          arith::AddFOp::create(b, loc, floatConst(b, loc, 1), e));
-    });
-  if (op == "Tanh")
-    return translateUnaryWith(g, [](OpBuilder &b, Location loc, ValueRange a) {
-      return math::TanhOp::create(b, loc, a[0]);
-    });
-  if (op == "HardSigmoid") {
-    float alpha = g.floatAttr("alpha", 0.2f), beta = g.floatAttr("beta", 0.5f);
-    return translateUnaryWith(g, [&](OpBuilder &b, Location loc, ValueRange a) {
-      return hardSigmoid(b, loc, a[0], alpha, beta);
-    });
-  }
-  // HardSwish: x * HardSigmoid(x) with alpha = 1/6, beta = 0.5.
-  return translateUnaryWith(g, [](OpBuilder &b, Location loc, ValueRange a) {
-    return arith::MulFOp::create(b, loc, a[0],
-                                 hardSigmoid(b, loc, a[0], 1.0f / 6, 0.5f));
+  : getActivation(op, alpha, beta);
+  return translateUnaryWith(g, [&](OpBuilder &b, Location loc, ValueRange a) {
+    return activation(b, loc, a[0]);
   });
 }
 
