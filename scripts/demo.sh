@@ -16,7 +16,8 @@
 #  6. compile:     an object file and a C header of the int8 model.
 #  7. AArch64:     the int8 model for three Arm CPUs (ARMv8.0, dotprod,
 #                  i8mm), run under qemu: the same bytes as on x86.
-#  8. ONNX:        a CNN and an MLP trained on scikit-learn's digits
+#  8. ONNX:        a CNN, an MLP, a transformer and an LSTM trained on
+#                  scikit-learn's digits
 #                  (examples/digits), imported from ONNX, calibrated on 8
 #                  training batches, quantized and lowered for this CPU:
 #                  float vs int8 accuracy on the 400 held-out images.
@@ -125,11 +126,12 @@ done
 echo "   object for a Neoverse N1: $out_dir/tiny_cnn.aarch64.o"
 
 echo
-echo "== 8. Real models from ONNX: examples/digits/digits_{cnn,mlp}.onnx"
-echo "   (trained once on scikit-learn's digits by examples/digits/train_digits.py)"
+echo "== 8. Real models from ONNX: examples/digits/digits_{cnn,mlp,transformer,lstm}.onnx"
+echo "   (trained once on scikit-learn's digits by examples/digits/train_digits.py"
+echo "   and train_sequence.py: the transformer and the LSTM read an image as 8 rows)"
 digits=examples/digits
 digits_data=$(ls $digits/calibration/batch*.npy | paste -sd, -)
-for net in cnn mlp; do
+for net in cnn mlp transformer lstm; do
   onnx="$digits/digits_$net.onnx"
   # Calibrate at the batches' size (32), then apply the statistics to the
   # model at the held-out set's size (400): the observers are named after

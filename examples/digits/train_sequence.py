@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""Trains the two sequence models of the digits example once, on the same
+split of scikit-learn's digits as train_digits.py, each reading an 8x8
+image as a sequence of its 8 rows of 8 pixels, and exports them to ONNX
+(committed, so neither `make demo` nor the tests need torch):
+
+  digits_transformer.onnx  rows -> Linear(8, 32) tokens + learned
+                           positions, 2 post-norm encoder layers (4 heads,
+                           GELU, feed-forward 64), mean over the rows,
+                           Linear(32, 10)
+  digits_lstm.onnx         a 1-layer LSTM(8, 32) over the rows, Linear(32,
+                           10) on the last step
+
+Both take the images as train_digits.py's models do, [N, 1, 8, 8] with a
+symbolic batch 'N', so they share calibration/ and test_images.npy.
+Deterministic: fixed seeds, one thread.
+
+    /usr/bin/python3 examples/digits/train_sequence.py examples/digits
+"""
+import os
+import sys
+
+import numpy as np
+import torch
+from sklearn.datasets import load_digits
+from torch import nn
+
+out = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(__file__)
+torch.manual_seed(0)
+torch.set_num_threads(1)
+
+digits = load_digits()
+images = (digits.images / 16.0).astype(np.float32)[:, None, :, :]
+labels = digits.target.astype(np.int64)
+order = np.random.default_rng(0).permutation(len(images))
+train, test = order[:-400], order[-400:]
+
+
+class Transformer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.tokens = nn.Linear(8, 32)
+        self.positions = nn.Parameter(torch.randn(1, 8, 32) * 0.1)
+        layer = nn.TransformerEncoderLayer(32, 4, 64, dropout=0.0,
+                                           activation="gelu",
+                                           batch_first=True)
+        self.encoder = nn.TransformerEncoder(layer, 2,
+                                             enable_nested_tensor=False)
+        self.head = nn.Linear(32, 10)
+
+    def forward(self, x):
+        rows = x.reshape(x.shape[0], 8, 8)
+        return self.head(self.encoder(self.tokens(rows) +
+                                      self.positions).mean(1))
+
+
+class Lstm(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(8, 32, batch_first=True)
+        self.head = nn.Linear(32, 10)
+
+    def forward(self, x):
+        return self.head(self.lstm(x.reshape(x.shape[0], 8, 8))[0][:, -1])
+
+
+def fit(model, epochs):
+    x = torch.from_numpy(images[train])
+    y = torch.from_numpy(labels[train])
+    optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)
+    generator = torch.Generator().manual_seed(0)
+    for _ in range(epochs):
+        model.train()
+        for batch in torch.randperm(len(x), generator=generator).split(64):
+            optimizer.zero_grad()
+            loss = nn.functional.cross_entropy(model(x[batch]), y[batch])
+            loss.backward()
+            optimizer.step()
+    model.eval()
+    with torch.no_grad():
+        predicted = model(torch.from_numpy(images[test])).argmax(1).numpy()
+    return (predicted == labels[test]).mean()
+
+
+for name, model, epochs in (("transformer", Transformer(), 40),
+                            ("lstm", Lstm(), 60)):
+    accuracy = fit(model, epochs)
+    print(f"{name}: float accuracy on the held-out set {accuracy:.4f}")
+    torch.onnx.export(model, torch.from_numpy(images[test[:2]]),
+                      os.path.join(out, f"digits_{name}.onnx"),
+                      input_names=["image"], output_names=["logits"],
+                      dynamic_axes={"image": {0: "N"}, "logits": {0: "N"}},
+                      opset_version=14, do_constant_folding=True)
