@@ -436,8 +436,11 @@ DenseElementsAttr onnx_import::foldGeneric(linalg::GenericOp generic) {
       !generic.getIndexingMapsArray().back().isIdentity())
     return {};
   auto resultType = cast<RankedTensorType>(generic->getResultTypes()[0]);
-  if (resultType.getNumElements() > kMaxFoldedElements)
-    return {};
+  int64_t count = 1;
+  for (int64_t size : resultType.getShape())
+    if (size < 0 || llvm::MulOverflow(count, size, count) ||
+        count > kMaxFoldedElements)
+      return {};
   SmallVector<SmallVector<Attribute>> inputs;
   SmallVector<SmallVector<int64_t>> strides;
   for (OpOperand *operand : generic.getDpsInputOperands()) {

@@ -113,7 +113,7 @@ LogicalResult onnx_import::translateRange(Graph &g) {
   // ONNX's count: max(ceil((limit - start) / delta), 0).
   const double count =
       std::max(std::ceil((scalarOf(limit) - first) / step), 0.0);
-  if (count > double(kMaxFoldedElements))
+  if (!std::isfinite(count) || count > double(kMaxFoldedElements))
     return g.error() << "the range has " << count << " elements; at most "
                      << kMaxFoldedElements << " are generated at import";
   auto type = RankedTensorType::get({int64_t(count)}, element);
@@ -137,6 +137,9 @@ LogicalResult onnx_import::translateExpand(Graph &g) {
   if (failed(x) || failed(shape))
     return failure();
   RankedTensorType type = tensorType(*x);
+  if (llvm::any_of(*shape, [](int64_t size) { return size < 0; }))
+    return g.error() << "the shape (" << llvm::interleaved(*shape)
+                     << ") has a negative size";
   auto result = broadcastShapes(type.getShape(), *shape);
   if (!result)
     return g.error() << type << " does not broadcast to the shape ("

@@ -532,6 +532,9 @@ LogicalResult onnx_import::translateRecurrent(Graph &g) {
     auto state = g.floatInput(index, "the initial state");
     if (failed(state))
       return failure();
+    if (tensorType(*state).getRank() != 3)
+      return g.error() << "initial state " << state->getType()
+                       << " is not of rank 3";
     Value value = batchFirst ? g.transpose(*state, {1, 0, 2}) : *state;
     if (tensorType(value).getShape() !=
         ArrayRef<int64_t>{rec->directions, rec->batch, rec->hidden})
