@@ -11,7 +11,10 @@
 #include "OnnxOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/Support/InterleavedRange.h"
 
 using namespace mlir;
@@ -20,10 +23,40 @@ using namespace mlir::quanta::onnx_import;
 
 using Body = function_ref<Value(OpBuilder &, Location, ValueRange)>;
 
+/// `product` + `bias` when `product` is a MatMul's [rows, N] GEMM result
+/// the importer reshaped to [..., M, N] (a Linear of a 3-D activation, as
+/// every transformer has) and `bias` a constant of N values: the add on the
+/// GEMM's rows, then the reshape, so that the GEMM and its bias stay the
+/// Linear form quanta-quantize makes an int8 GEMM. Else null.
+static Value addBiasBeforeReshape(Graph &g, Value product, Value bias) {
+  auto expand = product.getDefiningOp<tensor::ExpandShapeOp>();
+  RankedTensorType biasType = tensorType(bias);
+  if (!expand || !expand.getSrc().getDefiningOp<linalg::MatmulOp>() ||
+      !matchPattern(bias, m_Constant()) || biasType.getRank() == 0 ||
+      biasType.getRank() > tensorType(product).getRank())
+    return nullptr;
+  RankedTensorType rowsType = tensorType(expand.getSrc());
+  const int64_t n = rowsType.getDimSize(1);
+  if (biasType.getNumElements() != n || biasType.getShape().back() != n)
+    return nullptr;
+  Value rows = g.elementwise({expand.getSrc(), g.reshape(bias, {n})}, rowsType,
+                             [](OpBuilder &b, Location loc, ValueRange a) {
+                               return addF(b, loc, a[0], a[1]);
+                             });
+  return g.reshape(rows, tensorType(product).getShape());
+}
+
 LogicalResult onnx_import::translateBinary(Graph &g) {
   auto lhs = g.input(0), rhs = g.input(1);
   if (failed(lhs) || failed(rhs))
     return failure();
+  if (g.node->op_type() == "Add" && tensorType(*lhs).getElementType().isF32() &&
+      tensorType(*rhs).getElementType().isF32())
+    for (auto [product, bias] : {std::pair(*lhs, *rhs), std::pair(*rhs, *lhs)})
+      if (Value sum = addBiasBeforeReshape(g, product, bias)) {
+        g.setOutput(0, sum);
+        return success();
+      }
   RankedTensorType lhsType = tensorType(*lhs), rhsType = tensorType(*rhs);
   if (lhsType.getElementType() != rhsType.getElementType())
     return g.error() << "operands of types " << lhsType << " and " << rhsType
