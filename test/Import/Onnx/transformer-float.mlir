@@ -10,6 +10,9 @@
 // RUN: %python %S/Inputs/compare_float.py %t.13.npy %S/Inputs/encoder_expected.npy | FileCheck %s --check-prefix=SAME
 // RUN: quant-run %S/Inputs/encoder_op17.onnx --onnx-dim=seq=16 --onnx-batch=2 --input=%S/Inputs/encoder_ids.npy --output=%t.17.npy
 // RUN: %python %S/Inputs/compare_float.py %t.17.npy %S/Inputs/encoder_expected.npy | FileCheck %s --check-prefix=SAME
+// With Quanta's float kernels (the Linear layers' FMA tiles): the same.
+// RUN: quant-run %S/Inputs/encoder_op13.onnx --onnx-dim=batch=2,seq=16 --input=%S/Inputs/encoder_ids.npy --pass-pipeline='builtin.module(quanta-lower-x86)' --output=%t.13k.npy
+// RUN: %python %S/Inputs/compare_float.py %t.13k.npy %S/Inputs/encoder_expected.npy | FileCheck %s --check-prefix=SAME
 // RUN: quant-run %S/Inputs/causal_op14.onnx --onnx-dim=batch=2,seq=16 --input=%S/Inputs/encoder_ids.npy --output=%t.14.npy
 // RUN: %python %S/Inputs/compare_float.py %t.14.npy %S/Inputs/causal_expected.npy | FileCheck %s --check-prefix=SAME
 // Token ids out of the vocabulary (100, 5000, -1, -100) read the nearest
