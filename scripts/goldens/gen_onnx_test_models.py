@@ -10,6 +10,9 @@
   qdq_head.onnx    QDQ depthwise conv + Gemm (transB, weights per channel);
                    qdq_head_s8.onnx with symmetric s8 activations
   qdq_se.onnx      QDQ 5x5 depthwise conv + squeeze-excite (EfficientNet)
+  qdq_ffn.onnx     a transformer feed-forward block in QDQ form: MatMul of
+                   [batch, 8, 16] by per-channel s8 weights, bias Add,
+                   Relu, MatMul, residual Add
   qlinear_u8.onnx  QLinearMatMul with u8 weights and a zero point
   qoperator.onnx   ONNX Runtime's QOperator contrib ops (com.microsoft);
                    qoperator_nhwc.onnx with channels_last pooling
@@ -552,3 +555,58 @@ def qdq_se():
 
 
 save(qdq_se(), "qdq_se.onnx")
+
+
+# A transformer's feed-forward block as ONNX Runtime's quantize_static
+# writes it in QDQ form: MatMul of a [batch, seq, d] activation by s8
+# weights per output channel (axis 1 of [K, N]), a float bias Add after it,
+# Q/DQ around every activation, a residual Add. Symbolic batch.
+def qdq_ffn():
+    ffn_rng = np.random.default_rng(35)
+    d, hidden = 16, 32
+
+    def qdq_pair(name, scale, zero):
+        return [helper.make_node("QuantizeLinear", [name, scale, zero],
+                                 [name + "_q"]),
+                helper.make_node("DequantizeLinear",
+                                 [name + "_q", scale, zero], [name + "_d"])]
+
+    def linear(x, name, k, n):
+        w = ffn_rng.integers(-127, 128, size=(k, n)).astype(np.int8)
+        scales = ffn_rng.uniform(0.002, 0.01, size=n).astype(f32)
+        inits = [init(name + "_q", w), init(name + "_s", scales),
+                 init(name + "_z", np.zeros(n, np.int8)),
+                 init(name + "_b",
+                      ffn_rng.uniform(-0.1, 0.1, size=n).astype(f32))]
+        nodes = [helper.make_node("DequantizeLinear",
+                                  [name + "_q", name + "_s", name + "_z"],
+                                  [name + "_w"], axis=1),
+                 helper.make_node("MatMul", [x, name + "_w"], [name + "_mm"],
+                                  name=name),
+                 helper.make_node("Add", [name + "_mm", name + "_b"],
+                                  [name + "_y"], name=name + "_bias")]
+        return nodes, inits
+
+    up, up_inits = linear("x_d", "up", d, hidden)
+    down, down_inits = linear("r_d", "down", hidden, d)
+    nodes = (qdq_pair("x", "xs", "xz") + up + qdq_pair("up_y", "us", "uz") +
+             [helper.make_node("Relu", ["up_y_d"], ["r"], name="relu")] +
+             qdq_pair("r", "rs", "rz") + down +
+             qdq_pair("down_y", "ds", "dz") +
+             [helper.make_node("Add", ["x_d", "down_y_d"], ["y"],
+                               name="residual")] +
+             qdq_pair("y", "ys", "yz"))
+    inits = up_inits + down_inits + [
+        init("xs", f32(0.02)), init("xz", np.uint8(128)),
+        init("us", f32(0.04)), init("uz", np.uint8(128)),
+        init("rs", f32(0.02)), init("rz", np.uint8(0)),
+        init("ds", f32(0.03)), init("dz", np.uint8(128)),
+        init("ys", f32(0.04)), init("yz", np.uint8(128)),
+    ]
+    graph = helper.make_graph(nodes, "qdq_ffn", [vi("x", ["batch", 8, d])],
+                              [vi("y_d", ["batch", 8, d])], inits)
+    return helper.make_model(graph,
+                             opset_imports=[helper.make_opsetid("", 13)])
+
+
+save(qdq_ffn(), "qdq_ffn.onnx")

@@ -95,7 +95,10 @@ struct GemmChain {
   bool transposedWeights = false;
   /// The ops between the core and the final quant.qcast, in order.
   SmallVector<Operation *> epilogue;
+  /// The quantized input, and for a matmul that reads it through a
+  /// collapse (the rows of a [B, S, K] activation) that reassociation.
   Value quantizedInput;
+  SmallVector<ReassociationIndices> inputCollapse;
   quant::UniformQuantizedType inputType;
   DenseElementsAttr weights;
   quant::QuantizedType weightType;
@@ -434,7 +437,17 @@ static FailureOr<GemmChain> matchGemmChain(quant::QuantizeCastOp qcast,
       whyNot = "a float result of the chain has other users";
       return failure();
     }
-  auto input = matchQuantizedActivation(chain.core.getDpsInputs()[0]);
+  // A matmul of a 3-D activation's rows (ONNX's MatMul of [B, S, K]
+  // with a constant [K, N]) reads the collapse of its dequantized input:
+  // the GEMM collapses the quantized one instead.
+  Value coreInput = chain.core.getDpsInputs()[0];
+  if (auto collapse = coreInput.getDefiningOp<tensor::CollapseShapeOp>();
+      collapse && chain.kind == CoreKind::Matmul &&
+      succeeded(matchQuantizedActivation(collapse.getSrc()))) {
+    chain.inputCollapse = collapse.getReassociationIndices();
+    coreInput = collapse.getSrc();
+  }
+  auto input = matchQuantizedActivation(coreInput);
   if (failed(input)) {
     whyNot = "the input is not dequantized from an 8-bit per-tensor type";
     return failure();
@@ -609,7 +622,7 @@ getConvWindow(const GemmChain &chain) {
 static Value buildGemmInput(OpBuilder &builder, Location loc,
                             const GemmChain &chain, const GemmShape &shape) {
   Value input = chain.quantizedInput;
-  if (chain.kind == CoreKind::Matmul)
+  if (chain.kind == CoreKind::Matmul && chain.inputCollapse.empty())
     return input;
   auto inputType = cast<RankedTensorType>(input.getType());
   Type element = inputType.getElementType();
@@ -622,6 +635,8 @@ static Value buildGemmInput(OpBuilder &builder, Location loc,
                                                        value, groups),
                        element);
   };
+  if (chain.kind == CoreKind::Matmul)
+    return collapse(storage, chain.inputCollapse);
   if (chain.kind == CoreKind::BatchMatmul)
     return collapse(storage, {{0, 1}, {2}});
   if (isPointwiseNhwc(chain))

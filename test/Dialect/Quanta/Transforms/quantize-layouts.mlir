@@ -71,6 +71,35 @@ func.func @fc_expand_after_relu(%x: tensor<2x3x!x>) -> tensor<1x2x2x!o> {
 
 // -----
 
+// A matmul of a 3-D activation's rows (ONNX's MatMul of [B, S, K] by a
+// constant [K, N], as a QDQ transformer's Linear imports): the collapse of
+// the dequantized input becomes a collapse of the quantized one, read by
+// the int8 GEMM.
+!x = !quant.uniform<u8:f32, 0.05:10>
+!w = !quant.uniform<i8:f32, 0.01>
+!o = !quant.uniform<u8:f32, 0.02>
+// CHECK-LABEL: func.func @rows_of_activation
+// CHECK: %[[S:.*]] = quant.scast %{{.*}} : tensor<2x2x3x!quant.uniform<u8:f32, 5.000000e-02:10>> to tensor<2x2x3xi8>
+// CHECK: %[[C:.*]] = tensor.collapse_shape %[[S]] {{\[}}[0, 1], [2]] : tensor<2x2x3xi8> into tensor<4x3xi8>
+// CHECK: %[[Q:.*]] = quant.scast %[[C]] : tensor<4x3xi8> to tensor<4x3x!quant.uniform<u8:f32, 5.000000e-02:10>>
+// CHECK: quanta.qmatmul %[[Q]]
+// CHECK-NOT: linalg.matmul
+func.func @rows_of_activation(%x: tensor<2x2x3x!x>) -> tensor<4x2x!o> {
+  %xd = quant.dcast %x : tensor<2x2x3x!x> to tensor<2x2x3xf32>
+  %rows = tensor.collapse_shape %xd [[0, 1], [2]] : tensor<2x2x3xf32> into tensor<4x3xf32>
+  %wf = arith.constant dense<[[0.1, -0.2], [0.3, 0.4], [-0.5, 0.6]]> : tensor<3x2xf32>
+  %wq = quant.qcast %wf : tensor<3x2xf32> to tensor<3x2x!w>
+  %wd = quant.dcast %wq : tensor<3x2x!w> to tensor<3x2xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x2xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %mm = linalg.matmul ins(%rows, %wd : tensor<4x3xf32>, tensor<3x2xf32>) outs(%init : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %r = quant.qcast %mm : tensor<4x2xf32> to tensor<4x2x!o>
+  return %r : tensor<4x2x!o>
+}
+
+// -----
+
 // A reshape after a convolution is no fully connected layer: it stays
 // float, and says why.
 !x = !quant.uniform<u8:f32, 0.05:10>
