@@ -40,6 +40,9 @@ import numpy as np
 import torch
 from torch import nn
 
+# Run as a script, this folder is on sys.path.
+from models_vs_pytorch import sqnr, time_torch
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 VOCAB = 1000
@@ -60,23 +63,6 @@ class Encoder(nn.Module):
     def forward(self, ids, mask=None):
         x = self.tokens(ids) + self.positions[:, :ids.shape[1]]
         return self.head(self.encoder(x, mask=mask).mean(1))
-
-
-def time_torch(model, inputs, repeats):
-    with torch.no_grad():
-        model(*inputs)
-        seconds = []
-        for _ in range(repeats):
-            start = time.perf_counter()
-            model(*inputs)
-            seconds.append(time.perf_counter() - start)
-    return np.median(seconds) * 1e3, min(seconds) * 1e3
-
-
-def sqnr(reference, value):
-    noise = ((reference - value) ** 2).sum()
-    return float("inf") if noise == 0 else 10 * np.log10(
-        (reference ** 2).sum() / noise)
 
 
 def run(command):
@@ -172,9 +158,9 @@ def main():
                           lower, options.repeats, threads)
         qf, _ = quant_run(options.build, onnx_path, ids_path, float_out,
                           [dims] + lower, options.repeats, threads)
-        tf, _ = time_torch(model, (torch.from_numpy(ids),), options.repeats)
-        td, _ = time_torch(dynamic, (torch.from_numpy(ids), zero_mask),
-                           options.repeats)
+        tf, _ = time_torch(model, torch.from_numpy(ids), options.repeats)
+        td, _ = time_torch(lambda ids: dynamic(ids, zero_mask),
+                           torch.from_numpy(ids), options.repeats)
         print(f"{threads:>7} {q8:>12.2f} {qf:>12.2f} {tf:>11.2f} {td:>10.2f}"
               f"   {qf / q8:.2f}x {tf / q8:.2f}x {td / q8:.2f}x")
 

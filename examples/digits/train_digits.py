@@ -23,10 +23,10 @@ import torch
 from sklearn.datasets import load_digits
 from torch import nn
 
-out = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(__file__)
 torch.manual_seed(0)
 torch.set_num_threads(1)
 
+# The data, the split and fit() are shared with train_sequence.py.
 digits = load_digits()
 images = (digits.images / 16.0).astype(np.float32)[:, None, :, :]
 labels = digits.target.astype(np.int64)
@@ -89,18 +89,24 @@ def fit(model, epochs=40):
     return (predicted == labels[test]).mean()
 
 
-for name, model in (("cnn", Cnn()), ("mlp", Mlp())):
-    accuracy = fit(model)
-    print(f"{name}: float accuracy on the held-out set {accuracy:.4f}")
-    torch.onnx.export(model, torch.from_numpy(images[test[:1]]),
-                      os.path.join(out, f"digits_{name}.onnx"),
-                      input_names=["image"], output_names=["logits"],
-                      dynamic_axes={"image": {0: "N"}, "logits": {0: "N"}},
-                      opset_version=13, do_constant_folding=True)
+def main():
+    out = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(__file__)
+    for name, model in (("cnn", Cnn()), ("mlp", Mlp())):
+        accuracy = fit(model)
+        print(f"{name}: float accuracy on the held-out set {accuracy:.4f}")
+        torch.onnx.export(model, torch.from_numpy(images[test[:1]]),
+                          os.path.join(out, f"digits_{name}.onnx"),
+                          input_names=["image"], output_names=["logits"],
+                          dynamic_axes={"image": {0: "N"}, "logits": {0: "N"}},
+                          opset_version=13, do_constant_folding=True)
 
-os.makedirs(os.path.join(out, "calibration"), exist_ok=True)
-for index in range(8):
-    np.save(os.path.join(out, "calibration", f"batch{index}.npy"),
-            images[train[index * 32:(index + 1) * 32]])
-np.save(os.path.join(out, "test_images.npy"), images[test])
-np.save(os.path.join(out, "test_labels.npy"), labels[test])
+    os.makedirs(os.path.join(out, "calibration"), exist_ok=True)
+    for index in range(8):
+        np.save(os.path.join(out, "calibration", f"batch{index}.npy"),
+                images[train[index * 32:(index + 1) * 32]])
+    np.save(os.path.join(out, "test_images.npy"), images[test])
+    np.save(os.path.join(out, "test_labels.npy"), labels[test])
+
+
+if __name__ == "__main__":
+    main()

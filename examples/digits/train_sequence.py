@@ -20,20 +20,16 @@ Deterministic: fixed seeds, one thread.
 import os
 import sys
 
-import numpy as np
 import torch
-from sklearn.datasets import load_digits
 from torch import nn
+
+# Run as a script, this folder is on sys.path: the same data, split and
+# training loop as the CNN and the MLP.
+from train_digits import fit, images, test
 
 out = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(__file__)
 torch.manual_seed(0)
 torch.set_num_threads(1)
-
-digits = load_digits()
-images = (digits.images / 16.0).astype(np.float32)[:, None, :, :]
-labels = digits.target.astype(np.int64)
-order = np.random.default_rng(0).permutation(len(images))
-train, test = order[:-400], order[-400:]
 
 
 class Transformer(nn.Module):
@@ -62,24 +58,6 @@ class Lstm(nn.Module):
 
     def forward(self, x):
         return self.head(self.lstm(x.reshape(x.shape[0], 8, 8))[0][:, -1])
-
-
-def fit(model, epochs):
-    x = torch.from_numpy(images[train])
-    y = torch.from_numpy(labels[train])
-    optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)
-    generator = torch.Generator().manual_seed(0)
-    for _ in range(epochs):
-        model.train()
-        for batch in torch.randperm(len(x), generator=generator).split(64):
-            optimizer.zero_grad()
-            loss = nn.functional.cross_entropy(model(x[batch]), y[batch])
-            loss.backward()
-            optimizer.step()
-    model.eval()
-    with torch.no_grad():
-        predicted = model(torch.from_numpy(images[test])).argmax(1).numpy()
-    return (predicted == labels[test]).mean()
 
 
 for name, model, epochs in (("transformer", Transformer(), 40),

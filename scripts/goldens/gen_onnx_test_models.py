@@ -610,3 +610,28 @@ def qdq_ffn():
 
 
 save(qdq_ffn(), "qdq_ffn.onnx")
+
+
+# Bad inputs of the transformer and recurrent ops: an Expand to a negative
+# size, a Range whose limit is NaN, a GRU initial state of rank 2.
+def save_bad(model, name):
+    onnx.save(model, os.path.join(out, name))
+
+
+save_bad(single(
+    helper.make_node("Expand", ["x", "shape"], ["y"], name="expand"), 13,
+    [vi("x", [1, 3])], [vi("y", [2, 3])],
+    [init("shape", np.array([-2, 3], np.int64))]), "expand_negative.onnx")
+save_bad(single(
+    helper.make_node("Range", ["start", "limit", "delta"], ["y"],
+                     name="range"), 13, [], [vi("y", [4])],
+    [init("start", f32(0)), init("limit", f32(np.nan)),
+     init("delta", f32(1))]), "range_nan.onnx")
+gru_rng = np.random.default_rng(36)
+save_bad(single(
+    helper.make_node("GRU", ["x", "W", "R", "", "", "h0"], ["y"], name="gru",
+                     hidden_size=4), 14,
+    [vi("x", [3, 2, 5]), vi("h0", [2, 4])], [vi("y", None)],
+    [init("W", gru_rng.standard_normal((1, 12, 5)).astype(f32)),
+     init("R", gru_rng.standard_normal((1, 12, 4)).astype(f32))]),
+    "gru_bad_state.onnx")

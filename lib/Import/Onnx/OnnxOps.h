@@ -30,10 +30,10 @@ inline RankedTensorType withShape(Value value, ArrayRef<int64_t> shape) {
   return RankedTensorType::get(shape, tensorType(value).getElementType());
 }
 
-// Defined in OnnxOps.cpp.
-
 /// A scalar function built into a body (activations).
 using ScalarFunction = std::function<Value(OpBuilder &, Location, Value)>;
+
+// Defined in OnnxOps.cpp.
 
 /// An axis attribute or input normalized to [0, rank).
 FailureOr<int64_t> normalizeAxis(Graph &g, int64_t axis, int64_t rank);

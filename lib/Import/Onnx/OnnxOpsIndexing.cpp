@@ -113,7 +113,11 @@ LogicalResult onnx_import::translateRange(Graph &g) {
   // ONNX's count: max(ceil((limit - start) / delta), 0).
   const double count =
       std::max(std::ceil((scalarOf(limit) - first) / step), 0.0);
-  if (!std::isfinite(count) || count > double(kMaxFoldedElements))
+  if (!std::isfinite(count))
+    return g.error() << "start, limit and delta (" << first << ", "
+                     << scalarOf(limit) << ", " << step
+                     << ") give no finite element count";
+  if (count > double(kMaxFoldedElements))
     return g.error() << "the range has " << count << " elements; at most "
                      << kMaxFoldedElements << " are generated at import";
   auto type = RankedTensorType::get({int64_t(count)}, element);

@@ -39,3 +39,12 @@
 // errors.
 // RUN: not quant-run %S/Inputs/unsupported.onnx 2>&1 | FileCheck %s --check-prefix=OP
 // RUN: not quant-compile %S/Inputs/cnn.onnx -o %t.o 2>&1 | FileCheck %s --check-prefix=BATCH
+
+// Transformer and recurrent ops: a negative Expand size, a Range without a
+// finite length, a recurrent initial state of the wrong rank.
+// RUN: not quant-translate --import-onnx %S/Inputs/expand_negative.onnx 2>&1 | FileCheck %s --check-prefix=EXPAND
+// EXPAND: expand_negative.onnx:0:0: error: Expand node 'expand': the shape (-2, 3) has a negative size
+// RUN: not quant-translate --import-onnx %S/Inputs/range_nan.onnx 2>&1 | FileCheck %s --check-prefix=RANGE
+// RANGE: error: Range node 'range': start, limit and delta (0.000000e+00, nan, 1.000000e+00) give no finite element count
+// RUN: not quant-translate --import-onnx %S/Inputs/gru_bad_state.onnx 2>&1 | FileCheck %s --check-prefix=STATE
+// STATE: error: GRU node 'gru': initial state 'tensor<2x4xf32>' is not of rank 3
