@@ -2,8 +2,8 @@
 """Writes the quant-run execution test of the f32 matmul lowering: a module
 of linalg.matmul with constant weights (odd sizes, K = 1, N past the
 one-row tile's 64 columns, an init tensor that is not zero; weights [N, K]
-through a transposed map, and a batch_matmul whose weights are broadcast
-over the batch), the inputs and
+through a transposed map, a batch_matmul whose weights are broadcast
+over the batch, and products of two arguments), the inputs and
 the expected outputs as .npy. The values are small integers, so every
 partial sum is exact in float32 whatever the order and rounding (FMA or
 not): the expectation, computed here in NumPy int64, must match bit for
@@ -31,6 +31,10 @@ CASES = [  # name, M, K, N[, weight layout]
     ("transposed", 7, 19, 23, "nk"),
     # Three batches of 5 rows by [K, N] weights broadcast over the batch.
     ("batch", 5, 12, 20, "batch3"),
+    # Products of two arguments (attention's Q.K^T and P.V), B packed at
+    # run time: a matrix, and three batches each with its own B.
+    ("activations", 9, 70, 37, "argument"),
+    ("activation_batch", 7, 5, 19, "argument_batch3"),
 ]
 
 MAPS = {
@@ -48,10 +52,12 @@ def literal(values):
 
 
 def case(rng, name, m, k, n, layout="kn"):
-    batch = 3 if layout == "batch3" else None
+    batch = 3 if layout.endswith("batch3") else None
+    argument = layout.startswith("argument")
     rows = (batch, m) if batch else (m,)
     a = rng.integers(-8, 9, size=rows + (k,))
-    w = rng.integers(-8, 9, size=(k, n))
+    w = rng.integers(-8, 9, size=(batch, k, n) if argument and batch else
+                     (k, n))
     bias = rng.integers(-100, 101, size=n)
     expected = a @ w + bias
     assert np.abs(expected).max() < 2**24
@@ -61,9 +67,17 @@ def case(rng, name, m, k, n, layout="kn"):
     w_type = "x".join(map(str, stored.shape))
     op = "linalg.batch_matmul" if batch else "linalg.matmul"
     maps = f" indexing_maps = [{MAPS[layout]}]" if layout in MAPS else ""
+    if argument:
+        weights = ""
+        arguments = f"%a: tensor<{a_type}xf32>, %w: tensor<{w_type}xf32>"
+        inputs = (a.astype(np.float32), w.astype(np.float32))
+    else:
+        weights = (f"\n  %w = arith.constant dense<{literal(stored)}> : "
+                   f"tensor<{w_type}xf32>")
+        arguments = f"%a: tensor<{a_type}xf32>"
+        inputs = a.astype(np.float32)
     func = f"""
-func.func @{name}(%a: tensor<{a_type}xf32>) -> tensor<{r_type}xf32> {{
-  %w = arith.constant dense<{literal(stored)}> : tensor<{w_type}xf32>
+func.func @{name}({arguments}) -> tensor<{r_type}xf32> {{{weights}
   %bias = arith.constant dense<{literal(bias)}> : tensor<{n}xf32>
   %e = tensor.empty() : tensor<{r_type}xf32>
   %init = linalg.broadcast ins(%bias : tensor<{n}xf32>) outs(%e : tensor<{r_type}xf32>) dimensions = [{", ".join(map(str, range(len(rows))))}]
@@ -71,7 +85,7 @@ func.func @{name}(%a: tensor<{a_type}xf32>) -> tensor<{r_type}xf32> {{
   return %r : tensor<{r_type}xf32>
 }}
 """
-    return func, a.astype(np.float32), expected.astype(np.float32)
+    return func, inputs, expected.astype(np.float32)
 
 
 def main():

@@ -16,9 +16,9 @@
 //
 // RUN: for config in cortex-a72 neoverse-n1 neoverse-v1:max; do \
 // RUN:   cpu=${config%%%%:*} qemu=${config#*:}; \
-// RUN:   for entry in odd tiles k1 wide rows whole transposed batch; do \
+// RUN:   for entry in odd tiles k1 wide rows whole transposed batch activations activation_batch; do \
 // RUN:     quant-run %S/Inputs/float_matmul_exec.mlir --entry=$entry --target-triple=aarch64-linux-gnu --mcpu=$cpu --qemu-cpu=$qemu \
-// RUN:       --pass-pipeline='builtin.module(quanta-lower-neon)' --input=%S/Inputs/float_matmul_${entry}_input.npy --output=%t.$entry.npy || exit 1; \
+// RUN:       --pass-pipeline='builtin.module(quanta-lower-neon)' --input=$(ls %S/Inputs/float_matmul_${entry}_input.np?) --output=%t.$entry.npy || exit 1; \
 // RUN:     cmp %t.$entry.npy %S/Inputs/float_matmul_${entry}_expected.npy && echo "$qemu matmul $entry identical" || exit 1; \
 // RUN:   done; \
 // RUN:   for entry in fhwc_3x3 hwcf_s2_dilated fhwc_1x1_c1 hwcf_5x5_s3 nchw_3x3_s2_dilated; do \
@@ -28,9 +28,9 @@
 // RUN:   done; \
 // RUN: done | FileCheck %s
 //
-// CHECK-COUNT-8: cortex-a72 matmul {{[a-z0-9_]+}} identical
+// CHECK-COUNT-10: cortex-a72 matmul {{[a-z0-9_]+}} identical
 // CHECK-COUNT-5: cortex-a72 conv {{[a-z0-9_]+}} identical
-// CHECK-COUNT-8: neoverse-n1 matmul {{[a-z0-9_]+}} identical
+// CHECK-COUNT-10: neoverse-n1 matmul {{[a-z0-9_]+}} identical
 // CHECK-COUNT-5: neoverse-n1 conv {{[a-z0-9_]+}} identical
-// CHECK-COUNT-8: max matmul {{[a-z0-9_]+}} identical
+// CHECK-COUNT-10: max matmul {{[a-z0-9_]+}} identical
 // CHECK-COUNT-5: max conv {{[a-z0-9_]+}} identical

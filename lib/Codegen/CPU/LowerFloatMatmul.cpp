@@ -21,11 +21,13 @@
 
 #include "TiledGemm.h"
 
+#include "quanta/Dialect/Quanta/IR/QuantaDialect.h"
 #include "quanta/Support/MatmulLayout.h"
 #include "quanta/Support/TargetDescription.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Matchers.h"
@@ -36,7 +38,8 @@ using namespace mlir::quanta;
 namespace {
 /// What the float kernel computes: an M x K input (a matrix, or the im2col
 /// matrix of `image` over the flattened NHWC `input`) times K x N weights
-/// (row-major) plus the M x N init tensor.
+/// (row-major, or `packedWeights`, packed at run time by packAtRunTime)
+/// plus the M x N init tensor.
 struct FloatGemm {
   Value input, init;
   SmallVector<float> weights;
@@ -45,6 +48,7 @@ struct FloatGemm {
   /// The convolution's output is NCHW: the kernel's NHWC result is
   /// transposed back.
   bool nchw = false;
+  Value packedWeights = {};
 };
 
 class FloatGemmLowering : public TiledGemm {
@@ -55,11 +59,17 @@ public:
                   gemm.image ? gemm.image->kernelH * gemm.image->kernelW : 1),
         gemm(gemm), stepName(stepName) {}
 
+  using TiledGemm::packAtRunTime;
+  /// Where build() creates the kernel from here on.
+  void setInsertionPoint(Operation *op) { b.setInsertionPoint(op); }
+
   Value build() {
     Type f32 = b.getF32Type();
     packedVector = VectorType::get({tiling.lanes}, f32);
     accumulatorType = packedVector;
-    packed = packWeights(ArrayRef<float>(gemm.weights), f32);
+    packed = gemm.packedWeights
+                 ? gemm.packedWeights
+                 : packWeights(ArrayRef<float>(gemm.weights), f32);
     if (gemm.image)
       groupOffsets = gemm.image->groupOffsets(b, loc, segmentGroups, 1);
     return emitTiles(gemm.init, stepName);
@@ -304,6 +314,92 @@ static std::optional<FloatGemm> matchConvolution(OpBuilder &b,
                    nchw};
 }
 
+/// A linalg.matmul or linalg.batch_matmul (default maps) of two static f32
+/// tensors neither of which is a constant, such as attention's Q.K^T and
+/// P.V: per batch, B packed at run time (K x N values, against the
+/// M x K x N of the product), then the tiles of constant weights. The
+/// batches are independent, so their loop is the one the threads share.
+static FailureOr<scf::ForOp> lowerActivationProduct(RewriterBase &rewriter,
+                                                    linalg::LinalgOp op,
+                                                    const GemmTiling &tiling,
+                                                    StringRef step) {
+  if (!op.hasPureTensorSemantics() ||
+      !llvm::all_of(op->getOperands(), isStaticF32))
+    return failure();
+  auto batched = dyn_cast<linalg::BatchMatmulOp>(op.getOperation());
+  auto plain = dyn_cast<linalg::MatmulOp>(op.getOperation());
+  if ((batched && batched.hasUserDefinedMaps()) ||
+      (plain && plain.hasUserDefinedMaps()))
+    return failure();
+  Value lhs = op.getDpsInputs()[0], rhs = op.getDpsInputs()[1],
+        init = op.getDpsInits()[0];
+  ArrayRef<int64_t> lhsShape = cast<RankedTensorType>(lhs.getType()).getShape();
+  const int64_t rank = lhsShape.size();
+  const int64_t batches = batched ? lhsShape[0] : 1, m = lhsShape[rank - 2],
+                k = lhsShape[rank - 1],
+                n = cast<RankedTensorType>(rhs.getType()).getShape().back();
+  Location loc = op.getLoc();
+  OpBuilder b(op);
+  // The offsets, sizes and strides of batch `batch` of a [B, ...] tensor.
+  struct Slice {
+    SmallVector<OpFoldResult> offsets, sizes, strides;
+  };
+  auto batchSlice = [&](OpBuilder &nb, Value value, Value batch) {
+    ArrayRef<int64_t> shape =
+        cast<RankedTensorType>(value.getType()).getShape();
+    Slice slice{{batch}, {nb.getIndexAttr(1)}, {}};
+    for (int64_t size : shape.drop_front()) {
+      slice.offsets.push_back(nb.getIndexAttr(0));
+      slice.sizes.push_back(nb.getIndexAttr(size));
+    }
+    slice.strides.assign(shape.size(), nb.getIndexAttr(1));
+    return slice;
+  };
+  // `value`'s batch `batch`, without the batch dimension.
+  auto batchOf = [&](OpBuilder &nb, Value value, Value batch) -> Value {
+    if (!batched)
+      return value;
+    auto type = cast<RankedTensorType>(value.getType());
+    Slice slice = batchSlice(nb, value, batch);
+    return tensor::ExtractSliceOp::create(
+        nb, loc,
+        RankedTensorType::get(type.getShape().drop_front(),
+                              type.getElementType()),
+        value, slice.offsets, slice.sizes, slice.strides);
+  };
+  // B of every batch packed before the loop (one buffer of the arena, not
+  // one per parallel iteration); the kernel, built once in the loop's
+  // body, reads its batch's.
+  FloatGemm gemm{lhs, init, {}, m, k, n, std::nullopt};
+  FloatGemmLowering lowering(op, tiling, gemm, step);
+  Value packed = lowering.packAtRunTime(rhs);
+  auto zero = arith::ConstantIndexOp::create(b, loc, 0);
+  auto loop = scf::ForOp::create(
+      b, loc, zero, arith::ConstantIndexOp::create(b, loc, batches),
+      arith::ConstantIndexOp::create(b, loc, 1), ValueRange{init},
+      [&](OpBuilder &nb, Location, Value batch, ValueRange output) {
+        // The kernel builds before the yield, which then takes its result.
+        auto yield = scf::YieldOp::create(nb, loc, output);
+        nb.setInsertionPoint(yield);
+        gemm.input = batchOf(nb, lhs, batch);
+        gemm.init = batchOf(nb, output[0], batch);
+        gemm.packedWeights = batchOf(nb, packed, batch);
+        lowering.setInsertionPoint(yield);
+        Value result = lowering.build();
+        if (batched) {
+          Slice slice = batchSlice(nb, output[0], batch);
+          result = tensor::InsertSliceOp::create(nb, loc, result, output[0],
+                                                 slice.offsets, slice.sizes,
+                                                 slice.strides);
+        }
+        yield->setOperands(result);
+      });
+  if (batches > 1)
+    loop->setAttr(kParallelLoopAttrName, b.getUnitAttr());
+  rewriter.replaceOp(op, loop.getResults());
+  return loop;
+}
+
 LogicalResult mlir::quanta::lowerFloatGemm(RewriterBase &rewriter,
                                            Operation *operation,
                                            const TargetDescription &target) {
@@ -311,18 +407,27 @@ LogicalResult mlir::quanta::lowerFloatGemm(RewriterBase &rewriter,
   if (!op)
     return failure();
   OpBuilder b(operation);
-  std::optional<FloatGemm> gemm;
-  if (llvm::isa<linalg::MatmulOp, linalg::BatchMatmulOp>(operation))
-    gemm = matchMatmul(b, op);
-  else
-    gemm = matchConvolution(b, op);
-  if (!gemm)
-    return failure();
   GemmTiling tiling = getFloatTiling(target);
   const bool neon = target.getArch() == TargetArch::AArch64;
-  Value result =
-      FloatGemmLowering(operation, tiling, *gemm, neon ? "fmla" : "fma")
-          .build();
+  StringRef step = neon ? "fmla" : "fma";
+  const bool product =
+      llvm::isa<linalg::MatmulOp, linalg::BatchMatmulOp>(operation);
+  std::optional<FloatGemm> gemm =
+      product ? matchMatmul(b, op) : matchConvolution(b, op);
+  if (!gemm && product) {
+    // Weights that are not one constant GEMM's (computed, or constants that
+    // differ per batch): packed at run time.
+    FailureOr<scf::ForOp> loop =
+        lowerActivationProduct(rewriter, op, tiling, step);
+    if (failed(loop))
+      return failure();
+    if (target.getArch() == TargetArch::X86_64)
+      requireVectorWidth(*loop, tiling.lanes * 32);
+    return success();
+  }
+  if (!gemm)
+    return failure();
+  Value result = FloatGemmLowering(operation, tiling, *gemm, step).build();
   if (target.getArch() == TargetArch::X86_64)
     requireVectorWidth(operation, tiling.lanes * 32);
   // The M x N result back in the op's shape: rows (batch, m) or

@@ -6,6 +6,7 @@
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -137,6 +138,73 @@ int64_t TiledGemm::columnAt(int64_t position) const {
   const int64_t inPair = position % pairColumns, strip = inPair / tiling.lanes,
                 lane = inPair % tiling.lanes;
   return position - inPair + 8 * (lane / 4) + 4 * strip + lane % 4;
+}
+
+Value TiledGemm::packAtRunTime(Value weights) {
+  assert(!laneInterleavedPairs && segments == 1 &&
+         "run-time packing keeps the columns in order, in one segment");
+  auto type = cast<RankedTensorType>(weights.getType());
+  const int64_t batchDims = type.getRank() - 2;
+  // The packed layout as dimensions (packedOffset): [strip groups of the
+  // interleave][k groups][strip in the group][lane][k in the group], after
+  // the batch.
+  const int64_t interleave = tiling.stripInterleave, lanes = tiling.lanes,
+                group = tiling.group;
+  SmallVector<int64_t> shape(type.getShape().drop_back(2));
+  shape.append({paddedN / (interleave * lanes), paddedK / group, interleave,
+                lanes, group});
+  const int64_t rank = shape.size();
+  Type element = type.getElementType();
+  MLIRContext *context = b.getContext();
+  Value empty = tensor::EmptyOp::create(b, loc, shape, element);
+  auto generic = linalg::GenericOp::create(
+      b, loc, empty.getType(), ValueRange{}, ValueRange{empty},
+      SmallVector<AffineMap>{AffineMap::getMultiDimIdentityMap(rank, context)},
+      SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+      [&](OpBuilder &nested, Location nestedLoc, ValueRange) {
+        SmallVector<Value> at;
+        for (int64_t dim = 0; dim < rank; ++dim)
+          at.push_back(linalg::IndexOp::create(nested, nestedLoc, dim));
+        auto constant = [&](int64_t value) -> Value {
+          return arith::ConstantIndexOp::create(nested, nestedLoc, value);
+        };
+        auto mulAdd = [&](Value x, int64_t factor, Value y) -> Value {
+          return arith::AddIOp::create(
+              nested, nestedLoc,
+              arith::MulIOp::create(nested, nestedLoc, x, constant(factor)), y);
+        };
+        ArrayRef<Value> packedAt = ArrayRef<Value>(at).drop_front(batchDims);
+        Value strip = mulAdd(packedAt[0], interleave, packedAt[2]);
+        Value column = mulAdd(strip, lanes, packedAt[3]);
+        Value row = mulAdd(packedAt[1], group, packedAt[4]);
+        // Padding reads a valid element and stores zero instead.
+        auto inside = [&](Value position, int64_t size) {
+          return arith::CmpIOp::create(nested, nestedLoc,
+                                       arith::CmpIPredicate::ult, position,
+                                       constant(size));
+        };
+        auto clamped = [&](Value position, int64_t size) -> Value {
+          return arith::MinUIOp::create(nested, nestedLoc, position,
+                                        constant(size - 1));
+        };
+        SmallVector<Value> weightsAt(at.begin(), at.begin() + batchDims);
+        weightsAt.append({clamped(row, k), clamped(column, n)});
+        Value value =
+            tensor::ExtractOp::create(nested, nestedLoc, weights, weightsAt);
+        Value zero = arith::ConstantOp::create(
+            nested, nestedLoc, cast<TypedAttr>(nested.getZeroAttr(element)));
+        Value valid = arith::AndIOp::create(nested, nestedLoc, inside(row, k),
+                                            inside(column, n));
+        linalg::YieldOp::create(
+            nested, nestedLoc,
+            arith::SelectOp::create(nested, nestedLoc, valid, value, zero)
+                .getResult());
+      });
+  SmallVector<ReassociationIndices> flat;
+  for (int64_t dim = 0; dim < batchDims; ++dim)
+    flat.push_back({dim});
+  flat.push_back(llvm::to_vector(llvm::seq<int64_t>(batchDims, rank)));
+  return tensor::CollapseShapeOp::create(b, loc, generic.getResult(0), flat);
 }
 
 Value TiledGemm::narrowPairs(ArrayRef<Value>) {

@@ -208,6 +208,13 @@ protected:
         DenseElementsAttr::get(type, ArrayRef<T>(packedValues)));
   }
 
+  /// The [batch..] x K x N tensor `weights`, computed at run time (the
+  /// second operand of an activation product), packed as packWeights packs
+  /// constants, by a linalg.generic over the packed layout: [batch..] x
+  /// the packed size. Columns in order (no laneInterleavedPairs), one
+  /// segment.
+  Value packAtRunTime(Value weights);
+
   /// The output column that packed column `position` (strip * L + lane)
   /// computes: itself, or with laneInterleavedPairs, the order of the x86
   /// packs.

@@ -38,35 +38,65 @@ func.func @constant_weights(%a: tensor<7x5xf32>, %init: tensor<7x10xf32>) -> ten
 
 // -----
 
-// Weights that are not constants, other element types, a transposed
-// input and constant weights that differ per batch stay as they are
+// Other element types and a transposed input stay as they are
 // (transposed weights are packed like any others:
-// quant-run-float-matmul.mlir). With avx512vnni every function still asks
-// LLVM for zmm in the loops it vectorizes (prefer-vector-width), with
-// avx2 none does.
+// quant-run-float-matmul.mlir); weights that are not constants, or
+// constants that differ per batch, are packed at run time
+// (quant-run-float-matmul.mlir runs them). With avx512vnni every function
+// still asks LLVM for zmm in the loops it vectorizes
+// (prefer-vector-width), with avx2 none does.
 
 // YMM-LABEL: func.func @left_alone
 // YMM-NOT: vector.fma
 // YMM-NOT: passthrough
-// YMM-COUNT-3: linalg.matmul
-// YMM: linalg.batch_matmul
+// YMM-COUNT-2: linalg.matmul
+// YMM-NOT: linalg.batch_matmul
 // ZMM-LABEL: func.func @left_alone
 // ZMM-SAME: passthrough = {{\[\[}}"prefer-vector-width", "512"], ["min-legal-vector-width", "512"]]
 // ZMM-NOT: vector.fma
-// ZMM-COUNT-3: linalg.matmul
-// ZMM: linalg.batch_matmul
-func.func @left_alone(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>, %c: tensor<4x16xf32>,
-                      %h: tensor<4x8xf16>, %hc: tensor<4x16xf16>, %at: tensor<8x4xf32>,
-                      %ba: tensor<2x4x8xf32>, %bc: tensor<2x4x16xf32>) -> (tensor<4x16xf32>, tensor<4x16xf16>, tensor<4x16xf32>, tensor<2x4x16xf32>) {
-  %0 = linalg.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x16xf32>) outs(%c : tensor<4x16xf32>) -> tensor<4x16xf32>
+// ZMM-COUNT-2: linalg.matmul
+// ZMM-NOT: linalg.batch_matmul
+func.func @left_alone(%h: tensor<4x8xf16>, %hc: tensor<4x16xf16>, %at: tensor<8x4xf32>,
+                      %c: tensor<4x16xf32>) -> (tensor<4x16xf16>, tensor<4x16xf32>) {
   %w16 = arith.constant dense<1.0> : tensor<8x16xf16>
   %1 = linalg.matmul ins(%h, %w16 : tensor<4x8xf16>, tensor<8x16xf16>) outs(%hc : tensor<4x16xf16>) -> tensor<4x16xf16>
   %w = arith.constant dense<2.0> : tensor<8x16xf32>
   %2 = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>]
          ins(%at, %w : tensor<8x4xf32>, tensor<8x16xf32>) outs(%c : tensor<4x16xf32>) -> tensor<4x16xf32>
+  return %1, %2 : tensor<4x16xf16>, tensor<4x16xf32>
+}
+
+// -----
+
+// Products whose B is not one constant GEMM's: an argument, constants that
+// differ per batch. B (16 columns) is packed to the widest tile's 64 by a
+// generic over the packed layout, every batch's before the batch loop,
+// which the threads share.
+
+// YMM-LABEL: func.func @packed_at_run_time
+// YMM-SAME: passthrough = {{\[\[}}"min-legal-vector-width", "256"]]
+// YMM: tensor.extract %arg1
+// YMM: tensor.collapse_shape {{.*}} : tensor<8x8x1x8x1xf32> into tensor<512xf32>
+// YMM: vector.fma
+// YMM: tensor.extract %{{.*}} : tensor<2x8x16xf32>
+// YMM: tensor.collapse_shape {{.*}} : tensor<2x8x8x1x8x1xf32> into tensor<2x512xf32>
+// YMM: scf.for
+// YMM: tensor.extract_slice %{{.*}} : tensor<2x512xf32> to tensor<512xf32>
+// YMM: vector.fma
+// YMM: tensor.insert_slice
+// YMM: {quanta.parallel}
+// YMM-NOT: linalg.batch_matmul
+// ZMM-LABEL: func.func @packed_at_run_time
+// ZMM: vector.fma %{{.*}} : vector<16xf32>
+// OFF-LABEL: func.func @packed_at_run_time
+// OFF: linalg.matmul
+// OFF: linalg.batch_matmul
+func.func @packed_at_run_time(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>, %c: tensor<4x16xf32>,
+                              %ba: tensor<2x4x8xf32>, %bc: tensor<2x4x16xf32>) -> (tensor<4x16xf32>, tensor<2x4x16xf32>) {
+  %0 = linalg.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x16xf32>) outs(%c : tensor<4x16xf32>) -> tensor<4x16xf32>
   %wb = arith.constant dense<2.0> : tensor<2x8x16xf32>
-  %3 = linalg.batch_matmul ins(%ba, %wb : tensor<2x4x8xf32>, tensor<2x8x16xf32>) outs(%bc : tensor<2x4x16xf32>) -> tensor<2x4x16xf32>
-  return %0, %1, %2, %3 : tensor<4x16xf32>, tensor<4x16xf16>, tensor<4x16xf32>, tensor<2x4x16xf32>
+  %1 = linalg.batch_matmul ins(%ba, %wb : tensor<2x4x8xf32>, tensor<2x8x16xf32>) outs(%bc : tensor<2x4x16xf32>) -> tensor<2x4x16xf32>
+  return %0, %1 : tensor<4x16xf32>, tensor<2x4x16xf32>
 }
 
 // -----

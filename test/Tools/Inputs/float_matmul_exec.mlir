@@ -78,3 +78,21 @@ func.func @batch(%a: tensor<3x5x12xf32>) -> tensor<3x5x20xf32> {
   %r = linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (k, n)>, affine_map<(b, m, n, k) -> (b, m, n)>] ins(%a, %w : tensor<3x5x12xf32>, tensor<12x20xf32>) outs(%init : tensor<3x5x20xf32>) -> tensor<3x5x20xf32>
   return %r : tensor<3x5x20xf32>
 }
+
+
+func.func @activations(%a: tensor<9x70xf32>, %w: tensor<70x37xf32>) -> tensor<9x37xf32> {
+  %bias = arith.constant dense<[-58.0, -71.0, 82.0, 14.0, 96.0, 69.0, -7.0, 23.0, -45.0, -45.0, -75.0, -38.0, 39.0, 58.0, 80.0, -11.0, 43.0, -52.0, 2.0, -88.0, -56.0, -71.0, -96.0, 34.0, 16.0, -61.0, 37.0, -28.0, -3.0, 19.0, 84.0, 43.0, 10.0, 98.0, 62.0, 74.0, -67.0]> : tensor<37xf32>
+  %e = tensor.empty() : tensor<9x37xf32>
+  %init = linalg.broadcast ins(%bias : tensor<37xf32>) outs(%e : tensor<9x37xf32>) dimensions = [0]
+  %r = linalg.matmul ins(%a, %w : tensor<9x70xf32>, tensor<70x37xf32>) outs(%init : tensor<9x37xf32>) -> tensor<9x37xf32>
+  return %r : tensor<9x37xf32>
+}
+
+
+func.func @activation_batch(%a: tensor<3x7x5xf32>, %w: tensor<3x5x19xf32>) -> tensor<3x7x19xf32> {
+  %bias = arith.constant dense<[-79.0, 67.0, 38.0, 44.0, 14.0, 54.0, 4.0, 65.0, 46.0, 31.0, -80.0, -64.0, 62.0, -93.0, 19.0, 90.0, 16.0, 55.0, -28.0]> : tensor<19xf32>
+  %e = tensor.empty() : tensor<3x7x19xf32>
+  %init = linalg.broadcast ins(%bias : tensor<19xf32>) outs(%e : tensor<3x7x19xf32>) dimensions = [0, 1]
+  %r = linalg.batch_matmul ins(%a, %w : tensor<3x7x5xf32>, tensor<3x5x19xf32>) outs(%init : tensor<3x7x19xf32>) -> tensor<3x7x19xf32>
+  return %r : tensor<3x7x19xf32>
+}
