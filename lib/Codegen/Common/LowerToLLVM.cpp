@@ -342,6 +342,16 @@ void quanta::buildLowerToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
+  // GELU's erf, softmax's and sigmoid's exp, the gates' tanh: arithmetic
+  // LLVM vectorizes instead of a libm call per element.
+  pm.addPass(quanta::createApproximateMath(
+      ApproximateMathOptions{{"erf", "exp", "tanh"}}));
+  // Math LLVM has instructions for (fma, floor, roundeven, sqrt, ...) as
+  // its intrinsics, which it vectorizes; a libm call (roundevenf, fmaf)
+  // keeps the loop around it scalar. Only the rest goes to libm.
+  ConvertMathToLLVMPassOptions mathOptions;
+  mathOptions.approximateLog1p = false;
+  pm.addPass(createConvertMathToLLVMPass(mathOptions));
   pm.addPass(createConvertMathToLibmPass());
   // 2-D transposes (quanta-lower-x86's byte transposes of NCHW images) as
   // one vector.shuffle each, not the default element-wise extracts and
@@ -351,7 +361,6 @@ void quanta::buildLowerToLLVMPipeline(OpPassManager &pm) {
       vector::VectorTransposeLowering::Shuffle1D;
   pm.addPass(createConvertVectorToLLVMPass(vectorOptions));
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
-  pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());

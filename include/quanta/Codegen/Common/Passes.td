@@ -212,4 +212,26 @@ def ExpandStridedCopies : Pass<"quanta-expand-strided-copies"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def ApproximateMath : Pass<"quanta-approximate-math"> {
+  let summary = "Replace math functions by MLIR's polynomial approximations";
+  let description = [{
+    The math functions named in `functions` (MLIR's names: erf, exp, tanh,
+    ...) become upstream's polynomial approximations
+    (populateMathPolynomialApproximationPatterns): arithmetic LLVM
+    vectorizes, where a libm call (erff, expf, tanhf) keeps the loop around
+    it scalar. GELU's erf was 10% of a BERT-shaped encoder's int8 time on
+    AVX2 as an erff call per element; softmax's exp and the recurrent
+    gates' tanh are the same kind of loop. Functions not named, and every
+    function with an empty `functions`, stay libm calls (convert-math-to-
+    libm), the choice of a user who wants glibc's results.
+  }];
+  let options = [
+    ListOption<"functions", "functions", "std::string",
+               "the math functions to approximate (MLIR's names)">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 #endif // QUANTA_CODEGEN_COMMON_PASSES_TD

@@ -228,9 +228,10 @@ def Quantize : Pass<"quanta-quantize", "ModuleOp"> {
     - any other elementwise op of one dequantized 8-bit tensor whose body
       can be evaluated at compile time (clamp, relu, sigmoid, tanh, exp,
       ...): a 256-entry table of quantize(f(dequantize(q))). Exact for
-      clamps; for transcendental bodies the host libm may differ from the
-      JIT's in the last float bit, so an output on a rounding boundary can
-      move by 1 LSB;
+      clamps; for transcendental bodies the table comes from the host's
+      libm and the float code from polynomial approximations
+      (quanta-approximate-math: within 4 float ULP), so an output on a
+      rounding boundary can move by 1 LSB;
     - max pooling, `tensor.pad`, `collapse_shape`,
       `expand_shape`, `reshape`, `extract_slice` and `concat` whose inputs
       and result share one quantized type: they commute with quantization
