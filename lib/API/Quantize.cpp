@@ -77,6 +77,8 @@ quanta::quantizeModel(ModuleOp floatModel, CalibrationBatches &batches,
   } else {
     PrepareOptions prepareOptions;
     prepareOptions.qconfig = result.qconfig;
+    prepareOptions.overrides.assign(options.overrides.begin(),
+                                    options.overrides.end());
     buildPreparePipeline(prepare, prepareOptions);
   }
   if (failed(prepare.run(*result.calibrated)))

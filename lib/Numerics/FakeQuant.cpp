@@ -54,13 +54,31 @@ static float fakeQuantizeValue(float x, float scale, float invScale,
 /// to even; x86 gives LONG_MIN for NaN and overflow). PyTorch's AVX2 kernel
 /// is compiled with FMA contraction, so zp + x * inv_scale is one fused
 /// multiply-add (verified on near-tie inputs; the plain-C++ order differs).
+static int64_t quantizeUnclamped(float x, float invScale, float zeroPoint) {
+  return truncateToInt64(std::nearbyint(std::fma(x, invScale, zeroPoint)));
+}
+
 static float fakeQuantizeValueFloatZeroPoint(float x, float scale,
                                              float invScale, float zeroPoint,
                                              int64_t quantMin,
                                              int64_t quantMax) {
-  float shifted = std::fma(x, invScale, zeroPoint);
-  return dequantizeClamped(truncateToInt64(std::nearbyint(shifted)), zeroPoint,
+  return dequantizeClamped(quantizeUnclamped(x, invScale, zeroPoint), zeroPoint,
                            scale, quantMin, quantMax);
+}
+
+int64_t quantizeFloatZeroPoint(float x, float scale, float zeroPoint,
+                               int64_t quantMin, int64_t quantMax) {
+  return std::clamp(quantizeUnclamped(x, 1.0f / scale, zeroPoint), quantMin,
+                    quantMax);
+}
+
+EmbeddingRow getEmbeddingRow(float scale, float zeroPoint, int64_t bits) {
+  const float bias = -zeroPoint * scale;
+  if (bits == 8)
+    return {scale, bias};
+  // The 4-bit rows keep both in half precision, rounded to nearest even.
+  return {static_cast<float>(static_cast<_Float16>(scale)),
+          static_cast<float>(static_cast<_Float16>(bias))};
 }
 
 static Status checkQuantRange(int64_t quantMin, int64_t quantMax) {

@@ -278,6 +278,8 @@ def main(argv=None):
     parser.add_argument("--report-batches", type=int, default=2,
                         help="batches the report's plots are made from")
     parser.add_argument("--qconfig", default="x86")
+    parser.add_argument("--override", action="append", default=[],
+                        help="<op or location name>=<qconfig>, repeatable")
     parser.add_argument("--fuse-clamps", action="store_true")
     parser.add_argument("--onnx-batch", type=int, default=0)
     parser.add_argument("--onnx-dim", default="",
@@ -295,7 +297,8 @@ def main(argv=None):
     float_model = Module.load(options.model, onnx_batch=options.onnx_batch,
                               onnx_dims=dims)
     observed = float_model.clone()
-    observed.prepare(qconfig=options.qconfig, fuse_clamps=options.fuse_clamps)
+    observed.prepare(qconfig=options.qconfig, overrides=options.override,
+                     fuse_clamps=options.fuse_clamps)
     observed.calibrate(batches, progress=False)
     # Arrays of several of the model's batches are split as calibration
     # split them.

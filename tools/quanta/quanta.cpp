@@ -1,8 +1,8 @@
 //===- quanta.cpp - A float model and calibration data to int8 code -------===//
 //
 //   quanta model.onnx --data=calibration/ [-o model.o] [--header=model.h]
-//       [--qconfig=x86|qnnpack|...] [--onnx-batch=N] [--onnx-dim=seq=N,...]
-//       [--check-data=...]
+//       [--qconfig=x86|qnnpack|...] [--override=<op or location>=<qconfig>]
+//       [--onnx-batch=N] [--onnx-dim=seq=N,...] [--check-data=...]
 //       [--emit=object|mlir|qdq-mlir] [--report=DIR]
 //       [--target-triple=T] [--mcpu=CPU] [--mattr=+f1,-f2] [--num-threads=N]
 //
@@ -66,6 +66,12 @@ static cl::opt<std::string>
                      "or #quanta.qconfig<...> (default: PyTorch's for the "
                      "target: x86 on x86-64, qnnpack on AArch64)"),
             cl::cat(quanta::getToolOptionCategory()));
+static cl::list<std::string> overrides(
+    "override",
+    cl::desc("a qconfig for some ops: <op or location name>=<qconfig>, e.g. "
+             "/tokens/Gather=float_qparams_weight_only to quantize an "
+             "embedding (repeatable)"),
+    cl::cat(quanta::getToolOptionCategory()));
 enum class Emit { Object, Mlir, QdqMlir };
 static cl::opt<Emit> emit(
     "emit", cl::desc("what to write"),
@@ -289,9 +295,12 @@ static LogicalResult writeReport(Location loc, ArrayRef<std::string> files,
                                  dataArg,
                                  qconfigArg,
                                  batchArg,
-                                 dimsArg,
-                                 "-o",
-                                 reportDir};
+                                 dimsArg};
+  std::vector<std::string> overrideArgs;
+  for (const std::string &entry : overrides)
+    overrideArgs.push_back("--override=" + entry);
+  args.append(overrideArgs.begin(), overrideArgs.end());
+  args.append({"-o", reportDir});
   std::string error;
   int status = llvm::sys::ExecuteAndWait(QUANTA_PYTHON_EXECUTABLE, args,
                                          std::nullopt, {}, 0, 0, &error);
@@ -336,6 +345,7 @@ static LogicalResult run(ModuleOp floatModel,
     return failure();
   quanta::QuantizeModelOptions options;
   options.qconfig = qconfig;
+  options.overrides.assign(overrides.begin(), overrides.end());
   options.target = target;
   options.calibrate.threads = quanta::getModuleThreads(floatModel);
   options.onCalibrationProgress = makeProgressBar();

@@ -222,4 +222,31 @@ TEST(FakeQuant, FusedNeedsStatisticsBeforeFakeQuant) {
   EXPECT_TRUE(module->forward(input, output, {0}).ok());
 }
 
+// torch.quantize_per_channel's values with float zero points: rounding
+// half to even, clamped; NaN takes quant_min (PyTorch's lrintf gives
+// LONG_MIN, clamped).
+TEST(FakeQuant, QuantizeFloatZeroPoint) {
+  EXPECT_EQ(quantizeFloatZeroPoint(0.25f, 0.5f, 0.0f, 0, 255), 0);
+  EXPECT_EQ(quantizeFloatZeroPoint(0.75f, 0.5f, 0.0f, 0, 255), 2);
+  EXPECT_EQ(quantizeFloatZeroPoint(-1.0f, 0.5f, 3.5f, 0, 15), 2);
+  EXPECT_EQ(quantizeFloatZeroPoint(100.0f, 0.5f, 3.5f, 0, 15), 15);
+  EXPECT_EQ(quantizeFloatZeroPoint(-100.0f, 0.5f, 3.5f, 0, 15), 0);
+  EXPECT_EQ(quantizeFloatZeroPoint(std::nanf(""), 0.5f, 3.5f, 0, 255), 0);
+}
+
+// The rows of PyTorch's quantized embeddings: float32 scale and bias
+// (-zero_point * scale) for 8 bits, both rounded to float16 for 4 bits
+// (0.1 is 0.0999755859375 in half precision); the lookup is one fused
+// multiply-add.
+TEST(FakeQuant, EmbeddingRows) {
+  EmbeddingRow byte = getEmbeddingRow(0.1f, 7.25f, 8);
+  EXPECT_EQ(byte.scale, 0.1f);
+  EXPECT_EQ(byte.bias, -7.25f * 0.1f);
+  EXPECT_EQ(byte.lookup(3), std::fma(3.0f, 0.1f, -7.25f * 0.1f));
+  EmbeddingRow nibble = getEmbeddingRow(0.1f, 7.25f, 4);
+  EXPECT_EQ(nibble.scale, 0.0999755859375f);
+  EXPECT_EQ(nibble.bias, -0.72509765625f);
+  EXPECT_EQ(nibble.lookup(15), std::fma(15.0f, nibble.scale, nibble.bias));
+}
+
 } // namespace

@@ -37,6 +37,10 @@ StringRef getDefaultQConfig(const TargetDescription &target);
 struct QuantizeModelOptions {
   /// A preset name or a #quanta.qconfig; empty: getDefaultQConfig(target).
   std::string qconfig;
+  /// Per-op qconfigs, "<op or location name>=<qconfig>" as
+  /// quanta-insert-observers' `override` (e.g. "/tokens/Gather=
+  /// float_qparams_weight_only" for an embedding).
+  std::vector<std::string> overrides;
   TargetDescription target = TargetDescription::host();
   /// Calibration's options (threads, batch limit, float kernels, ...).
   CalibrateOptions calibrate;

@@ -18,6 +18,7 @@
 #include "quanta/Numerics/QParams.h"
 #include "quanta/Numerics/Status.h"
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -48,6 +49,29 @@ Status fakeQuantizePerChannelAffine(const float *input, float *output,
                                     const std::vector<float> &scale,
                                     const std::vector<float> &zeroPoint,
                                     int64_t quantMin, int64_t quantMax);
+
+/// The quantized value of `x` with a float zero point
+/// (per_channel_affine_float_qparams): round_half_even(fma(x, 1 / scale,
+/// zero_point)) clamped to [quantMin, quantMax], the value the fake
+/// quantization above dequantizes and torch.quantize_per_channel stores
+/// (NaN gives quantMin).
+int64_t quantizeFloatZeroPoint(float x, float scale, float zeroPoint,
+                               int64_t quantMin, int64_t quantMax);
+
+/// One row of PyTorch's quantized embedding tables (torch.ao.nn.quantized
+/// Embedding and EmbeddingBag, whose weights are quantized per row with
+/// float zero points): the lookup computes fma(q, scale, bias), bias being
+/// -zero_point * scale. 8-bit rows (quint8) keep both in float32, 4-bit
+/// ones (quint4x2) in float16. Verified bit for bit against PyTorch 1.13's
+/// embedding_bag_byte and embedding_bag_4bit (test/Dialect/Quanta/
+/// Transforms/quantize-embedding.mlir).
+struct EmbeddingRow {
+  float scale, bias;
+  float lookup(int64_t quantized) const {
+    return std::fma(static_cast<float>(quantized), scale, bias);
+  }
+};
+EmbeddingRow getEmbeddingRow(float scale, float zeroPoint, int64_t bits);
 
 /// ATen's quant_utils::ChooseQuantizationParams (QuantUtils.h), which
 /// torch.fused_moving_avg_obs_fake_quant uses in builds without FBGEMM. It

@@ -104,6 +104,11 @@ private:
   std::string valueName(Value value);
   /// The name of an op (its location name, or "<op>_<n>").
   std::string opName(Operation *op);
+  /// Observes the table of the embedding lookup `op` with its qconfig's
+  /// weight observer if that is a float-qparams one (PyTorch's
+  /// float_qparams_weight_only_qconfig); FX leaves embeddings of other
+  /// qconfigs in float, and so does this.
+  LogicalResult observeEmbeddingTable(Operation *op);
   /// The last op of the fusion chain starting at `op` (bias add and relu
   /// for weighted ops, relu for binary ops); records the ops fused.
   Operation *findFusedChainEnd(Operation *op, bool allowBias);
@@ -342,6 +347,39 @@ LogicalResult InsertObserversPass::checkOverridesMatch(ModuleOp module) {
   return success();
 }
 
+/// The min/max observer of `observer` (itself, or a FakeQuantize's).
+static Attribute getMinMaxObserver(Attribute observer) {
+  if (auto fakeQuantize = dyn_cast<FakeQuantizeAttr>(observer))
+    return fakeQuantize.getObserver();
+  return observer;
+}
+
+LogicalResult InsertObserversPass::observeEmbeddingTable(Operation *op) {
+  FailureOr<QConfigAttr> qconfigAttr = getQConfigFor(op);
+  if (failed(qconfigAttr))
+    return failure();
+  if (!*qconfigAttr)
+    return success();
+  Attribute weight = qconfigAttr->getWeight();
+  auto perChannel = dyn_cast_if_present<PerChannelMinMaxObserverAttr>(
+      getMinMaxObserver(weight));
+  if (!perChannel ||
+      perChannel.getQscheme() != QScheme::per_channel_affine_float_qparams)
+    return success();
+  // One scale and zero point per row, as PyTorch's ch_axis = 0.
+  FailureOr<Attribute> rowObserver = withChannelAxis(op, weight, 0);
+  if (failed(rowObserver))
+    return failure();
+  tensor::ExtractOp lookup = matchEmbeddingLookup(op);
+  FailureOr<Value> table = observe(
+      lookup.getTensor(), *rowObserver, [&] { return opName(op) + ".weight"; },
+      op);
+  if (failed(table))
+    return failure();
+  lookup.getTensorMutable().assign(*table);
+  return success();
+}
+
 LogicalResult InsertObserversPass::insertObservers(func::FuncOp func) {
   usedNames.clear();
   opNames.clear();
@@ -376,6 +414,11 @@ LogicalResult InsertObserversPass::insertObservers(func::FuncOp func) {
     OpClassification classification = classifyOp(op);
     if (classification.role == OpRole::Float)
       continue;
+    if (classification.role == OpRole::Embedding) {
+      if (failed(observeEmbeddingTable(op)))
+        return failure();
+      continue;
+    }
     bool allInputsConstant =
         llvm::all_of(classification.activationOperands, [&](unsigned index) {
           return isConstantDerived(op->getOperand(index));
@@ -439,7 +482,8 @@ LogicalResult InsertObserversPass::insertObservers(func::FuncOp func) {
     case OpRole::Unary:
       break;
     case OpRole::Float:
-      llvm_unreachable("float ops are skipped above");
+    case OpRole::Embedding:
+      llvm_unreachable("float ops and embeddings are handled above");
     }
     // The output observer is named after the first op of a fused chain.
     Value output = outputOp->getResult(0);

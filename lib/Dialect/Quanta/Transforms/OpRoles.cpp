@@ -267,6 +267,31 @@ bool quanta::isWindowPadding(tensor::PadOp pad) {
          });
 }
 
+tensor::ExtractOp quanta::matchEmbeddingLookup(Operation *op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  if (!generic || generic.getNumDpsInputs() != 1 ||
+      generic.getNumDpsInits() != 1 ||
+      generic.getNumParallelLoops() != generic.getNumLoops())
+    return {};
+  auto ids = dyn_cast<RankedTensorType>(generic.getDpsInputs()[0].getType());
+  if (!ids || !isa<IntegerType>(ids.getElementType()))
+    return {};
+  Operation *terminator = generic.getBody()->getTerminator();
+  auto extract = terminator->getOperand(0).getDefiningOp<tensor::ExtractOp>();
+  if (!extract || extract->getParentOp() != op ||
+      generic.getRegion().isAncestor(extract.getTensor().getParentRegion()))
+    return {};
+  auto table = cast<RankedTensorType>(extract.getTensor().getType());
+  if (table.getRank() != 2 || !table.getElementType().isF32())
+    return {};
+  auto column = extract.getIndices()[1].getDefiningOp<linalg::IndexOp>();
+  if (!column || column.getDim() != generic.getNumLoops() - 1 ||
+      matchPattern(extract.getIndices()[0], m_Constant()) ||
+      extract.getIndices()[0].getDefiningOp<linalg::IndexOp>())
+    return {};
+  return extract;
+}
+
 OpClassification quanta::classifyOp(Operation *op) {
   OpClassification result;
   auto addFloatOperands = [&](unsigned begin, unsigned end) {
@@ -276,6 +301,10 @@ OpClassification quanta::classifyOp(Operation *op) {
   };
   if (op->getNumResults() != 1 || !isFloatTensor(op->getResult(0)))
     return result;
+  if (matchEmbeddingLookup(op)) {
+    result.role = OpRole::Embedding;
+    return result;
+  }
 
   if (isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::Conv2DNhwcHwcfOp,
           linalg::Conv2DNhwcFhwcOp, linalg::Conv2DNchwFchwOp,

@@ -21,6 +21,11 @@ struct Preset {
 };
 } // namespace
 
+// default_float_qparams_observer(_4bit): per row of an embedding table.
+#define FLOAT_QPARAMS_OBSERVER(DTYPE)                                          \
+  "#quanta.per_channel_min_max<ch_axis = 0, dtype = " DTYPE                    \
+  ", qscheme = per_channel_affine_float_qparams>"
+
 // observer.py. 2 ** -12 = 0.000244140625.
 static const Preset observerPresets[] = {
     {"default_observer", "#quanta.min_max<quant_min = 0, quant_max = 127>"},
@@ -42,12 +47,8 @@ static const Preset observerPresets[] = {
      "eps = 0.000244140625>"},
     {"default_dynamic_quant_observer",
      "#quanta.placeholder<dtype = quint8, compute_dtype = quint8>"},
-    {"default_float_qparams_observer",
-     "#quanta.per_channel_min_max<ch_axis = 0, dtype = quint8, "
-     "qscheme = per_channel_affine_float_qparams>"},
-    {"default_float_qparams_observer_4bit",
-     "#quanta.per_channel_min_max<ch_axis = 0, dtype = quint4x2, "
-     "qscheme = per_channel_affine_float_qparams>"},
+    {"default_float_qparams_observer", FLOAT_QPARAMS_OBSERVER("quint8")},
+    {"default_float_qparams_observer_4bit", FLOAT_QPARAMS_OBSERVER("quint4x2")},
     {"default_fixed_qparams_range_neg1to1_observer",
      "#quanta.fixed_qparams<scale = 0.0078125, zero_point = 128, "
      "dtype = quint8, quant_min = 0, quant_max = 255>"},
@@ -132,6 +133,12 @@ static const Preset qconfigPresets[] = {
              "#quanta.placeholder<dtype = float16>")},
     {"float16_static", QCONFIG("#quanta.placeholder<dtype = float16>",
                                "#quanta.placeholder<dtype = float16>")},
+    // Embeddings (weight-only): the only qconfigs PyTorch quantizes them
+    // with.
+    {"float_qparams_weight_only",
+     QCONFIG("#quanta.placeholder<>", FLOAT_QPARAMS_OBSERVER("quint8"))},
+    {"float_qparams_weight_only_4bit",
+     QCONFIG("#quanta.placeholder<>", FLOAT_QPARAMS_OBSERVER("quint4x2"))},
     {"default_qat", QCONFIG(DEFAULT_FAKE_QUANT, DEFAULT_WEIGHT_FAKE_QUANT)},
     {"default_qat_v2",
      QCONFIG(FUSED_ACT_FAKE_QUANT("false"), DEFAULT_FUSED_WT_FAKE_QUANT)},

@@ -894,6 +894,20 @@ struct MovePadToStoragePattern : public OpRewritePattern<tensor::PadOp> {
   }
 };
 
+/// An embedding lookup of a float-qparams table onto the quantized table
+/// (quantizeEmbedding).
+struct QuantizeEmbeddingPattern : public OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    std::string whyNot;
+    if (succeeded(quantizeEmbedding(rewriter, op, whyNot)))
+      return success();
+    return rewriter.notifyMatchFailure(op, whyNot.empty() ? "no embedding"
+                                                          : whyNot);
+  }
+};
+
 struct QuantizePass : public quanta::impl::QuantizeBase<QuantizePass> {
   using QuantizeBase::QuantizeBase;
   void runOnOperation() override;
@@ -904,7 +918,8 @@ void quanta::populateQuantizePatterns(RewritePatternSet &patterns) {
   // The pads first: the chains then read them on the storage integers.
   patterns.add<MovePadToStoragePattern>(patterns.getContext(),
                                         /*benefit=*/2);
-  patterns.add<QuantizeChainPattern>(patterns.getContext());
+  patterns.add<QuantizeChainPattern, QuantizeEmbeddingPattern>(
+      patterns.getContext());
 }
 
 llvm::MapVector<StringRef, int64_t>
@@ -944,6 +959,13 @@ void QuantizePass::runOnOperation() {
   getOperation()->walk([&](tensor::PadOp pad) { pads.push_back(pad); });
   for (tensor::PadOp pad : pads)
     (void)movePadToStorage(rewriter, pad);
+  SmallVector<linalg::GenericOp> generics;
+  getOperation()->walk([&](linalg::GenericOp op) { generics.push_back(op); });
+  for (linalg::GenericOp op : generics) {
+    std::string whyNot;
+    if (failed(quantizeEmbedding(rewriter, op, whyNot)) && !whyNot.empty())
+      op->emitRemark("the embedding stays float: ") << whyNot;
+  }
   SmallVector<quant::QuantizeCastOp> qcasts;
   getOperation()->walk([&](quant::QuantizeCastOp op) { qcasts.push_back(op); });
   llvm::SmallPtrSet<Operation *, 8> explained;

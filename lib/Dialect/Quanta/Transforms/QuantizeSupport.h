@@ -1,8 +1,9 @@
 //===- QuantizeSupport.h - Shared pieces of quanta-quantize -----*- C++ -*-===//
 //
 // Private to the Transforms library: the matchers and storage casts that the
-// GEMM rewrite (Quantize.cpp) and the elementwise, lookup-table and
-// data-movement rewrites (QuantizeElementwise.cpp) share.
+// GEMM rewrite (Quantize.cpp), the elementwise, lookup-table and
+// data-movement rewrites (QuantizeElementwise.cpp) and the embedding tables
+// (QuantizeEmbedding.cpp) share.
 //
 //===----------------------------------------------------------------------===//
 
@@ -104,6 +105,17 @@ LogicalResult movePadToStorage(RewriterBase &rewriter, tensor::PadOp pad);
 /// be converted, and failure with `whyNot` empty when it is no candidate.
 LogicalResult quantizeNonGemm(RewriterBase &rewriter,
                               quant::QuantizeCastOp qcast, std::string &whyNot);
+
+/// Rewrites the embedding lookup `op` (matchEmbeddingLookup) whose table is
+/// a constant under a per-row float-qparams fake quantization (quint8 or
+/// quint4x2, as PyTorch's float_qparams_weight_only_qconfig observes it)
+/// to read a quantized table: q in one byte, or two per byte for 4 bits,
+/// and fma(q, scale[row], bias[row]) as PyTorch's embedding_bag_byte and
+/// embedding_bag_4bit compute it (numerics::EmbeddingRow). Fails with
+/// `whyNot` set for such a lookup that cannot be, with `whyNot` empty for
+/// any other op.
+LogicalResult quantizeEmbedding(RewriterBase &rewriter, Operation *op,
+                                std::string &whyNot);
 
 } // namespace mlir::quanta::detail
 

@@ -37,6 +37,10 @@ enum class OpRole {
   FixedQParamsMinusOneToOne,
   /// hardswish, leaky relu: one activation in, an observer of its own out.
   Unary,
+  /// A lookup of rows of a constant table by integer ids (nn.Embedding):
+  /// its table is a weight (matchEmbeddingLookup), nothing else is
+  /// observed.
+  Embedding,
 };
 
 /// Elementwise computations recognized in named ops and linalg.generic
@@ -70,6 +74,13 @@ struct OpClassification {
 };
 
 OpClassification classifyOp(Operation *op);
+
+/// The tensor.extract of an embedding lookup: `op` is an all-parallel
+/// linalg.generic of one integer input (the ids) whose body yields an
+/// element of a rank-2 f32 table defined outside it, at the row its id
+/// gives and the column of the output's last dimension (what the ONNX
+/// importer makes of Gather on axis 0). Null otherwise.
+tensor::ExtractOp matchEmbeddingLookup(Operation *op);
 
 /// The division by the window size that makes the sum pooling `op`
 /// (linalg.pooling_nhwc_sum / pooling_nchw_sum) an average pooling: its

@@ -39,6 +39,13 @@ def InsertObservers : Pass<"quanta-insert-observers", "ModuleOp"> {
       followed by a division by the window size (or a multiplication by its
       inverse), observed after the division; a sum pooling without it is
       not an op PyTorch quantizes and stays float.
+    * Embedding lookups (a `linalg.generic` reading rows of a constant
+      table by integer ids, ONNX's Gather) get their table observed per row
+      when their qconfig's weight observer is a float-qparams one
+      (`float_qparams_weight_only`, `float_qparams_weight_only_4bit`, the
+      only qconfigs PyTorch quantizes embeddings with); their output is not
+      observed (weight-only). With any other qconfig they stay float, as in
+      FX.
     * sigmoid and softmax get `default_fixed_qparams_range_0to1_observer`,
       tanh `default_fixed_qparams_range_neg1to1_observer`.
     * Each value is observed once, however many quantized ops use it.
@@ -244,7 +251,16 @@ def Quantize : Pass<"quanta-quantize", "ModuleOp"> {
       each window, requantized with s_i / (s_o * window) like the GEMM's
       accumulators (prepareIntegerAveragePool): one rounding, within 1 LSB
       of the float average; zero padding before it counts in the window,
-      as with PyTorch's count_include_pad=True.
+      as with PyTorch's count_include_pad=True;
+    - embedding lookups (a `linalg.generic` reading rows of a constant
+      table by integer ids, ONNX's Gather) whose table carries a per-row
+      float-zero-point fake quantization (float_qparams_weight_only and
+      its 4-bit variant): the table is stored quantized, one byte per value
+      or two per byte (the even column in the low nibble), and each lookup
+      computes fma(q, scale, bias) per row, bias = -zero_point * scale
+      (float16 scale and bias for 4 bits): byte for byte
+      torch.ao.nn.quantized.Embedding's and EmbeddingBag's output. The
+      output stays float (weight-only).
 
     Forms front ends write are accepted as they come: a fully connected
     layer may reshape between its GEMM, bias add and activation (one
