@@ -41,6 +41,7 @@
 
 namespace mlir::quanta {
 #define GEN_PASS_DEF_ALLOCATERESULTSHAPES
+#define GEN_PASS_DEF_DECOMPOSEAGGREGATES
 #define GEN_PASS_DEF_EXPANDSTRIDEDCOPIES
 #define GEN_PASS_DEF_STORAGESIGNATURES
 #define GEN_PASS_DEF_LOWERINTRINSICS
@@ -223,6 +224,26 @@ static void expandStridedCopy(memref::CopyOp op) {
   op.erase();
 }
 
+struct DecomposeAggregatesPass
+    : public quanta::impl::DecomposeAggregatesBase<DecomposeAggregatesPass> {
+  void runOnOperation() override {
+    SmallVector<linalg::AggregatedOpInterface> aggregates;
+    getOperation()->walk(
+        [&](linalg::AggregatedOpInterface op) { aggregates.push_back(op); });
+    IRRewriter rewriter(&getContext());
+    for (linalg::AggregatedOpInterface op : aggregates) {
+      rewriter.setInsertionPoint(op);
+      FailureOr<SmallVector<Value>> decomposed =
+          op.decomposeOperation(rewriter);
+      if (failed(decomposed)) {
+        op->emitOpError("could not be decomposed into linalg ops");
+        return signalPassFailure();
+      }
+      rewriter.replaceOp(op, *decomposed);
+    }
+  }
+};
+
 struct ExpandStridedCopiesPass
     : public quanta::impl::ExpandStridedCopiesBase<ExpandStridedCopiesPass> {
   void runOnOperation() override {
@@ -289,6 +310,7 @@ struct AllocateResultShapesPass
 } // namespace
 
 void quanta::buildLowerToLLVMPipeline(OpPassManager &pm) {
+  pm.addPass(quanta::createDecomposeAggregates());
   pm.addPass(quanta::createStorageSignatures());
   // Fake quantization with known qparams (an imported QDQ model run in
   // float) and quant.qcast/dcast to arithmetic; the quant.scast pairs left

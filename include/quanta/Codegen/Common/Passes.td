@@ -212,6 +212,22 @@ def ExpandStridedCopies : Pass<"quanta-expand-strided-copies"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def DecomposeAggregates : Pass<"quanta-decompose-aggregates"> {
+  let summary = "Decompose linalg's aggregated ops (linalg.softmax)";
+  let description = [{
+    Each op of upstream's AggregatedOpInterface becomes the linalg ops its
+    `decomposeOperation` gives (linalg.softmax: a max reduction,
+    exp(x - max), a sum, a division), which upstream offers only as a
+    transform-dialect op. The ONNX importer emits `linalg.softmax` so that
+    quanta-insert-observers treats it as PyTorch's softmax; the lowering to
+    LLVM runs this first.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def ApproximateMath : Pass<"quanta-approximate-math"> {
   let summary = "Replace math functions by MLIR's polynomial approximations";
   let description = [{
