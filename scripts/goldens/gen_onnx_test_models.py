@@ -130,9 +130,8 @@ save(cnn(), "cnn.onnx")
 save(qdq(), "qdq.onnx")
 save(single(helper.make_node("Relu", ["x"], ["y"], name="relu"), 18,
             [vi("x", [2, 3])], [vi("y", [2, 3])]), "opset18.onnx")
-save(single(helper.make_node("Einsum", ["x", "x"], ["y"], name="mixer",
-                             equation="ij,jk->ik"), 13,
-            [vi("x", [3, 3])], [vi("y", [3, 3])]), "unsupported.onnx")
+save(single(helper.make_node("Det", ["x"], ["y"], name="mixer"), 13,
+            [vi("x", [3, 3])], [vi("y", [])]), "unsupported.onnx")
 shape_graph = helper.make_graph(
     [helper.make_node("Shape", ["x"], ["s"], name="shape_of_x"),
      helper.make_node("Reshape", ["x", "s"], ["y"], name="reshape")],

@@ -31,7 +31,7 @@
 // CPU: quanta: error: unknown CPU 'skylake2' for x86_64{{.*}} (llc-22 -mtriple={{.*}} -mcpu=help lists the known ones)
 //
 // RUN: not quanta %quanta_src_root/test/Import/Onnx/Inputs/unsupported.onnx --data=%t/good.npy 2>&1 | FileCheck %s --check-prefix=OP
-// OP: error: Einsum node 'mixer': the importer does not translate 'Einsum' (supported: {{.*}})
+// OP: error: Det node 'mixer': the importer does not translate 'Det' (supported: {{.*}})
 // OP-NEXT: note: next: docs/Onnx.md lists each op's limits; export the model with this part written in supported ops, or file an issue with the model
 //
 // RUN: not quanta %quanta_src_root/examples/digits/digits_cnn.onnx --onnx-batch=0 --data=%t/good.npy 2>&1 | FileCheck %s --check-prefix=SYMBOLIC

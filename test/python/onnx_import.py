@@ -22,7 +22,7 @@ for name, batch in (("unsupported.onnx", 0), ("cnn.onnx", 0),
     except (ValueError, OSError) as error:
         print(type(error).__name__ + ":", str(error).strip())
 # CHECK: Error: loading {{.*}}unsupported.onnx failed:
-# CHECK-NEXT: unsupported.onnx: error: Einsum node 'mixer': the importer does not translate 'Einsum'
+# CHECK-NEXT: unsupported.onnx: error: Det node 'mixer': the importer does not translate 'Det'
 # CHECK: Error: loading {{.*}}cnn.onnx failed:
 # CHECK-NEXT: cnn.onnx: error: symbolic dimensions left unbound: 'N' (dimension 0 of 'x')
 # CHECK: FileNotFoundError: cannot read '{{.*}}no-such-model.onnx': No such file or directory

@@ -117,6 +117,7 @@ const llvm::StringMap<OpInfo> &opTable() {
       {"MatMul", {translateMatMul, 1, 0}},
       // Version 6 had `broadcast`.
       {"Gemm", {translateGemm, 7, 0}},
+      {"Einsum", {translateEinsum, 12, 0}},
       {"Identity", {translateIdentity, 1, 0}},
       {"Constant", {translateConstant, 1, 0}},
       {"Flatten", {translateReshapeLike, 1, 0}},

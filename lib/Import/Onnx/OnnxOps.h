@@ -133,6 +133,7 @@ LogicalResult translatePool(Graph &g);
 // OnnxOpsMatMul.cpp
 LogicalResult translateMatMul(Graph &g);
 LogicalResult translateGemm(Graph &g);
+LogicalResult translateEinsum(Graph &g);
 
 // OnnxOpsShape.cpp
 LogicalResult translateIdentity(Graph &g);

@@ -159,3 +159,200 @@ LogicalResult onnx_import::translateGemm(Graph &g) {
   g.setOutput(0, *result);
   return success();
 }
+
+namespace {
+/// One operand of an Einsum equation: its letters, with the ellipsis (if
+/// any) at `ellipsisAt`.
+struct EinsumTerm {
+  std::string letters;
+  std::optional<size_t> ellipsisAt;
+};
+} // namespace
+
+/// Parses one term ("bij", "...ii"); false if it is malformed.
+static bool parseEinsumTerm(StringRef text, EinsumTerm &term) {
+  text = text.trim();
+  for (size_t at = 0; at < text.size();) {
+    if (text.substr(at).starts_with("...")) {
+      if (term.ellipsisAt)
+        return false;
+      term.ellipsisAt = term.letters.size();
+      at += 3;
+      continue;
+    }
+    if (!llvm::isAlpha(text[at]))
+      return false;
+    term.letters.push_back(text[at++]);
+  }
+  return true;
+}
+
+/// Einsum as one linalg.generic: the loops are the output's dimensions
+/// (the broadcast ellipsis first where the output has it, then its
+/// letters) and then every summed letter; each operand reads its letters'
+/// loops (a repeated letter: the diagonal) and the ellipsis's loops
+/// right-aligned (size-1 dimensions broadcast), the body multiplies the
+/// operands and adds to the accumulator, in the order of the loops.
+LogicalResult onnx_import::translateEinsum(Graph &g) {
+  std::string equation = g.stringAttr("equation", "");
+  auto [lhs, rhs] = StringRef(equation).split("->");
+  const bool explicitOutput = StringRef(equation).contains("->");
+  SmallVector<StringRef> termTexts;
+  lhs.split(termTexts, ',');
+  const int numInputs = g.node->input_size();
+  if (int(termTexts.size()) != numInputs)
+    return g.error() << "the equation '" << equation << "' has "
+                     << termTexts.size() << " input terms for " << numInputs
+                     << " inputs";
+  SmallVector<EinsumTerm> terms(numInputs);
+  SmallVector<Value> inputs;
+  SmallVector<ArrayRef<int64_t>> shapes;
+  llvm::StringMap<int64_t> letterSizes;
+  int64_t ellipsisRank = 0;
+  for (int index = 0; index < numInputs; ++index) {
+    auto input = g.floatInput(index, "an input");
+    if (failed(input))
+      return failure();
+    inputs.push_back(*input);
+    shapes.push_back(tensorType(*input).getShape());
+    EinsumTerm &term = terms[index];
+    if (!parseEinsumTerm(termTexts[index], term))
+      return g.error() << "the term '" << termTexts[index].trim()
+                       << "' of the equation '" << equation
+                       << "' is not letters and at most one '...'";
+    const int64_t rank = shapes.back().size(), letters = term.letters.size();
+    if (term.ellipsisAt ? rank < letters : rank != letters)
+      return g.error() << "the term '" << termTexts[index].trim() << "' has "
+                       << letters << " letters for input " << index
+                       << " of rank " << rank;
+    if (term.ellipsisAt)
+      ellipsisRank = std::max(ellipsisRank, rank - letters);
+  }
+  // The ellipsis's sizes (right-aligned broadcast) and each letter's.
+  SmallVector<int64_t> ellipsisSizes(ellipsisRank, 1);
+  for (int index = 0; index < numInputs; ++index) {
+    const EinsumTerm &term = terms[index];
+    ArrayRef<int64_t> shape = shapes[index];
+    const int64_t own =
+        term.ellipsisAt ? int64_t(shape.size() - term.letters.size()) : 0;
+    for (size_t position = 0; position < term.letters.size(); ++position) {
+      const size_t dim =
+          position +
+          (term.ellipsisAt && position >= *term.ellipsisAt ? own : 0);
+      auto [it, inserted] = letterSizes.try_emplace(
+          StringRef(&term.letters[position], 1), shape[dim]);
+      if (!inserted && it->second != shape[dim])
+        return g.error() << "letter '" << term.letters[position]
+                         << "' has sizes " << it->second << " and "
+                         << shape[dim];
+    }
+    for (int64_t e = 0; e < own; ++e) {
+      int64_t &size = ellipsisSizes[ellipsisRank - own + e];
+      const int64_t dimSize = shape[*term.ellipsisAt + e];
+      if (size != 1 && dimSize != 1 && size != dimSize)
+        return g.error() << "the '...' dimensions of " << shapes[index].size()
+                         << "-D input " << index << " do not broadcast";
+      if (dimSize != 1)
+        size = dimSize;
+    }
+  }
+  // The output: explicit, or numpy's implicit one (the ellipsis, then the
+  // letters used once, in alphabetical order).
+  EinsumTerm output;
+  if (explicitOutput) {
+    if (!parseEinsumTerm(rhs, output))
+      return g.error() << "the output '" << rhs.trim() << "' of the equation '"
+                       << equation << "' is not letters and at most one '...'";
+  } else {
+    llvm::StringMap<int> uses;
+    for (const EinsumTerm &term : terms)
+      for (char letter : term.letters)
+        ++uses[StringRef(&letter, 1)];
+    for (char letter = 'A'; letter <= 'z'; ++letter)
+      if (llvm::isAlpha(letter) && uses.lookup(StringRef(&letter, 1)) == 1)
+        output.letters.push_back(letter);
+    if (ellipsisRank > 0)
+      output.ellipsisAt = 0;
+  }
+  for (char letter : output.letters)
+    if (!letterSizes.count(StringRef(&letter, 1)) ||
+        llvm::count(output.letters, letter) != 1)
+      return g.error() << "output letter '" << letter
+                       << "' is not an input's, or repeats";
+  // Loops: the output's dimensions, then the summed letters.
+  MLIRContext *context = g.b.getContext();
+  SmallVector<int64_t> loopSizes, outputShape;
+  llvm::StringMap<unsigned> letterLoops;
+  SmallVector<unsigned> ellipsisLoops;
+  auto addEllipsisLoops = [&] {
+    for (int64_t size : ellipsisSizes) {
+      ellipsisLoops.push_back(loopSizes.size());
+      loopSizes.push_back(size);
+      outputShape.push_back(size);
+    }
+  };
+  for (size_t position = 0; position <= output.letters.size(); ++position) {
+    if (output.ellipsisAt == position)
+      addEllipsisLoops();
+    if (position == output.letters.size())
+      break;
+    StringRef letter(&output.letters[position], 1);
+    letterLoops[letter] = loopSizes.size();
+    loopSizes.push_back(letterSizes.lookup(letter));
+    outputShape.push_back(loopSizes.back());
+  }
+  const size_t outputLoops = loopSizes.size();
+  // As numpy.einsum, which ONNX follows: '...' is never summed over.
+  if (!output.ellipsisAt && ellipsisRank > 0)
+    return g.error() << "the output '" << rhs.trim() << "' drops the "
+                     << ellipsisRank << " dimension(s) of '...'";
+  for (const EinsumTerm &term : terms)
+    for (char letter : term.letters) {
+      StringRef name(&letter, 1);
+      if (letterLoops.try_emplace(name, loopSizes.size()).second)
+        loopSizes.push_back(letterSizes.lookup(name));
+    }
+  const unsigned numLoops = loopSizes.size();
+  SmallVector<AffineMap> maps;
+  for (int index = 0; index < numInputs; ++index) {
+    const EinsumTerm &term = terms[index];
+    ArrayRef<int64_t> shape = shapes[index];
+    const int64_t own =
+        term.ellipsisAt ? int64_t(shape.size() - term.letters.size()) : 0;
+    SmallVector<AffineExpr> exprs;
+    for (size_t position = 0; position <= term.letters.size(); ++position) {
+      if (term.ellipsisAt == position)
+        for (int64_t e = 0; e < own; ++e)
+          exprs.push_back(
+              shape[position + e] == 1 &&
+                      ellipsisSizes[ellipsisRank - own + e] != 1
+                  ? getAffineConstantExpr(0, context)
+                  : getAffineDimExpr(ellipsisLoops[ellipsisRank - own + e],
+                                     context));
+      if (position == term.letters.size())
+        break;
+      exprs.push_back(getAffineDimExpr(
+          letterLoops.lookup(StringRef(&term.letters[position], 1)), context));
+    }
+    maps.push_back(AffineMap::get(numLoops, 0, exprs, context));
+  }
+  SmallVector<AffineExpr> outputExprs;
+  for (unsigned loop = 0; loop < outputLoops; ++loop)
+    outputExprs.push_back(getAffineDimExpr(loop, context));
+  maps.push_back(AffineMap::get(numLoops, 0, outputExprs, context));
+  SmallVector<utils::IteratorType> iterators(numLoops,
+                                             utils::IteratorType::reduction);
+  std::fill_n(iterators.begin(), outputLoops, utils::IteratorType::parallel);
+  auto type = RankedTensorType::get(outputShape, g.b.getF32Type());
+  auto generic = linalg::GenericOp::create(
+      g.b, g.loc, type, inputs, ValueRange{g.filled(type, 0.0)}, maps,
+      iterators, [&](OpBuilder &b, Location loc, ValueRange args) {
+        Value product = args[0];
+        for (Value factor : args.drop_front().drop_back())
+          product = arith::MulFOp::create(b, loc, product, factor);
+        linalg::YieldOp::create(b, loc,
+                                ValueRange{addF(b, loc, args.back(), product)});
+      });
+  g.setOutput(0, g.foldOrResult(generic));
+  return success();
+}

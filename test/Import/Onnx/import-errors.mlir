@@ -8,7 +8,7 @@
 // OPSET: opset18.onnx:0:0: error: the model uses opset 18; the importer takes opsets up to 17
 
 // RUN: not quant-translate --import-onnx %S/Inputs/unsupported.onnx 2>&1 | FileCheck %s --check-prefix=OP
-// OP: error: Einsum node 'mixer': the importer does not translate 'Einsum' (supported: Abs, Add, And, AveragePool,
+// OP: error: Det node 'mixer': the importer does not translate 'Det' (supported: Abs, Add, And, AveragePool,
 
 // RUN: not quant-translate --import-onnx %S/Inputs/runtime_shape.onnx 2>&1 | FileCheck %s --check-prefix=SHAPE
 // SHAPE: error: Reshape node 'reshape': input 1 (shape) must be a constant integer tensor (an initializer, a Constant node or computed from shapes and constants): Quanta compiles static shapes
