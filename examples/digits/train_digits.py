@@ -89,16 +89,22 @@ def fit(model, epochs=40):
     return (predicted == labels[test]).mean()
 
 
+def export(model, name, out, examples, opset):
+    """Writes out/digits_<name>.onnx: an image batch of any size N in,
+    logits out, traced on the first `examples` held-out images."""
+    torch.onnx.export(model, torch.from_numpy(images[test[:examples]]),
+                      os.path.join(out, f"digits_{name}.onnx"),
+                      input_names=["image"], output_names=["logits"],
+                      dynamic_axes={"image": {0: "N"}, "logits": {0: "N"}},
+                      opset_version=opset, do_constant_folding=True)
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(__file__)
     for name, model in (("cnn", Cnn()), ("mlp", Mlp())):
         accuracy = fit(model)
         print(f"{name}: float accuracy on the held-out set {accuracy:.4f}")
-        torch.onnx.export(model, torch.from_numpy(images[test[:1]]),
-                          os.path.join(out, f"digits_{name}.onnx"),
-                          input_names=["image"], output_names=["logits"],
-                          dynamic_axes={"image": {0: "N"}, "logits": {0: "N"}},
-                          opset_version=13, do_constant_folding=True)
+        export(model, name, out, examples=1, opset=13)
 
     os.makedirs(os.path.join(out, "calibration"), exist_ok=True)
     for index in range(8):

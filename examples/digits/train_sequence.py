@@ -25,7 +25,7 @@ from torch import nn
 
 # Run as a script, this folder is on sys.path: the same data, split and
 # training loop as the CNN and the MLP.
-from train_digits import fit, images, test
+from train_digits import export, fit
 
 out = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(__file__)
 torch.manual_seed(0)
@@ -64,8 +64,4 @@ for name, model, epochs in (("transformer", Transformer(), 40),
                             ("lstm", Lstm(), 60)):
     accuracy = fit(model, epochs)
     print(f"{name}: float accuracy on the held-out set {accuracy:.4f}")
-    torch.onnx.export(model, torch.from_numpy(images[test[:2]]),
-                      os.path.join(out, f"digits_{name}.onnx"),
-                      input_names=["image"], output_names=["logits"],
-                      dynamic_axes={"image": {0: "N"}, "logits": {0: "N"}},
-                      opset_version=14, do_constant_folding=True)
+    export(model, name, out, examples=2, opset=14)

@@ -91,16 +91,18 @@ LogicalResult quanta::detail::quantizeEmbedding(RewriterBase &rewriter,
 
   // The lookup reads byte (row, column or column / 2), its nibble with 4
   // bits, and computes fma(q, scale[row], bias[row]).
-  OpBuilder builder(op);
+  // The tables before the op, through the rewriter (a pattern driver sees
+  // every op it creates).
+  rewriter.setInsertionPoint(op);
   Location loc = lookup.getLoc();
   MLIRContext *context = op->getContext();
   auto rowVector = [&](ArrayRef<float> data) -> Value {
-    auto type = RankedTensorType::get({rows}, builder.getF32Type());
-    return arith::ConstantOp::create(builder, loc,
+    auto type = RankedTensorType::get({rows}, rewriter.getF32Type());
+    return arith::ConstantOp::create(rewriter, loc,
                                      DenseElementsAttr::get(type, data));
   };
   Value packed = arith::ConstantOp::create(
-      builder, loc, packTable(quantized, rows, columns, bits, context));
+      rewriter, loc, packTable(quantized, rows, columns, bits, context));
   Value scaleTable = rowVector(rowScales), biasTable = rowVector(rowBiases);
   rewriter.setInsertionPoint(lookup);
   Value row = lookup.getIndices()[0], column = lookup.getIndices()[1];
