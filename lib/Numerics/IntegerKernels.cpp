@@ -447,6 +447,94 @@ int32_t IntegerMul::apply(int32_t a, int32_t b) const {
                     static_cast<int32_t>(outputRange.quantMax));
 }
 
+StatusOr<IntegerProduct> prepareIntegerProduct(DType aType, ActivationQParams a,
+                                               DType bType, ActivationQParams b,
+                                               DType outputType,
+                                               ActivationQParams output,
+                                               int64_t k) {
+  if (Status status = checkActivation(a, aType, "first input"); !status)
+    return status;
+  if (Status status = checkActivation(b, bType, "second input"); !status)
+    return status;
+  if (Status status = checkActivation(output, outputType, "output"); !status)
+    return status;
+  if (k < 1)
+    return Status::error("product K must be positive, got " + str(k));
+  auto maxCentred = [](DType type, int32_t zeroPoint) {
+    const QRange range = dtypeRange(type);
+    return std::max(zeroPoint - range.quantMin, range.quantMax - zeroPoint);
+  };
+  const int64_t maxProduct =
+      maxCentred(aType, a.zeroPoint) * maxCentred(bType, b.zeroPoint);
+  if (k > std::numeric_limits<int32_t>::max() / maxProduct)
+    return Status::error("the int32 accumulator can overflow (K = " + str(k) +
+                         ", max |a - za| * |b - zb| = " + str(maxProduct) +
+                         ")");
+  StatusOr<QuantizedMultiplier> multiplier = quantizeMultiplier(
+      static_cast<double>(a.scale) * static_cast<double>(b.scale) /
+      static_cast<double>(output.scale));
+  if (!multiplier)
+    return multiplier.getStatus();
+  StatusOr<QRange> range = fusedActivationRange(
+      outputType, output.scale, output.zeroPoint, FusedActivation::none());
+  if (!range)
+    return range.getStatus();
+  IntegerProduct product;
+  product.k = k;
+  product.aType = aType;
+  product.bType = bType;
+  product.outputType = outputType;
+  product.aZeroPoint = a.zeroPoint;
+  product.bZeroPoint = b.zeroPoint;
+  product.multiplier = *multiplier;
+  product.outputZeroPoint = output.zeroPoint;
+  product.outputRange = *range;
+  return product;
+}
+
+template <typename A, typename B, typename Out>
+Status quantizedProduct(const IntegerProduct &product, const A *a, const B *b,
+                        int64_t m, int64_t n, Out *out) {
+  if (Status status = checkStorageType<A>(product.aType, "first input");
+      !status)
+    return status;
+  if (Status status = checkStorageType<B>(product.bType, "second input");
+      !status)
+    return status;
+  if (Status status = checkStorageType<Out>(product.outputType, "output");
+      !status)
+    return status;
+  if (m < 0 || n < 0)
+    return Status::error("product M and N must not be negative, got " + str(m) +
+                         " and " + str(n));
+  for (int64_t row = 0; row < m; ++row)
+    for (int64_t col = 0; col < n; ++col) {
+      int64_t acc = 0;
+      for (int64_t i = 0; i < product.k; ++i)
+        acc += (int64_t(a[row * product.k + i]) - product.aZeroPoint) *
+               (int64_t(b[i * n + col]) - product.bZeroPoint);
+      out[row * n + col] = static_cast<Out>(
+          requantize(static_cast<int32_t>(acc), product.multiplier,
+                     product.outputZeroPoint,
+                     static_cast<int32_t>(product.outputRange.quantMin),
+                     static_cast<int32_t>(product.outputRange.quantMax)));
+    }
+  return Status::success();
+}
+
+#define QUANTA_INSTANTIATE_PRODUCT(A, B, Out)                                  \
+  template Status quantizedProduct(const IntegerProduct &, const A *,          \
+                                   const B *, int64_t, int64_t, Out *);
+#define QUANTA_INSTANTIATE_PRODUCT_B(A, B)                                     \
+  QUANTA_INSTANTIATE_PRODUCT(A, B, uint8_t)                                    \
+  QUANTA_INSTANTIATE_PRODUCT(A, B, int8_t)
+QUANTA_INSTANTIATE_PRODUCT_B(uint8_t, uint8_t)
+QUANTA_INSTANTIATE_PRODUCT_B(uint8_t, int8_t)
+QUANTA_INSTANTIATE_PRODUCT_B(int8_t, uint8_t)
+QUANTA_INSTANTIATE_PRODUCT_B(int8_t, int8_t)
+#undef QUANTA_INSTANTIATE_PRODUCT_B
+#undef QUANTA_INSTANTIATE_PRODUCT
+
 StatusOr<IntegerAveragePool> prepareIntegerAveragePool(DType type,
                                                        ActivationQParams input,
                                                        ActivationQParams output,

@@ -80,13 +80,13 @@ LogicalResult quanta::verifyReadyForLLVM(ModuleOp module, StringRef tool) {
       }
     // A fake quantization with known qparams lowers to arithmetic.
     auto fakeQuant = dyn_cast<FakeQuantOp>(op);
-    if (!isa<QMatmulOp, ObserveOp, FakeQuantOp>(op) ||
+    if (!isa<QMatmulOp, QBatchMatmulOp, ObserveOp, FakeQuantOp>(op) ||
         (fakeQuant && fakeQuant.hasKnownQParams()) ||
         !reported.insert(op->getName()).second)
       return;
     InFlightDiagnostic diag = op->emitOpError()
                               << "cannot be compiled (" << tool << ") before ";
-    if (isa<QMatmulOp>(op))
+    if (isa<QMatmulOp, QBatchMatmulOp>(op))
       diag << "its kernel lowering: lower the module for its target first "
               "(quanta-lower-x86, quanta-lower-neon, or "
               "quanta-lower-x86{isa=generic} for another architecture; "

@@ -33,3 +33,16 @@
 // and t >= 33 everywhere (the rounding on the high words, the zero point
 // folded into it or not), an s8 output narrower than its storage, weight
 // zero points.
+//
+// quanta.qbatch_matmul's cases (quant-run-qbatch-matmul.mlir) on the same
+// two VNNI steps: u8 lhs read as they are, s8 lhs with the sign flip the
+// run-time column offsets take back out.
+// RUN: for isa in avx512vnni avxvnni; do \
+// RUN:   for entry in reduced_u8 full_u8 s8 mixed one; do \
+// RUN:     quant-run %S/Inputs/qbatch_matmul_exec.mlir --guard-pages=after --entry=$entry --pass-pipeline="builtin.module(quanta-lower-x86{isa=$isa})" \
+// RUN:       --input=%S/Inputs/qbatch_matmul_${entry}_input.npz --output=%t.product.$isa.$entry.npy || exit 1; \
+// RUN:     cmp %t.product.$isa.$entry.npy %S/Inputs/qbatch_matmul_${entry}_expected.npy && echo "$isa $entry identical" || exit 1; \
+// RUN:   done; \
+// RUN: done | FileCheck %s --check-prefix=PRODUCT
+// PRODUCT-COUNT-5: avx512vnni {{[a-z0-9_]+}} identical
+// PRODUCT-COUNT-5: avxvnni {{[a-z0-9_]+}} identical

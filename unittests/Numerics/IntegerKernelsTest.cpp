@@ -599,6 +599,102 @@ TEST(IntegerElementwise, BuffersAndTypes) {
   EXPECT_FALSE(quantizedElementwise(*mul, a, b, out, -1).ok());
 }
 
+//===----------------------------------------------------------------------===//
+// The product of two activations
+//===----------------------------------------------------------------------===//
+
+/// Random products of every pair of input types against the real product
+/// of the dequantized values, rounded and clamped: within one step.
+template <typename A, typename B, typename Out>
+static void checkProductsAgainstReal(std::mt19937 &rng, DiffStats &stats) {
+  auto draw = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
+  for (int i = 0; i < 40; ++i) {
+    const DType aType = std::is_signed_v<A> ? DType::QInt8 : DType::QUInt8;
+    const DType bType = std::is_signed_v<B> ? DType::QInt8 : DType::QUInt8;
+    const DType outType = std::is_signed_v<Out> ? DType::QInt8 : DType::QUInt8;
+    const QRange aRange = dtypeRange(aType), bRange = dtypeRange(bType),
+                 outRange = dtypeRange(outType);
+    const int64_t m = draw(1, 6), k = draw(1, 80), n = draw(1, 9);
+    ActivationQParams a{0.01f * float(draw(1, 20)),
+                        int32_t(draw(aRange.quantMin, aRange.quantMax))};
+    ActivationQParams b{0.01f * float(draw(1, 20)),
+                        int32_t(draw(bRange.quantMin, bRange.quantMax))};
+    ActivationQParams out{a.scale * b.scale * float(draw(8, 400)),
+                          int32_t(draw(outRange.quantMin, outRange.quantMax))};
+    StatusOr<IntegerProduct> product =
+        prepareIntegerProduct(aType, a, bType, b, outType, out, k);
+    ASSERT_TRUE(product.ok()) << product.getStatus().getMessage();
+    std::vector<A> lhs(m * k);
+    std::vector<B> rhs(k * n);
+    for (A &v : lhs)
+      v = static_cast<A>(draw(aRange.quantMin, aRange.quantMax));
+    for (B &v : rhs)
+      v = static_cast<B>(draw(bRange.quantMin, bRange.quantMax));
+    std::vector<Out> result(m * n);
+    ASSERT_TRUE(
+        quantizedProduct(*product, lhs.data(), rhs.data(), m, n, result.data())
+            .ok());
+    std::vector<int32_t> expected, actual(result.begin(), result.end());
+    for (int64_t row = 0; row < m; ++row)
+      for (int64_t col = 0; col < n; ++col) {
+        double real = 0;
+        for (int64_t j = 0; j < k; ++j)
+          real += double(a.scale) * (lhs[row * k + j] - a.zeroPoint) *
+                  double(b.scale) * (rhs[j * n + col] - b.zeroPoint);
+        const double q = std::nearbyint(real / out.scale) + out.zeroPoint;
+        expected.push_back(static_cast<int32_t>(std::clamp<double>(
+            q, double(outRange.quantMin), double(outRange.quantMax))));
+      }
+    stats.add(expected, actual);
+  }
+}
+
+TEST(IntegerProduct, EveryTypeAgainstReal) {
+  std::mt19937 rng(31);
+  DiffStats stats;
+  checkProductsAgainstReal<uint8_t, uint8_t, uint8_t>(rng, stats);
+  checkProductsAgainstReal<uint8_t, int8_t, int8_t>(rng, stats);
+  checkProductsAgainstReal<int8_t, uint8_t, uint8_t>(rng, stats);
+  checkProductsAgainstReal<int8_t, int8_t, int8_t>(rng, stats);
+  stats.print("product vs real");
+  EXPECT_EQ(stats.worse, 0);
+  EXPECT_GT(stats.exact, 50 * stats.offByOne);
+}
+
+TEST(IntegerProduct, ExactExample) {
+  // (a - 2) = [1, 2], (b - 10) = [[3], [-4]]: 3 - 8 = -5; * 0.5 * 0.25 /
+  // 0.125 = -5, + zo 100 = 95.
+  StatusOr<IntegerProduct> product =
+      prepareIntegerProduct(DType::QUInt8, {0.5f, 2}, DType::QInt8, {0.25f, 10},
+                            DType::QUInt8, {0.125f, 100}, 2);
+  ASSERT_TRUE(product.ok());
+  const uint8_t a[] = {3, 4};
+  const int8_t b[] = {13, 6};
+  uint8_t out[1];
+  ASSERT_TRUE(quantizedProduct(*product, a, b, 1, 1, out).ok());
+  EXPECT_EQ(out[0], 95);
+  // The buffers' types must be the product's.
+  EXPECT_FALSE(quantizedProduct(*product, b, b, 1, 1, out).ok());
+  EXPECT_FALSE(quantizedProduct(*product, a, b, -1, 1, out).ok());
+}
+
+TEST(IntegerKernelsErrors, PrepareProduct) {
+  auto prepare = [](int64_t k, ActivationQParams a = {0.1f, 0},
+                    DType type = DType::QUInt8) {
+    return prepareIntegerProduct(type, a, DType::QUInt8, {0.1f, 0},
+                                 DType::QUInt8, {0.1f, 0}, k);
+  };
+  EXPECT_TRUE(prepare(33025).ok()); // 33025 * 255 * 255 < 2^31
+  EXPECT_NE(prepare(33026).getStatus().getMessage().find("can overflow"),
+            std::string::npos);
+  EXPECT_FALSE(prepare(0).ok());
+  EXPECT_FALSE(prepare(4, {0.0f, 0}).ok());
+  EXPECT_FALSE(prepare(4, {0.1f, 300}).ok());
+  EXPECT_FALSE(prepare(4, {0.1f, 0}, DType::QInt32).ok());
+}
+
 TEST(IntegerAveragePool, WithinHalfAnOutputStepOfTheRealAverage) {
   // Same qparams (PyTorch's avg_pool2d) and a requantizing one, windows of
   // 9 (M not a power of two) and 16: every possible window sum of the

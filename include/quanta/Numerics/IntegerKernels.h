@@ -216,6 +216,40 @@ StatusOr<IntegerMul> prepareIntegerMul(DType type, ActivationQParams a,
                                        ActivationQParams output,
                                        FusedActivation activation);
 
+/// The quantized product of two activations (attention's Q.K^T and P.V):
+///   out[m][n] = requantize(sum_k (a[m][k] - za) * (b[k][n] - zb))
+/// with M = s_a * s_b / s_o, the GEMM's integer semantics (exact i32
+/// accumulators, one rounding) with both operands known only at run time.
+/// Each operand and the output is u8 or s8 on its own.
+struct IntegerProduct {
+  int64_t k = 0;
+  DType aType = DType::QUInt8;
+  DType bType = DType::QUInt8;
+  DType outputType = DType::QUInt8;
+  int32_t aZeroPoint = 0;
+  int32_t bZeroPoint = 0;
+  QuantizedMultiplier multiplier{1 << 30, 1};
+  int32_t outputZeroPoint = 0;
+  QRange outputRange{0, 0};
+};
+
+/// Errors for dtypes other than QUInt8/QInt8, invalid scales or zero
+/// points, K < 1, a K whose accumulator can leave int32
+/// (K * max|a - za| * max|b - zb| > 2^31 - 1) and an M outside
+/// quantizeMultiplier's range.
+StatusOr<IntegerProduct> prepareIntegerProduct(DType aType, ActivationQParams a,
+                                               DType bType, ActivationQParams b,
+                                               DType outputType,
+                                               ActivationQParams output,
+                                               int64_t k);
+
+/// out (M x N) = the quantized product of `a` (M x K) and `b` (K x N), both
+/// row-major. `A`, `B` and `Out` are uint8_t or int8_t and must match the
+/// product's dtypes.
+template <typename A, typename B, typename Out>
+Status quantizedProduct(const IntegerProduct &product, const A *a, const B *b,
+                        int64_t m, int64_t n, Out *out);
+
 /// Quantized average pooling over windows of `windowSize` values: the
 /// exact sum of (q - zi) over a window requantized with
 /// M = s_i / (s_o * windowSize), as the GEMM's accumulators are. Padding

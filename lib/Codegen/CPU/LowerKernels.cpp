@@ -109,10 +109,13 @@ LogicalResult mlir::quanta::lowerKernels(ModuleOp module,
   if (failed(recordLoweredFor(module, target, pass)))
     return failure();
   SmallVector<QMatmulOp> qmatmuls;
+  SmallVector<QBatchMatmulOp> products;
   SmallVector<Operation *> floatGemms, floatDepthwise;
   module->walk([&](Operation *op) {
     if (auto qmatmul = dyn_cast<QMatmulOp>(op))
       qmatmuls.push_back(qmatmul);
+    else if (auto product = dyn_cast<QBatchMatmulOp>(op))
+      products.push_back(product);
     else if (llvm::isa<linalg::MatmulOp, linalg::BatchMatmulOp,
                        linalg::Conv2DNhwcFhwcOp, linalg::Conv2DNhwcHwcfOp,
                        linalg::Conv2DNchwFchwOp>(op))
@@ -132,6 +135,11 @@ LogicalResult mlir::quanta::lowerKernels(ModuleOp module,
   for (QMatmulOp op : qmatmuls) {
     rewriter.setInsertionPoint(op);
     if (failed(lowerQMatmul(rewriter, op, target, pass)))
+      return failure();
+  }
+  for (QBatchMatmulOp op : products) {
+    rewriter.setInsertionPoint(op);
+    if (failed(lowerQBatchMatmul(rewriter, op, target)))
       return failure();
   }
   if (target.getArch() == TargetArch::X86_64 &&
@@ -195,6 +203,18 @@ struct LowerQMatmulPattern : public OpRewritePattern<QMatmulOp> {
   std::string pass;
 };
 
+/// quanta.qbatch_matmul to its kernel for a target.
+struct LowerQBatchMatmulPattern : public OpRewritePattern<QBatchMatmulOp> {
+  LowerQBatchMatmulPattern(MLIRContext *context,
+                           const TargetDescription &target)
+      : OpRewritePattern(context), target(target) {}
+  LogicalResult matchAndRewrite(QBatchMatmulOp op,
+                                PatternRewriter &rewriter) const override {
+    return lowerQBatchMatmul(rewriter, op, target);
+  }
+  TargetDescription target;
+};
+
 /// An f32 GEMM or convolution with constant weights to its tiled kernel.
 template <typename OpTy>
 struct LowerFloatGemmPattern : public OpRewritePattern<OpTy> {
@@ -256,6 +276,7 @@ void mlir::quanta::populateLowerKernelPatterns(RewritePatternSet &patterns,
                                                StringRef pass) {
   MLIRContext *context = patterns.getContext();
   patterns.add<LowerQMatmulPattern>(context, target, pass);
+  patterns.add<LowerQBatchMatmulPattern>(context, target);
   patterns.add<LowerImageTransposePattern>(context);
   if (!lowerFloat)
     return;

@@ -184,12 +184,75 @@ static bool isMaddUbsExact(ArrayRef<int8_t> weights, int64_t k, int64_t n,
 }
 
 namespace {
-/// Emits the tiled kernel of one quanta.qmatmul.
+/// What one integer kernel computes, in quanta.qmatmul's terms: a
+/// quanta.qmatmul, or one batch of a quanta.qbatch_matmul, whose weights
+/// (its rhs) and column offsets are known only at run time.
+struct IntegerGemmOperands {
+  /// Where the kernel is built.
+  Operation *anchor;
+  /// The quantized input (a matrix, or an NHWC image with `window`) and the
+  /// quantized M x N output.
+  RankedTensorType inputType, outputType;
+  int64_t k;
+  std::optional<QMatmulOp::Window> window;
+  /// One value per output column, or one for all.
+  SmallVector<int32_t> weightZeroPoints, multipliers, shifts;
+  /// N values; none when the kernel's caller computes them at run time.
+  SmallVector<int32_t> columnOffsets;
+  int32_t outputMin, outputMax;
+  /// The padding around the image the kernel may skip (getSkippablePad).
+  tensor::PadOp skippablePad;
+};
+
+static IntegerGemmOperands getOperands(QMatmulOp op) {
+  return {op,
+          op.getInput().getType(),
+          op.getOutput().getType(),
+          cast<ShapedType>(op.getWeights().getType()).getDimSize(0),
+          op.getConvWindow(),
+          llvm::to_vector(op.getWeightZeroPoints()),
+          llvm::to_vector(op.getMultipliers()),
+          llvm::to_vector(op.getShifts()),
+          llvm::to_vector(op.getColumnOffsets()),
+          static_cast<int32_t>(op.getOutputMin()),
+          static_cast<int32_t>(op.getOutputMax()),
+          getSkippablePad(op)};
+}
+
+/// Emits the tiled kernel of one quanta.qmatmul: configure(), then
+/// build(input) with the packed weights (and at run time, the column
+/// offsets and row sums) set, or buildWithConstantWeights().
 class QMatmulLowering : public TiledGemm {
 public:
-  QMatmulLowering(QMatmulOp op, const KernelShape &shape,
+  QMatmulLowering(const IntegerGemmOperands &operands, const KernelShape &shape,
                   ArrayRef<int8_t> weights);
-  Value build();
+  /// The kernel's constants and how it reads its operands; with
+  /// `runTimeWeights`, packed weights of the element packedElement() and
+  /// column offsets computed by the caller (no compile-time weights).
+  void configure(bool runTimeWeights = false);
+  /// The whole kernel of a quanta.qmatmul: its weights packed, its input
+  /// prepared, the tiles.
+  Value buildWithConstantWeights(Value quantizedInput);
+  /// The tiles on `prepared` (prepareInput's), `packedWeights`, and at run
+  /// time this batch's column offsets (runTimeOffsets's, [paddedN]) and
+  /// row sums (computeRowSums's, [M]; with weight zero points only): the
+  /// M x N output's storage.
+  Value build(Value prepared, Value packedWeights, Value runTimeOffsets = {},
+              Value runTimeRowSums = {});
+
+  void setInsertionPoint(Operation *op) { b.setInsertionPoint(op); }
+  using TiledGemm::packAtRunTime;
+  /// The weights' element in the packed layout (i16 pairs for vpmaddwd).
+  Type packedElement() const { return packedVector.getElementType(); }
+  Value prepareInput(Value storage);
+  Value computeRowSums(Value storage);
+  /// The [batch] x K x N weights `storage` (s8 as the dot step reads them,
+  /// after `toWeight`) as packed column offsets, [batch] x paddedN:
+  /// -(za + flipDelta) * colsum + K * za * zb, what quanta.qmatmul's
+  /// column_offsets and the sign flip hold for constant weights.
+  Value
+  runTimeOffsets(Value storage, int64_t inputZeroPoint,
+                 function_ref<Value(OpBuilder &, Location, Value)> toWeight);
 
 private:
   Value initialAccumulator(Value output, Value row, Value column,
@@ -208,16 +271,14 @@ private:
     return quanta::callIntrinsic(b, loc, name, type, args);
   }
   Value constantTensor(ArrayRef<int32_t> values);
-  Value prepareInput(Value storage);
   Value packRowPairs(Value prepared);
   Value readInput(VectorType type, Value base, Value kGroup, Value from = {});
-  Value computeRowSums(Value storage);
   int64_t outputZeroPoint();
   Value narrowPairsNeon(ArrayRef<Value> outputs);
   Value clampBytes(Value bytes);
   void classifyImageRows();
 
-  QMatmulOp op;
+  IntegerGemmOperands operands;
   KernelShape shape;
   bool signedInput = false, hasWeightZeroPoints = false;
   /// What the dot step reads for every stored input value: x + flipDelta
@@ -269,19 +330,19 @@ tensor::PadOp mlir::quanta::getSkippablePad(QMatmulOp op) {
   return pad;
 }
 
-QMatmulLowering::QMatmulLowering(QMatmulOp op, const KernelShape &shape,
+QMatmulLowering::QMatmulLowering(const IntegerGemmOperands &operands,
+                                 const KernelShape &shape,
                                  ArrayRef<int8_t> weights)
-    : TiledGemm(op, shape.tiling, op.getOutput().getType().getDimSize(0),
-                cast<ShapedType>(op.getWeights().getType()).getDimSize(0),
-                op.getOutput().getType().getDimSize(1),
-                op.getConvWindow()
-                    ? op.getConvWindow()->kernelH * op.getConvWindow()->kernelW
-                    : 1),
-      op(op), shape(shape), weights(weights),
+    : TiledGemm(
+          operands.anchor, shape.tiling, operands.outputType.getDimSize(0),
+          operands.k, operands.outputType.getDimSize(1),
+          operands.window ? operands.window->kernelH * operands.window->kernelW
+                          : 1),
+      operands(operands), shape(shape), weights(weights),
       pad(shape.step == DotStep::NeonMmla ? tensor::PadOp()
-                                          : getSkippablePad(op)) {
-  if (std::optional<QMatmulOp::Window> window = op.getConvWindow()) {
-    ArrayRef<int64_t> shape = op.getInput().getType().getShape();
+                                          : operands.skippablePad) {
+  if (const std::optional<QMatmulOp::Window> &window = operands.window) {
+    ArrayRef<int64_t> shape = operands.inputType.getShape();
     ArrayRef<int64_t> stored =
         pad ? pad.getSourceType().getShape() : ArrayRef<int64_t>(shape);
     image = ImageWindow{
@@ -654,13 +715,12 @@ Value QMatmulLowering::finish(Value acc, Value row, Value column) {
       arith::MinSIOp::create(
           b, loc,
           arith::MaxSIOp::create(b, loc, result,
-                                 splat(b, loc, i32Vector, op.getOutputMin())),
-          splat(b, loc, i32Vector, op.getOutputMax())));
+                                 splat(b, loc, i32Vector, operands.outputMin)),
+          splat(b, loc, i32Vector, operands.outputMax)));
 }
 
 int64_t QMatmulLowering::outputZeroPoint() {
-  return cast<quant::UniformQuantizedType>(
-             op.getOutput().getType().getElementType())
+  return cast<quant::UniformQuantizedType>(operands.outputType.getElementType())
       .getZeroPoint();
 }
 
@@ -668,19 +728,19 @@ int64_t QMatmulLowering::outputZeroPoint() {
 /// output range.
 Value QMatmulLowering::clampBytes(Value bytes) {
   auto type = cast<VectorType>(bytes.getType());
-  const bool signedOutput = cast<quant::UniformQuantizedType>(
-                                op.getOutput().getType().getElementType())
-                                .isSigned();
+  const bool signedOutput =
+      cast<quant::UniformQuantizedType>(operands.outputType.getElementType())
+          .isSigned();
   const int64_t storageMin = signedOutput ? INT8_MIN : 0,
                 storageMax = signedOutput ? INT8_MAX : UINT8_MAX;
-  if (op.getOutputMin() > storageMin) {
-    Value lo = splat(b, loc, type, op.getOutputMin());
+  if (operands.outputMin > storageMin) {
+    Value lo = splat(b, loc, type, operands.outputMin);
     bytes = signedOutput
                 ? arith::MaxSIOp::create(b, loc, bytes, lo).getResult()
                 : arith::MaxUIOp::create(b, loc, bytes, lo).getResult();
   }
-  if (op.getOutputMax() < storageMax) {
-    Value hi = splat(b, loc, type, op.getOutputMax());
+  if (operands.outputMax < storageMax) {
+    Value hi = splat(b, loc, type, operands.outputMax);
     bytes = signedOutput
                 ? arith::MinSIOp::create(b, loc, bytes, hi).getResult()
                 : arith::MinUIOp::create(b, loc, bytes, hi).getResult();
@@ -695,9 +755,9 @@ Value QMatmulLowering::clampBytes(Value bytes) {
 Value QMatmulLowering::narrowPairsNeon(ArrayRef<Value> outputs) {
   auto words = VectorType::get({4}, b.getI16Type());
   auto halfBytes = VectorType::get({8}, b.getI8Type());
-  const bool signedOutput = cast<quant::UniformQuantizedType>(
-                                op.getOutput().getType().getElementType())
-                                .isSigned();
+  const bool signedOutput =
+      cast<quant::UniformQuantizedType>(operands.outputType.getElementType())
+          .isSigned();
   auto concat = [&](Value lhs, Value rhs) -> Value {
     const int64_t size = 2 * cast<VectorType>(lhs.getType()).getDimSize(0);
     return vector::ShuffleOp::create(
@@ -731,8 +791,8 @@ Value QMatmulLowering::narrowPairs(ArrayRef<Value> outputs) {
   auto bytes = VectorType::get({4 * lanes}, b.getI8Type());
   StringRef packDwords =
       zmm ? "llvm.x86.avx512.packssdw.512" : "llvm.x86.avx2.packssdw";
-  auto outputType = cast<quant::UniformQuantizedType>(
-      op.getOutput().getType().getElementType());
+  auto outputType =
+      cast<quant::UniformQuantizedType>(operands.outputType.getElementType());
   const bool signedOutput = outputType.isSigned();
   StringRef packWords =
       signedOutput
@@ -754,31 +814,38 @@ Value QMatmulLowering::narrowPairs(ArrayRef<Value> outputs) {
 }
 
 /// sum_k a[m][k] of the stored input (before any sign flip), for the
-/// weight zero points: over a matrix's rows, or over an image's windows.
+/// weight zero points: over a matrix's rows (of each batch, for a batch of
+/// matrices), or over an image's windows.
 Value QMatmulLowering::computeRowSums(Value storage) {
   MLIRContext *context = b.getContext();
   auto d = [&](unsigned position) {
     return getAffineDimExpr(position, context);
   };
-  // Matrix: (m, k) -> a[m][k], sums[m]. Image: (b, oh, ow, kh, kw, c) ->
-  // a[b][oh * SH + kh * DH][ow * SW + kw * DW][c], sums[b][oh][ow].
-  SmallVector<AffineExpr> inputIndex{d(0), d(1)}, sumIndex{d(0)};
-  SmallVector<int64_t> sumShape{m};
+  // Matrix: ([batch,] m, k) -> a[batch][m][k], sums[batch][m]. Image: (b,
+  // oh, ow, kh, kw, c) -> a[b][oh * SH + kh * DH][ow * SW + kw * DW][c],
+  // sums[b][oh][ow].
+  ArrayRef<int64_t> storageShape =
+      cast<RankedTensorType>(storage.getType()).getShape();
+  unsigned loops = storageShape.size();
+  SmallVector<AffineExpr> inputIndex, sumIndex;
+  for (unsigned dim = 0; dim < loops; ++dim)
+    inputIndex.push_back(d(dim));
+  sumIndex.assign(inputIndex.begin(), inputIndex.end() - 1);
+  SmallVector<int64_t> sumShape(storageShape.drop_back());
   SmallVector<Value> inputs{storage};
-  unsigned loops = 2;
   if (image) {
     loops = 6;
     inputIndex = {d(0), d(1) * image->strideH + d(3) * image->dilationH,
                   d(2) * image->strideW + d(4) * image->dilationW, d(5)};
     sumIndex = {d(0), d(1), d(2)};
-    sumShape = {op.getInput().getType().getDimSize(0), image->outputHeight,
+    sumShape = {operands.inputType.getDimSize(0), image->outputHeight,
                 image->outputWidth};
     // linalg infers the loop bounds from the operands' shapes: an unread
     // [KH, KW, C] operand bounds the window's loops, as a filter does.
     inputs.push_back(tensor::EmptyOp::create(
         b, loc,
         ArrayRef<int64_t>{image->kernelH, image->kernelW,
-                          op.getInput().getType().getDimSize(3)},
+                          operands.inputType.getDimSize(3)},
         b.getI8Type()));
   }
   SmallVector<AffineMap> maps{AffineMap::get(loops, 0, inputIndex, context)};
@@ -823,9 +890,9 @@ Value QMatmulLowering::initialAccumulator(Value, Value, Value column, bool) {
   return readColumns(b, loc, offsets, column, i32Vector);
 }
 
-Value QMatmulLowering::build() {
-  auto element = cast<quant::UniformQuantizedType>(
-      op.getInput().getType().getElementType());
+void QMatmulLowering::configure(bool runTimeWeights) {
+  auto element =
+      cast<quant::UniformQuantizedType>(operands.inputType.getElementType());
   signedInput = element.isSigned();
   // vpmaddwd reads i16 pairs, the other steps groups of 4 bytes. Below one
   // full tile of rows, vpmaddwd is bound by reading its weights: it reads
@@ -833,9 +900,9 @@ Value QMatmulLowering::build() {
   const bool wordPairs = shape.step == DotStep::MaddWd;
   widenWeights = wordPairs && m < tiling.rows;
   Type inputElement = wordPairs ? b.getI16Type() : b.getI8Type();
-  Type packedElement =
-      wordPairs && !widenWeights ? inputElement : b.getI8Type();
-  packedVector = VectorType::get({tiling.lanes * tiling.group}, packedElement);
+  packedVector = VectorType::get({tiling.lanes * tiling.group},
+                                 wordPairs && !widenWeights ? inputElement
+                                                            : b.getI8Type());
   i32Vector = VectorType::get({tiling.lanes}, b.getI32Type());
   pairedStrips = shape.packs;
   laneInterleavedPairs =
@@ -875,55 +942,156 @@ Value QMatmulLowering::build() {
   SmallVector<int32_t> offsetValues(paddedN, 0), multiplierValues(paddedN, 0),
       zeroValues(paddedN, 0), totalShifts(paddedN, 33);
   // Flipping the sign bit adds flipDelta to every input: take flipDelta *
-  // colsum back out of the offsets.
+  // colsum back out of the offsets (at run time: runTimeOffsets).
   const std::vector<int32_t> columnSums =
-      flipDelta ? numerics::computeColumnSums(weights.data(), k, n)
-                : std::vector<int32_t>();
+      flipDelta && !runTimeWeights
+          ? numerics::computeColumnSums(weights.data(), k, n)
+          : std::vector<int32_t>();
   // Indexed by packed column (the kernel reads them as it reads B).
   for (int64_t at = 0; at < paddedN; ++at) {
     const int64_t col = columnAt(at);
     if (col >= n)
       continue;
-    int64_t offset = op.getColumnOffsets()[col];
-    if (flipDelta)
-      offset -= flipDelta * int64_t(columnSums[col]);
-    offsetValues[at] = static_cast<int32_t>(offset); // wraps like the i32 acc
-    multiplierValues[at] = op.getMultipliers()[col];
-    totalShifts[at] = 31 - op.getShifts()[col];
-    zeroValues[at] = perChannel(op.getWeightZeroPoints(), col);
+    if (!runTimeWeights) {
+      int64_t offset = operands.columnOffsets[col];
+      if (flipDelta)
+        offset -= flipDelta * int64_t(columnSums[col]);
+      offsetValues[at] = static_cast<int32_t>(offset); // wraps like the acc
+    }
+    multiplierValues[at] = perChannel(operands.multipliers, col);
+    totalShifts[at] = 31 - perChannel(operands.shifts, col);
+    zeroValues[at] = perChannel(operands.weightZeroPoints, col);
     hasWeightZeroPoints |= zeroValues[at] != 0;
   }
-  offsets = constantTensor(offsetValues);
+  if (!runTimeWeights)
+    offsets = constantTensor(offsetValues);
   requantizer.emplace(b, loc, shape.epilogue, tiling.lanes, multiplierValues,
                       totalShifts, outputZeroPoint());
-
-  auto storageType = op.getInput().getType().clone(b.getI8Type());
-  Value storage =
-      quant::StorageCastOp::create(b, loc, storageType, op.getInput());
-  if (hasWeightZeroPoints) {
+  if (hasWeightZeroPoints)
     weightZero = constantTensor(zeroValues);
+}
+
+Value QMatmulLowering::buildWithConstantWeights(Value quantizedInput) {
+  configure();
+  auto storageType = operands.inputType.clone(b.getI8Type());
+  Value storage =
+      quant::StorageCastOp::create(b, loc, storageType, quantizedInput);
+  if (hasWeightZeroPoints)
     rowSums = computeRowSums(storage);
+  Value prepared = prepareInput(pad ? pad.getSource() : storage);
+  Value packedWeights;
+  if (packedElement() != b.getI8Type()) {
+    SmallVector<int16_t> widened(weights.begin(), weights.end());
+    packedWeights = packWeights(ArrayRef<int16_t>(widened), packedElement());
+  } else {
+    packedWeights = packWeights(weights, packedElement());
   }
-  input = prepareInput(pad ? pad.getSource() : storage);
+  return quant::StorageCastOp::create(b, loc, operands.outputType,
+                                      build(prepared, packedWeights));
+}
+
+Value QMatmulLowering::build(Value prepared, Value packedWeights,
+                             Value runTimeOffsets, Value runTimeRowSums) {
+  input = prepared;
+  packed = packedWeights;
+  if (runTimeOffsets)
+    offsets = runTimeOffsets;
+  if (runTimeRowSums)
+    rowSums = runTimeRowSums;
   if (image)
     groupOffsets = image->groupOffsets(b, loc, segmentGroups, tiling.group);
   if (rowPairs)
     input = packRowPairs(input);
   else if (image)
     classifyImageRows();
-  if (wordPairs && !widenWeights) {
-    SmallVector<int16_t> widened(weights.begin(), weights.end());
-    packed = packWeights(ArrayRef<int16_t>(widened), packedElement);
-  } else {
-    packed = packWeights(weights, packedElement);
-  }
   Value output =
       tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{m, n}, b.getI8Type());
   StringRef stepName = shape.name;
   if (rowPairs && !signedInput)
     stepName = "usmmla";
-  output = emitTiles(output, stepName);
-  return quant::StorageCastOp::create(b, loc, op.getOutput().getType(), output);
+  return emitTiles(output, stepName);
+}
+
+Value QMatmulLowering::runTimeOffsets(
+    Value storage, int64_t inputZeroPoint,
+    function_ref<Value(OpBuilder &, Location, Value)> toWeight) {
+  MLIRContext *context = b.getContext();
+  auto d = [&](unsigned position) {
+    return getAffineDimExpr(position, context);
+  };
+  ArrayRef<int64_t> shape =
+      cast<RankedTensorType>(storage.getType()).getShape();
+  const int64_t batches = shape[0];
+  Type i32 = b.getI32Type();
+  // colsum[batch][n] = sum_k w[batch][k][n].
+  Value zero = arith::ConstantIntOp::create(b, loc, i32, 0);
+  Value init =
+      linalg::FillOp::create(b, loc, zero,
+                             ValueRange{tensor::EmptyOp::create(
+                                 b, loc, ArrayRef<int64_t>{batches, n}, i32)})
+          .getResult(0);
+  Value columnSums =
+      linalg::GenericOp::create(
+          b, loc, init.getType(), storage, init,
+          ArrayRef<AffineMap>{AffineMap::get(3, 0, {d(0), d(1), d(2)}, context),
+                              AffineMap::get(3, 0, {d(0), d(2)}, context)},
+          ArrayRef<utils::IteratorType>{utils::IteratorType::parallel,
+                                        utils::IteratorType::reduction,
+                                        utils::IteratorType::parallel},
+          [&](OpBuilder &nb, Location nloc, ValueRange args) {
+            Value w = arith::ExtSIOp::create(nb, nloc, nb.getI32Type(),
+                                             toWeight(nb, nloc, args[0]));
+            linalg::YieldOp::create(
+                nb, nloc,
+                arith::AddIOp::create(nb, nloc, args[1], w).getResult());
+          })
+          .getResult(0);
+  // In packed column order, padding columns 0 (as packWeights leaves them).
+  SmallVector<int64_t> columns;
+  for (int64_t at = 0; at < paddedN; ++at)
+    columns.push_back(columnAt(at));
+  Value columnTable = createConstant(
+      DenseElementsAttr::get(RankedTensorType::get({paddedN}, b.getIndexType()),
+                             ArrayRef<int64_t>(columns)));
+  const int64_t weightZeroPoint = operands.weightZeroPoints[0];
+  auto type = RankedTensorType::get({batches, paddedN}, i32);
+  return linalg::GenericOp::create(
+             b, loc, type, ValueRange{},
+             ValueRange{tensor::EmptyOp::create(b, loc, type.getShape(), i32)},
+             ArrayRef<AffineMap>{AffineMap::getMultiDimIdentityMap(2, context)},
+             ArrayRef<utils::IteratorType>{utils::IteratorType::parallel,
+                                           utils::IteratorType::parallel},
+             [&](OpBuilder &nb, Location nloc, ValueRange) {
+               Value batch = linalg::IndexOp::create(nb, nloc, 0);
+               Value column = tensor::ExtractOp::create(
+                   nb, nloc, columnTable,
+                   ValueRange{linalg::IndexOp::create(nb, nloc, 1)});
+               auto constant = [&](int64_t value) -> Value {
+                 return arith::ConstantIntOp::create(nb, nloc, nb.getI32Type(),
+                                                     value);
+               };
+               Value valid = arith::CmpIOp::create(
+                   nb, nloc, arith::CmpIPredicate::ult, column,
+                   arith::ConstantIndexOp::create(nb, nloc, n));
+               Value sum = tensor::ExtractOp::create(
+                   nb, nloc, columnSums,
+                   ValueRange{batch, arith::MinUIOp::create(
+                                         nb, nloc, column,
+                                         arith::ConstantIndexOp::create(
+                                             nb, nloc, n - 1))});
+               // Wraps like the i32 accumulator, as the constant offsets do.
+               Value offset = arith::AddIOp::create(
+                   nb, nloc,
+                   arith::MulIOp::create(
+                       nb, nloc, sum, constant(-(inputZeroPoint + flipDelta))),
+                   constant(static_cast<int32_t>(k * inputZeroPoint *
+                                                 weightZeroPoint)));
+               linalg::YieldOp::create(
+                   nb, nloc,
+                   arith::SelectOp::create(nb, nloc, valid, offset, constant(0))
+                       .getResult());
+             })
+      .getResult(0);
 }
 
 /// The output pixels in classes by their taps inside the image (see
@@ -935,7 +1103,7 @@ Value QMatmulLowering::build() {
 void QMatmulLowering::classifyImageRows() {
   SmallVector<SmallVector<int64_t>> skippedTaps;
   rowClasses =
-      image->classifyRows(b.getContext(), op.getInput().getType().getDimSize(0),
+      image->classifyRows(b.getContext(), operands.inputType.getDimSize(0),
                           segmentGroups, skippedTaps);
   if (!pad)
     return;
@@ -980,9 +1148,13 @@ static FailureOr<SmallVector<int8_t>> getWeightValues(QMatmulOp op,
 
 /// The best step `target` has. On AArch64, i8mm's smmla does twice the
 /// products of dotprod's sdot per instruction, sdot four times those of
-/// ARMv8.0's widening multiplies.
-static DotStep chooseDotStep(const TargetDescription &target, QMatmulOp op,
-                             ArrayRef<int8_t> weights) {
+/// ARMv8.0's widening multiplies. On AVX2, vpmaddubsw only where
+/// `isMaddUbsExact` says saturation is impossible for the input's storage
+/// range [lo, hi] (flipped to u8 for s8 inputs).
+static DotStep
+chooseDotStep(const TargetDescription &target,
+              quant::UniformQuantizedType input,
+              function_ref<bool(int64_t lo, int64_t hi)> isMaddUbsExact) {
   using F = TargetFeature;
   switch (target.getArch()) {
   case TargetArch::AArch64:
@@ -1002,22 +1174,12 @@ static DotStep chooseDotStep(const TargetDescription &target, QMatmulOp op,
     return DotStep::Vnni;
   if (!target.has(F::Avx2))
     return DotStep::Generic;
-  // vpmaddubsw only where saturation is impossible for the input's storage
-  // range (flipped to u8 for s8 inputs) and these weights.
-  auto input = cast<quant::UniformQuantizedType>(
-      op.getInput().getType().getElementType());
   int64_t lo = input.getStorageTypeMin(), hi = input.getStorageTypeMax();
   if (input.isSigned()) {
     lo += 128;
     hi += 128;
   }
-  auto shape = cast<ShapedType>(op.getWeights().getType()).getShape();
-  // An image input's K is a run of C channels per tap.
-  const int64_t segmentK =
-      op.getWindow() ? op.getInput().getType().getDimSize(3) : shape[0];
-  return isMaddUbsExact(weights, shape[0], shape[1], segmentK, lo, hi)
-             ? DotStep::MaddUbs
-             : DotStep::MaddWd;
+  return isMaddUbsExact(lo, hi) ? DotStep::MaddUbs : DotStep::MaddWd;
 }
 
 LogicalResult mlir::quanta::lowerQMatmul(RewriterBase &rewriter, QMatmulOp op,
@@ -1028,10 +1190,160 @@ LogicalResult mlir::quanta::lowerQMatmul(RewriterBase &rewriter, QMatmulOp op,
     return failure();
   if (op.getDepthwise())
     return lowerQDepthwise(rewriter, op, target, *weights);
-  KernelShape shape = getKernelShape(chooseDotStep(target, op, *weights));
-  Value result = QMatmulLowering(op, shape, *weights).build();
+  auto shape = cast<ShapedType>(op.getWeights().getType()).getShape();
+  // An image input's K is a run of C channels per tap.
+  const int64_t segmentK =
+      op.getWindow() ? op.getInput().getType().getDimSize(3) : shape[0];
+  KernelShape kernel = getKernelShape(chooseDotStep(
+      target,
+      cast<quant::UniformQuantizedType>(
+          op.getInput().getType().getElementType()),
+      [&](int64_t lo, int64_t hi) {
+        return isMaddUbsExact(*weights, shape[0], shape[1], segmentK, lo, hi);
+      }));
+  Value result = QMatmulLowering(getOperands(op), kernel, *weights)
+                     .buildWithConstantWeights(op.getInput());
   if (target.getArch() == TargetArch::X86_64)
-    requireVectorWidth(op, shape.tiling.lanes * 32);
+    requireVectorWidth(op, kernel.tiling.lanes * 32);
   rewriter.replaceOp(op, result);
+  return success();
+}
+
+/// The rhs of a quanta.qbatch_matmul as the dot steps read weights: s8.
+/// Storage that is s8, or u8 within [0, 127] (reduce_range's u8<0:127>),
+/// is read as it is; other u8 storage has its sign bit flipped (b - 128),
+/// its zero point with it.
+struct RunTimeWeights {
+  bool flip;
+  int64_t zeroPoint, min, max;
+
+  explicit RunTimeWeights(quant::UniformQuantizedType type)
+      : flip(!type.isSigned() && type.getStorageTypeMax() > INT8_MAX),
+        zeroPoint(type.getZeroPoint() - (flip ? 128 : 0)),
+        min(type.getStorageTypeMin() - (flip ? 128 : 0)),
+        max(type.getStorageTypeMax() - (flip ? 128 : 0)) {}
+
+  /// Converts a stored i8 value to the weight, and that to `element`.
+  Value convert(OpBuilder &b, Location loc, Value stored, Type element) const {
+    Value weight = stored;
+    if (flip)
+      weight = arith::XOrIOp::create(
+          b, loc, weight,
+          arith::ConstantIntOp::create(b, loc, b.getI8Type(), 0x80));
+    if (element != weight.getType())
+      weight = arith::ExtSIOp::create(b, loc, element, weight);
+    return weight;
+  }
+};
+
+/// The [B, ...] tensor `value`'s batch `batch`, without the batch
+/// dimension.
+static Value sliceBatch(OpBuilder &b, Location loc, Value value, Value batch) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<OpFoldResult> offsets{batch}, sizes{b.getIndexAttr(1)},
+      strides(type.getRank(), b.getIndexAttr(1));
+  for (int64_t size : type.getShape().drop_front()) {
+    offsets.push_back(b.getIndexAttr(0));
+    sizes.push_back(b.getIndexAttr(size));
+  }
+  return tensor::ExtractSliceOp::create(
+      b, loc,
+      RankedTensorType::get(type.getShape().drop_front(),
+                            type.getElementType()),
+      value, offsets, sizes, strides);
+}
+
+LogicalResult mlir::quanta::lowerQBatchMatmul(RewriterBase &rewriter,
+                                              QBatchMatmulOp op,
+                                              const TargetDescription &target) {
+  auto lhsType =
+      cast<quant::UniformQuantizedType>(op.getLhs().getType().getElementType());
+  auto rhsType =
+      cast<quant::UniformQuantizedType>(op.getRhs().getType().getElementType());
+  ArrayRef<int64_t> lhsShape = op.getLhs().getType().getShape();
+  const int64_t batches = lhsShape[0], m = lhsShape[1], k = lhsShape[2],
+                n = op.getRhs().getType().getDimSize(2);
+  const RunTimeWeights weights(rhsType);
+  // vpmaddubsw is exact when no two products of an input in [lo, hi] and a
+  // weight in [min, max] sum outside i16.
+  KernelShape kernel = getKernelShape(
+      chooseDotStep(target, lhsType, [&](int64_t lo, int64_t hi) {
+        const int64_t products[] = {lo * weights.min, lo * weights.max,
+                                    hi * weights.min, hi * weights.max};
+        return 2 * *llvm::max_element(products) <= INT16_MAX &&
+               2 * *llvm::min_element(products) >= INT16_MIN;
+      }));
+  auto outputType = op.getOutput().getType();
+  IntegerGemmOperands operands{
+      op,
+      RankedTensorType::get({m, k}, lhsType),
+      RankedTensorType::get({m, n}, outputType.getElementType()),
+      k,
+      std::nullopt,
+      {static_cast<int32_t>(weights.zeroPoint)},
+      {static_cast<int32_t>(op.getMultiplier())},
+      {static_cast<int32_t>(op.getShift())},
+      {},
+      static_cast<int32_t>(op.getOutputMin()),
+      static_cast<int32_t>(op.getOutputMax()),
+      {}};
+  QMatmulLowering lowering(operands, kernel, {});
+  lowering.configure(/*runTimeWeights=*/true);
+  // Every batch's operands prepared before the loop (buffers of the arena,
+  // not one per parallel iteration); the kernel, built once in the loop's
+  // body, reads its batch's.
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  auto storage = [&](Value value) -> Value {
+    auto type = cast<RankedTensorType>(value.getType());
+    return quant::StorageCastOp::create(b, loc, type.clone(b.getI8Type()),
+                                        value);
+  };
+  Value lhs = storage(op.getLhs()), rhs = storage(op.getRhs());
+  Value prepared = lowering.prepareInput(lhs);
+  Value rowSums =
+      weights.zeroPoint != 0 ? lowering.computeRowSums(lhs) : Value();
+  Type packedElement = lowering.packedElement();
+  auto toPacked = [&](OpBuilder &nb, Location nloc, Value stored) {
+    return weights.convert(nb, nloc, stored, packedElement);
+  };
+  auto toWeight = [&](OpBuilder &nb, Location nloc, Value stored) {
+    return weights.convert(nb, nloc, stored, nb.getI8Type());
+  };
+  Value packed = lowering.packAtRunTime(rhs, packedElement, toPacked);
+  Value offsets =
+      lowering.runTimeOffsets(rhs, lhsType.getZeroPoint(), toWeight);
+  Value output =
+      tensor::EmptyOp::create(b, loc, outputType.getShape(), b.getI8Type());
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  auto loop = scf::ForOp::create(
+      b, loc, zero, arith::ConstantIndexOp::create(b, loc, batches),
+      arith::ConstantIndexOp::create(b, loc, 1), ValueRange{output},
+      [&](OpBuilder &nb, Location, Value batch, ValueRange iterArgs) {
+        // The kernel builds before the yield, which then takes its result.
+        auto yield = scf::YieldOp::create(nb, loc, iterArgs);
+        nb.setInsertionPoint(yield);
+        lowering.setInsertionPoint(yield);
+        Value result = lowering.build(
+            sliceBatch(nb, loc, prepared, batch),
+            sliceBatch(nb, loc, packed, batch),
+            sliceBatch(nb, loc, offsets, batch),
+            rowSums ? sliceBatch(nb, loc, rowSums, batch) : Value());
+        SmallVector<OpFoldResult> at{batch, nb.getIndexAttr(0),
+                                     nb.getIndexAttr(0)};
+        SmallVector<OpFoldResult> sizes{nb.getIndexAttr(1), nb.getIndexAttr(m),
+                                        nb.getIndexAttr(n)};
+        SmallVector<OpFoldResult> strides(3, nb.getIndexAttr(1));
+        yield->setOperands(tensor::InsertSliceOp::create(
+                               nb, loc, result, iterArgs[0], at, sizes, strides)
+                               .getResult());
+      });
+  if (batches > 1)
+    loop->setAttr(kParallelLoopAttrName, b.getUnitAttr());
+  if (target.getArch() == TargetArch::X86_64)
+    requireVectorWidth(loop, kernel.tiling.lanes * 32);
+  rewriter.replaceOp(
+      op, quant::StorageCastOp::create(b, loc, outputType, loop.getResult(0))
+              .getResult());
   return success();
 }

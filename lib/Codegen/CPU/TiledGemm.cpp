@@ -140,9 +140,10 @@ int64_t TiledGemm::columnAt(int64_t position) const {
   return position - inPair + 8 * (lane / 4) + 4 * strip + lane % 4;
 }
 
-Value TiledGemm::packAtRunTime(Value weights) {
-  assert(!laneInterleavedPairs && segments == 1 &&
-         "run-time packing keeps the columns in order, in one segment");
+Value TiledGemm::packAtRunTime(
+    Value weights, Type element,
+    function_ref<Value(OpBuilder &, Location, Value)> convert) {
+  assert(segments == 1 && "run-time packing packs one segment");
   auto type = cast<RankedTensorType>(weights.getType());
   const int64_t batchDims = type.getRank() - 2;
   // The packed layout as dimensions (packedOffset): [strip groups of the
@@ -154,8 +155,20 @@ Value TiledGemm::packAtRunTime(Value weights) {
   shape.append({paddedN / (interleave * lanes), paddedK / group, interleave,
                 lanes, group});
   const int64_t rank = shape.size();
-  Type element = type.getElementType();
+  if (!element)
+    element = type.getElementType();
   MLIRContext *context = b.getContext();
+  // With laneInterleavedPairs, the column of each packed position, looked
+  // up (columnAt).
+  Value columnTable;
+  if (laneInterleavedPairs) {
+    SmallVector<int64_t> columns;
+    for (int64_t position = 0; position < paddedN; ++position)
+      columns.push_back(columnAt(position));
+    columnTable = createConstant(DenseElementsAttr::get(
+        RankedTensorType::get({paddedN}, b.getIndexType()),
+        ArrayRef<int64_t>(columns)));
+  }
   Value empty = tensor::EmptyOp::create(b, loc, shape, element);
   auto generic = linalg::GenericOp::create(
       b, loc, empty.getType(), ValueRange{}, ValueRange{empty},
@@ -176,6 +189,9 @@ Value TiledGemm::packAtRunTime(Value weights) {
         ArrayRef<Value> packedAt = ArrayRef<Value>(at).drop_front(batchDims);
         Value strip = mulAdd(packedAt[0], interleave, packedAt[2]);
         Value column = mulAdd(strip, lanes, packedAt[3]);
+        if (columnTable)
+          column =
+              tensor::ExtractOp::create(nested, nestedLoc, columnTable, column);
         Value row = mulAdd(packedAt[1], group, packedAt[4]);
         // Padding reads a valid element and stores zero instead.
         auto inside = [&](Value position, int64_t size) {
@@ -191,6 +207,8 @@ Value TiledGemm::packAtRunTime(Value weights) {
         weightsAt.append({clamped(row, k), clamped(column, n)});
         Value value =
             tensor::ExtractOp::create(nested, nestedLoc, weights, weightsAt);
+        if (convert)
+          value = convert(nested, nestedLoc, value);
         Value zero = arith::ConstantOp::create(
             nested, nestedLoc, cast<TypedAttr>(nested.getZeroAttr(element)));
         Value valid = arith::AndIOp::create(nested, nestedLoc, inside(row, k),

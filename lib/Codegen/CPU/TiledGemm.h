@@ -211,9 +211,11 @@ protected:
   /// The [batch..] x K x N tensor `weights`, computed at run time (the
   /// second operand of an activation product), packed as packWeights packs
   /// constants, by a linalg.generic over the packed layout: [batch..] x
-  /// the packed size. Columns in order (no laneInterleavedPairs), one
-  /// segment.
-  Value packAtRunTime(Value weights);
+  /// the packed size, of `element` (by default the weights'), each value
+  /// through `convert` if given. One segment.
+  Value packAtRunTime(
+      Value weights, Type element = {},
+      function_ref<Value(OpBuilder &, Location, Value)> convert = nullptr);
 
   /// The output column that packed column `position` (strip * L + lane)
   /// computes: itself, or with laneInterleavedPairs, the order of the x86
@@ -302,6 +304,7 @@ void requireVectorWidth(Operation *kernel, int64_t bits);
 void preferVectorWidth(FunctionOpInterface func, int64_t bits);
 
 class QMatmulOp;
+class QBatchMatmulOp;
 class TargetDescription;
 } // namespace mlir::quanta
 
@@ -325,6 +328,12 @@ namespace mlir::quanta {
 /// diagnostics.
 LogicalResult lowerQMatmul(RewriterBase &rewriter, QMatmulOp op,
                            const TargetDescription &target, StringRef pass);
+
+/// Replaces `op` by the tiled kernel of `target`'s best dot step, one batch
+/// after another (the threads' loop), each batch's rhs packed and its
+/// column offsets computed at run time before the loop.
+LogicalResult lowerQBatchMatmul(RewriterBase &rewriter, QBatchMatmulOp op,
+                                const TargetDescription &target);
 
 /// Replaces the depthwise `op`, whose weights are `weights`, by the
 /// depthwise kernel for `target`.

@@ -177,6 +177,40 @@ LogicalResult FakeQuantOp::verify() {
   return success();
 }
 
+/// The multiplier and shift of a requantization (one of quanta.qmatmul's
+/// columns or quanta.qbatch_matmul's) as the kernels accept them.
+static LogicalResult verifyRequantization(Operation *op, int32_t multiplier,
+                                          int32_t shift) {
+  if (multiplier != 0 && multiplier < (1 << 30))
+    return op->emitOpError("multiplier ")
+           << multiplier << " is not a normalized Q31 value (0 or in "
+           << "[2^30, 2^31))";
+  if (shift < numerics::QuantizedMultiplier::kMinShift ||
+      shift > numerics::QuantizedMultiplier::kMaxShift)
+    return op->emitOpError("shift ")
+           << shift << " is outside ["
+           << numerics::QuantizedMultiplier::kMinShift << ", "
+           << numerics::QuantizedMultiplier::kMaxShift << "]";
+  return success();
+}
+
+/// [output_min, output_max] (I32Attr accessors return uint32_t) inside the
+/// output's storage range.
+static LogicalResult verifyOutputRange(Operation *op,
+                                       quant::UniformQuantizedType output,
+                                       uint32_t min, uint32_t max) {
+  const auto outputMin = static_cast<int32_t>(min);
+  const auto outputMax = static_cast<int32_t>(max);
+  const int64_t storageMin = output.getStorageTypeMin();
+  const int64_t storageMax = output.getStorageTypeMax();
+  if (outputMin > outputMax || outputMin < storageMin || outputMax > storageMax)
+    return op->emitOpError("output range [")
+           << outputMin << ", " << outputMax
+           << "] is empty or outside the output storage range [" << storageMin
+           << ", " << storageMax << "]";
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // QMatmulOp
 //===----------------------------------------------------------------------===//
@@ -285,29 +319,38 @@ LogicalResult QMatmulOp::verify() {
     if (zeroPoint < -128 || zeroPoint > 127)
       return emitOpError("weight zero point ")
              << zeroPoint << " is outside the s8 range";
-  for (int32_t multiplier : getMultipliers())
-    if (multiplier != 0 && multiplier < (1 << 30))
-      return emitOpError("multiplier ")
-             << multiplier << " is not a normalized Q31 value (0 or in "
-             << "[2^30, 2^31))";
-  for (int32_t shift : getShifts())
-    if (shift < numerics::QuantizedMultiplier::kMinShift ||
-        shift > numerics::QuantizedMultiplier::kMaxShift)
-      return emitOpError("shift ")
-             << shift << " is outside ["
-             << numerics::QuantizedMultiplier::kMinShift << ", "
-             << numerics::QuantizedMultiplier::kMaxShift << "]";
-  const int64_t storageMin = output->getStorageTypeMin();
-  const int64_t storageMax = output->getStorageTypeMax();
-  // I32Attr accessors return uint32_t.
-  const auto outputMin = static_cast<int32_t>(getOutputMin());
-  const auto outputMax = static_cast<int32_t>(getOutputMax());
-  if (outputMin > outputMax || outputMin < storageMin || outputMax > storageMax)
-    return emitOpError("output range [")
-           << outputMin << ", " << outputMax
-           << "] is empty or outside the output storage range [" << storageMin
-           << ", " << storageMax << "]";
-  return success();
+  for (auto [multiplier, shift] :
+       llvm::zip_equal(getMultipliers(), getShifts()))
+    if (failed(verifyRequantization(*this, multiplier, shift)))
+      return failure();
+  return verifyOutputRange(*this, *output, getOutputMin(), getOutputMax());
+}
+
+//===----------------------------------------------------------------------===//
+// QBatchMatmulOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult QBatchMatmulOp::verify() {
+  if (failed(getQuantized8Bit(*this, "lhs", getLhs().getType(), 3)) ||
+      failed(getQuantized8Bit(*this, "rhs", getRhs().getType(), 3)))
+    return failure();
+  FailureOr<quant::UniformQuantizedType> output =
+      getQuantized8Bit(*this, "output", getOutput().getType(), 3);
+  if (failed(output))
+    return failure();
+  ArrayRef<int64_t> lhs = getLhs().getType().getShape(),
+                    rhs = getRhs().getType().getShape(),
+                    out = getOutput().getType().getShape();
+  if (lhs[0] != rhs[0] || lhs[0] != out[0] || lhs[2] != rhs[1] ||
+      out[1] != lhs[1] || out[2] != rhs[2])
+    return emitOpError("shapes do not compose: lhs ")
+           << lhs[0] << "x" << lhs[1] << "x" << lhs[2] << ", rhs " << rhs[0]
+           << "x" << rhs[1] << "x" << rhs[2] << ", output " << out[0] << "x"
+           << out[1] << "x" << out[2];
+  if (failed(verifyRequantization(*this, static_cast<int32_t>(getMultiplier()),
+                                  static_cast<int32_t>(getShift()))))
+    return failure();
+  return verifyOutputRange(*this, *output, getOutputMin(), getOutputMax());
 }
 
 LogicalResult IntrinsicOp::verify() {

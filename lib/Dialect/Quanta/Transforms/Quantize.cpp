@@ -20,7 +20,8 @@
 // requantization multipliers, output range) come from the numeric library's
 // prepareIntegerGemm, the same code the reference kernels and the Python
 // binding use. Add, mul, unary elementwise ops, max pooling and data
-// movement have integer forms of their own (QuantizeElementwise.cpp).
+// movement have integer forms of their own (QuantizeElementwise.cpp), as
+// do products of two activations (QuantizeProduct.cpp).
 // Anything else stays float between its dq/q pairs, with a remark saying
 // why.
 //
@@ -849,6 +850,11 @@ static void replaceChain(RewriterBase &rewriter, quant::QuantizeCastOp qcast,
 static LogicalResult quantizeChain(RewriterBase &rewriter,
                                    quant::QuantizeCastOp qcast,
                                    std::string &whyNot, Operation *&core) {
+  // A product of two activations (attention's) is no chain with weights.
+  if (succeeded(quantizeActivationProduct(rewriter, qcast, whyNot)))
+    return success();
+  if (!whyNot.empty())
+    return failure();
   FailureOr<GemmChain> chain = matchGemmChain(qcast, whyNot, core);
   auto outputType = dyn_cast<quant::UniformQuantizedType>(
       getElementTypeOrSelf(qcast.getResult().getType()));

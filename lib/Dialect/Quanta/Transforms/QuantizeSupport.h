@@ -3,7 +3,8 @@
 // Private to the Transforms library: the matchers and storage casts that the
 // GEMM rewrite (Quantize.cpp), the elementwise, lookup-table and
 // data-movement rewrites (QuantizeElementwise.cpp) and the embedding tables
-// (QuantizeEmbedding.cpp) share.
+// (QuantizeEmbedding.cpp) and the products of two activations
+// (QuantizeProduct.cpp) share.
 //
 //===----------------------------------------------------------------------===//
 
@@ -105,6 +106,16 @@ LogicalResult movePadToStorage(RewriterBase &rewriter, tensor::PadOp pad);
 /// be converted, and failure with `whyNot` empty when it is no candidate.
 LogicalResult quantizeNonGemm(RewriterBase &rewriter,
                               quant::QuantizeCastOp qcast, std::string &whyNot);
+
+/// Rewrites the product of two dequantized 8-bit per-tensor activations
+/// feeding `qcast` (a linalg.batch_matmul or 2-D matmul from a zero
+/// accumulator, as attention's Q.K^T and softmax(.).V) into one
+/// quanta.qbatch_matmul. Fails with `whyNot` set for such a product that
+/// cannot be, with `whyNot` empty when `qcast` reads no product whose
+/// second operand is an activation.
+LogicalResult quantizeActivationProduct(RewriterBase &rewriter,
+                                        quant::QuantizeCastOp qcast,
+                                        std::string &whyNot);
 
 /// Rewrites the embedding lookup `op` (matchEmbeddingLookup) whose table is
 /// a constant under a per-row float-qparams fake quantization (quint8 or

@@ -402,3 +402,64 @@ func.func @qmatmul_window_shapes(%a: tensor<1x4x4x2x!in>) -> tensor<4x3x!out> {
   %r = quanta.qmatmul %a {weights = dense<0> : tensor<16x3xi8>, weight_zero_points = array<i32: 0>, column_offsets = array<i32: 0, 0, 0>, multipliers = array<i32: 0, 0, 0>, shifts = array<i32: 0, 0, 0>, output_min = 0 : i32, output_max = 255 : i32, window = array<i64: 3, 3, 1, 1, 1, 1>} : tensor<1x4x4x2x!in> -> tensor<4x3x!out>
   return %r : tensor<4x3x!out>
 }
+
+// -----
+
+!a = !quant.uniform<u8:f32, 0.05:3>
+!b = !quant.uniform<i8:f32, 0.02:-1>
+!out = !quant.uniform<u8:f32, 0.1:10>
+func.func @qbatch_matmul_shapes(%a: tensor<2x3x4x!a>, %b: tensor<2x5x6x!b>) -> tensor<2x3x6x!out> {
+  // expected-error @below {{shapes do not compose: lhs 2x3x4, rhs 2x5x6, output 2x3x6}}
+  %r = quanta.qbatch_matmul %a, %b {multiplier = 1073741824 : i32, shift = -3 : i32, output_min = 0 : i32, output_max = 255 : i32} : tensor<2x3x4x!a>, tensor<2x5x6x!b> -> tensor<2x3x6x!out>
+  return %r : tensor<2x3x6x!out>
+}
+
+// -----
+
+!a = !quant.uniform<u8:f32, 0.05:3>
+!out = !quant.uniform<u8:f32, 0.1:10>
+func.func @qbatch_matmul_float_rhs(%a: tensor<2x3x4x!a>, %b: tensor<2x4x6xf32>) -> tensor<2x3x6x!out> {
+  // expected-error @below {{rhs must be a static 3-D tensor of per-tensor !quant.uniform with 8-bit storage, got 'tensor<2x4x6xf32>'}}
+  %r = quanta.qbatch_matmul %a, %b {multiplier = 1073741824 : i32, shift = -3 : i32, output_min = 0 : i32, output_max = 255 : i32} : tensor<2x3x4x!a>, tensor<2x4x6xf32> -> tensor<2x3x6x!out>
+  return %r : tensor<2x3x6x!out>
+}
+
+// -----
+
+!a = !quant.uniform<u8:f32, 0.05:3>
+!out = !quant.uniform<u8:f32, 0.1:10>
+func.func @qbatch_matmul_matrix(%a: tensor<3x4x!a>, %b: tensor<4x6x!a>) -> tensor<3x6x!out> {
+  // expected-error @below {{lhs must be a static 3-D tensor of per-tensor !quant.uniform with 8-bit storage}}
+  %r = quanta.qbatch_matmul %a, %b {multiplier = 1073741824 : i32, shift = -3 : i32, output_min = 0 : i32, output_max = 255 : i32} : tensor<3x4x!a>, tensor<4x6x!a> -> tensor<3x6x!out>
+  return %r : tensor<3x6x!out>
+}
+
+// -----
+
+!a = !quant.uniform<u8:f32, 0.05:3>
+!out = !quant.uniform<u8:f32, 0.1:10>
+func.func @qbatch_matmul_multiplier(%a: tensor<2x3x4x!a>, %b: tensor<2x4x6x!a>) -> tensor<2x3x6x!out> {
+  // expected-error @below {{multiplier 7 is not a normalized Q31 value (0 or in [2^30, 2^31))}}
+  %r = quanta.qbatch_matmul %a, %b {multiplier = 7 : i32, shift = -3 : i32, output_min = 0 : i32, output_max = 255 : i32} : tensor<2x3x4x!a>, tensor<2x4x6x!a> -> tensor<2x3x6x!out>
+  return %r : tensor<2x3x6x!out>
+}
+
+// -----
+
+!a = !quant.uniform<u8:f32, 0.05:3>
+!out = !quant.uniform<u8:f32, 0.1:10>
+func.func @qbatch_matmul_shift(%a: tensor<2x3x4x!a>, %b: tensor<2x4x6x!a>) -> tensor<2x3x6x!out> {
+  // expected-error @below {{shift 40 is outside}}
+  %r = quanta.qbatch_matmul %a, %b {multiplier = 1073741824 : i32, shift = 40 : i32, output_min = 0 : i32, output_max = 255 : i32} : tensor<2x3x4x!a>, tensor<2x4x6x!a> -> tensor<2x3x6x!out>
+  return %r : tensor<2x3x6x!out>
+}
+
+// -----
+
+!a = !quant.uniform<u8:f32, 0.05:3>
+!out = !quant.uniform<i8:f32, 0.1:10>
+func.func @qbatch_matmul_range(%a: tensor<2x3x4x!a>, %b: tensor<2x4x6x!a>) -> tensor<2x3x6x!out> {
+  // expected-error @below {{output range [0, 255] is empty or outside the output storage range [-128, 127]}}
+  %r = quanta.qbatch_matmul %a, %b {multiplier = 1073741824 : i32, shift = -3 : i32, output_min = 0 : i32, output_max = 255 : i32} : tensor<2x3x4x!a>, tensor<2x4x6x!a> -> tensor<2x3x6x!out>
+  return %r : tensor<2x3x6x!out>
+}

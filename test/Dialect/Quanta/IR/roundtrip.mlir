@@ -108,3 +108,14 @@ func.func @fake_quant(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
 func.func @qconfig_attribute() attributes {quanta.qconfig = #quanta.qconfig<activation = #quanta.histogram<reduce_range = true>, weight = #quanta.per_channel_min_max<dtype = qint8, qscheme = per_channel_symmetric>>} {
   return
 }
+
+// The product of two quantized activations.
+!qa = !quant.uniform<u8<0:127>:f32, 0.05:3>
+!qb = !quant.uniform<i8:f32, 0.02:-1>
+!qo = !quant.uniform<u8:f32, 0.1:10>
+// CHECK-LABEL: func @qbatch_matmul
+// CHECK: quanta.qbatch_matmul %{{.*}}, %{{.*}} {multiplier = 1073741824 : i32, output_max = 250 : i32, output_min = 3 : i32, shift = -3 : i32} : tensor<2x3x4x!quant.uniform<u8<0:127>:f32, 5.000000e-02:3>>, tensor<2x4x6x!quant.uniform<i8:f32, 2.000000e-02:-1>> -> tensor<2x3x6x!quant.uniform<u8:f32, 1.000000e-01:10>>
+func.func @qbatch_matmul(%a: tensor<2x3x4x!qa>, %b: tensor<2x4x6x!qb>) -> tensor<2x3x6x!qo> {
+  %r = quanta.qbatch_matmul %a, %b {multiplier = 1073741824 : i32, shift = -3 : i32, output_min = 3 : i32, output_max = 250 : i32} : tensor<2x3x4x!qa>, tensor<2x4x6x!qb> -> tensor<2x3x6x!qo>
+  return %r : tensor<2x3x6x!qo>
+}

@@ -157,6 +157,83 @@ func.func @no_single_gemm(%x: tensor<2x3x4xf32>, %t: tensor<4x3xf32>) -> (tensor
 
 // -----
 
+// Attention's products of two activations (Q.K^T, softmax(.).V): one
+// quanta.qbatch_matmul each, requantized with the numeric library's
+// multiplier for the float scales' 0.05 * 0.04 / 0.1 (about 0.64 * 2^-5); a
+// 2-D product is a batch of one.
+!q = !quant.uniform<u8<0:127>:f32, 0.05:3>
+!k = !quant.uniform<u8<0:127>:f32, 0.04:64>
+!s = !quant.uniform<u8<0:127>:f32, 0.1:10>
+// CHECK-LABEL: func.func @attention_products
+// CHECK: %[[P:.*]] = quanta.qbatch_matmul %{{.*}}, %{{.*}} {multiplier = 1374389504 : i32, output_max = 127 : i32, output_min = 0 : i32, shift = -5 : i32} : tensor<2x3x4x!quant.uniform<u8<0:127>:f32, 5.000000e-02:3>>, tensor<2x4x5x!quant.uniform<u8<0:127>:f32, 4.000000e-02:64>> -> tensor<2x3x5x!quant.uniform<u8<0:127>:f32, 1.000000e-01:10>>
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1], [2]] output_shape [1, 3, 4] : tensor<3x4xi8> into tensor<1x3x4xi8>
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1], [2]] output_shape [1, 4, 5] : tensor<4x5xi8> into tensor<1x4x5xi8>
+// CHECK: quanta.qbatch_matmul %{{.*}}, %{{.*}} {multiplier = 1374389504 : i32, output_max = 127 : i32, output_min = 0 : i32, shift = -5 : i32} : tensor<1x3x4x!quant.uniform<u8<0:127>:f32, 5.000000e-02:3>>, tensor<1x4x5x!quant.uniform<u8<0:127>:f32, 4.000000e-02:64>> -> tensor<1x3x5x!quant.uniform<u8<0:127>:f32, 1.000000e-01:10>>
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2]] : tensor<1x3x5xi8> into tensor<3x5xi8>
+// CHECK-NOT: linalg.batch_matmul
+// CHECK-NOT: linalg.matmul
+func.func @attention_products(%x: tensor<2x3x4xf32>, %y: tensor<2x4x5xf32>, %u: tensor<3x4xf32>, %v: tensor<4x5xf32>) -> (tensor<2x3x5xf32>, tensor<3x5xf32>) {
+  %qx = quant.qcast %x : tensor<2x3x4xf32> to tensor<2x3x4x!q>
+  %dx = quant.dcast %qx : tensor<2x3x4x!q> to tensor<2x3x4xf32>
+  %qy = quant.qcast %y : tensor<2x4x5xf32> to tensor<2x4x5x!k>
+  %dy = quant.dcast %qy : tensor<2x4x5x!k> to tensor<2x4x5xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x3x5xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<2x3x5xf32>) -> tensor<2x3x5xf32>
+  %mm = linalg.batch_matmul ins(%dx, %dy : tensor<2x3x4xf32>, tensor<2x4x5xf32>) outs(%init : tensor<2x3x5xf32>) -> tensor<2x3x5xf32>
+  %qo = quant.qcast %mm : tensor<2x3x5xf32> to tensor<2x3x5x!s>
+  %o = quant.dcast %qo : tensor<2x3x5x!s> to tensor<2x3x5xf32>
+  %qu = quant.qcast %u : tensor<3x4xf32> to tensor<3x4x!q>
+  %du = quant.dcast %qu : tensor<3x4x!q> to tensor<3x4xf32>
+  %qv = quant.qcast %v : tensor<4x5xf32> to tensor<4x5x!k>
+  %dv = quant.dcast %qv : tensor<4x5x!k> to tensor<4x5xf32>
+  %e2 = tensor.empty() : tensor<3x5xf32>
+  %init2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<3x5xf32>) -> tensor<3x5xf32>
+  %mm2 = linalg.matmul ins(%du, %dv : tensor<3x4xf32>, tensor<4x5xf32>) outs(%init2 : tensor<3x5xf32>) -> tensor<3x5xf32>
+  %qo2 = quant.qcast %mm2 : tensor<3x5xf32> to tensor<3x5x!s>
+  %o2 = quant.dcast %qo2 : tensor<3x5x!s> to tensor<3x5xf32>
+  return %o, %o2 : tensor<2x3x5xf32>, tensor<3x5xf32>
+}
+
+// -----
+
+// Products of two activations without an integer form stay float, each
+// with a remark: a float first operand, a bias in the accumulator, a
+// transposed operand.
+!q = !quant.uniform<u8:f32, 0.05:3>
+!s = !quant.uniform<u8:f32, 0.1:10>
+// CHECK-LABEL: func.func @activation_products_stay_float
+// CHECK-COUNT-3: linalg.batch_matmul
+// CHECK-NOT: quanta.qbatch_matmul
+func.func @activation_products_stay_float(%x: tensor<2x3x4xf32>, %y: tensor<2x4x5xf32>, %t: tensor<2x5x4xf32>) -> (tensor<2x3x5xf32>, tensor<2x3x5xf32>, tensor<2x3x5xf32>) {
+  %qy = quant.qcast %y : tensor<2x4x5xf32> to tensor<2x4x5x!q>
+  %dy = quant.dcast %qy : tensor<2x4x5x!q> to tensor<2x4x5xf32>
+  %qx = quant.qcast %x : tensor<2x3x4xf32> to tensor<2x3x4x!q>
+  %dx = quant.dcast %qx : tensor<2x3x4x!q> to tensor<2x3x4xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x3x5xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<2x3x5xf32>) -> tensor<2x3x5xf32>
+  // expected-remark @below {{stays float between dequantize and quantize: a product of two activations needs both dequantized from 8-bit per-tensor types}}
+  %mm = linalg.batch_matmul ins(%x, %dy : tensor<2x3x4xf32>, tensor<2x4x5xf32>) outs(%init : tensor<2x3x5xf32>) -> tensor<2x3x5xf32>
+  %qo = quant.qcast %mm : tensor<2x3x5xf32> to tensor<2x3x5x!s>
+  %o = quant.dcast %qo : tensor<2x3x5x!s> to tensor<2x3x5xf32>
+  %one = arith.constant 1.0 : f32
+  %biased = linalg.fill ins(%one : f32) outs(%e : tensor<2x3x5xf32>) -> tensor<2x3x5xf32>
+  // expected-remark @below {{stays float between dequantize and quantize: the accumulator does not start from zero}}
+  %mm2 = linalg.batch_matmul ins(%dx, %dy : tensor<2x3x4xf32>, tensor<2x4x5xf32>) outs(%biased : tensor<2x3x5xf32>) -> tensor<2x3x5xf32>
+  %qo2 = quant.qcast %mm2 : tensor<2x3x5xf32> to tensor<2x3x5x!s>
+  %o2 = quant.dcast %qo2 : tensor<2x3x5x!s> to tensor<2x3x5xf32>
+  %qt = quant.qcast %t : tensor<2x5x4xf32> to tensor<2x5x4x!q>
+  %dt = quant.dcast %qt : tensor<2x5x4x!q> to tensor<2x5x4xf32>
+  // expected-remark @below {{stays float between dequantize and quantize: a product of two activations with transposed or broadcast operands (indexing maps of its own) has no integer form}}
+  %mm3 = linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (b, n, k)>, affine_map<(b, m, n, k) -> (b, m, n)>] ins(%dx, %dt : tensor<2x3x4xf32>, tensor<2x5x4xf32>) outs(%init : tensor<2x3x5xf32>) -> tensor<2x3x5xf32>
+  %qo3 = quant.qcast %mm3 : tensor<2x3x5xf32> to tensor<2x3x5x!s>
+  %o3 = quant.dcast %qo3 : tensor<2x3x5x!s> to tensor<2x3x5xf32>
+  return %o, %o2, %o3 : tensor<2x3x5xf32>, tensor<2x3x5xf32>, tensor<2x3x5xf32>
+}
+
+// -----
+
 // No bias, s8 input, per-tensor weights with a zero point, a zero fill.
 !in = !quant.uniform<i8:f32, 0.5:-4>
 !w = !quant.uniform<i8:f32, 0.25:2>

@@ -158,6 +158,40 @@ def Quanta_QMatmulOp : Quanta_Op<"qmatmul", [Pure]> {
   }];
 }
 
+def Quanta_QBatchMatmulOp : Quanta_Op<"qbatch_matmul", [Pure]> {
+  let summary = "Integer product of two quantized activations, requantized";
+  let description = [{
+    `output[b] = requantize(lhs[b] x rhs[b])` for each batch b: a quantized
+    B x M x K `lhs` times a quantized B x K x N `rhs`, both computed at run
+    time (attention's Q.K^T and softmax(.).V), accumulated exactly in i32
+    and requantized to a quantized B x M x N output. Every operand is a
+    per-tensor `!quant.uniform` with 8-bit storage, u8 or s8 on its own;
+    with za, zb, zo their zero points:
+
+        acc[b][m][n] = sum_k (lhs[b][m][k] - za) * (rhs[b][k][n] - zb)
+        out[b][m][n] = clamp(((acc * multiplier) + 2^(t - 1)) >> t + zo,
+                             output_min, output_max),  t = 31 - shift
+
+    the semantics of `quanta.qmatmul` with weights known only at run time
+    (its column offsets then depend on the data: the kernels compute them
+    per batch). `multiplier` and `shift` are the numeric library's
+    quantized s_lhs * s_rhs / s_out (prepareIntegerProduct), which
+    `quanta-quantize` computes from the types.
+  }];
+  let arguments = (ins
+      RankedTensorOf<[AnyType]>:$lhs,
+      RankedTensorOf<[AnyType]>:$rhs,
+      I32Attr:$multiplier,
+      I32Attr:$shift,
+      I32Attr:$output_min,
+      I32Attr:$output_max);
+  let results = (outs RankedTensorOf<[AnyType]>:$output);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($output)
+  }];
+  let hasVerifier = 1;
+}
+
 def Quanta_IntrinsicOp : Quanta_Op<"intrinsic", [Pure]> {
   let summary = "A side-effect-free LLVM vector intrinsic, named";
   let description = [{
