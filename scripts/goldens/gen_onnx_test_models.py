@@ -14,6 +14,8 @@
                    [batch, 8, 16] by per-channel s8 weights, bias Add,
                    Relu, MatMul, residual Add
   qlinear_u8.onnx  QLinearMatMul with u8 weights and a zero point
+  unary_chains.onnx  GELU and SiLU as torch 1.13 exports them (chains of
+                   elementwise nodes of one tensor) between MatMuls
   qoperator.onnx   ONNX Runtime's QOperator contrib ops (com.microsoft);
                    qoperator_nhwc.onnx with channels_last pooling
   opset18.onnx     an opset the importer does not take
@@ -634,3 +636,32 @@ save_bad(single(
     [init("W", gru_rng.standard_normal((1, 12, 5)).astype(f32)),
      init("R", gru_rng.standard_normal((1, 12, 4)).astype(f32))]),
     "gru_bad_state.onnx")
+
+
+# Activations written as chains of elementwise nodes of one tensor, as
+# torch 1.13 exports them: GELU (Div by sqrt 2, Erf, Add 1, Mul x, Mul 0.5)
+# and SiLU (Sigmoid, Mul x), between MatMuls; and a chain whose
+# intermediate value is a graph output too, which stays node by node.
+chain_rng = np.random.default_rng(41)
+save(helper.make_model(helper.make_graph(
+    [helper.make_node("MatMul", ["x", "w"], ["h"], name="fc"),
+     helper.make_node("Div", ["h", "sqrt2"], ["g0"], name="gelu_div"),
+     helper.make_node("Erf", ["g0"], ["g1"], name="gelu_erf"),
+     helper.make_node("Add", ["g1", "one"], ["g2"], name="gelu_add"),
+     helper.make_node("Mul", ["h", "g2"], ["g3"], name="gelu_mul"),
+     helper.make_node("Mul", ["g3", "half"], ["g"], name="gelu"),
+     helper.make_node("MatMul", ["g", "w2"], ["gelu_fc"], name="gelu_fc"),
+     helper.make_node("Sigmoid", ["h"], ["s0"], name="silu_sigmoid"),
+     helper.make_node("Mul", ["h", "s0"], ["s"], name="silu"),
+     helper.make_node("MatMul", ["s", "w3"], ["silu_fc"], name="silu_fc"),
+     helper.make_node("Neg", ["h"], ["negated"], name="neg"),
+     helper.make_node("Exp", ["negated"], ["exp"], name="exp")],
+    "unary_chains", [vi("x", [4, 8])],
+    [vi("gelu_fc", [4, 8]), vi("silu_fc", [4, 8]), vi("exp", [4, 8]),
+     vi("negated", [4, 8])],
+    [init("w", chain_rng.standard_normal((8, 8)).astype(f32)),
+     init("w2", chain_rng.standard_normal((8, 8)).astype(f32)),
+     init("w3", chain_rng.standard_normal((8, 8)).astype(f32)),
+     init("sqrt2", f32(1.4142135)), init("one", f32(1.0)),
+     init("half", f32(0.5))]),
+    opset_imports=[helper.make_opsetid("", 13)]), "unary_chains.onnx")

@@ -11,6 +11,7 @@
 #ifndef QUANTA_LIB_IMPORT_ONNXGRAPH_H
 #define QUANTA_LIB_IMPORT_ONNXGRAPH_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
@@ -150,6 +151,17 @@ DenseElementsAttr foldGeneric(linalg::GenericOp generic);
 DenseElementsAttr remapConstant(
     ArrayRef<DenseElementsAttr> sources, RankedTensorType resultType,
     function_ref<std::pair<unsigned, int64_t>(ArrayRef<int64_t>)> source);
+
+/// Moves the body's constants before `generic`: quanta-quantize's matchers
+/// (clamps, lookup tables) read bodies of compute ops only, as
+/// tosa-to-linalg writes them.
+void hoistConstants(linalg::GenericOp generic);
+
+/// Replaces each chain of f32 elementwise ops of one tensor (and
+/// one-element constants), whose intermediate values have no other user,
+/// by one linalg.generic of that tensor computing the same ops in the same
+/// order (FuseUnaryChains.cpp).
+void fuseUnaryChains(func::FuncOp func);
 
 /// The numpy broadcast of two shapes, or nullopt if they do not broadcast.
 std::optional<SmallVector<int64_t>> broadcastShapes(ArrayRef<int64_t> a,

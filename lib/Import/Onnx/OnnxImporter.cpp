@@ -169,10 +169,7 @@ onnx_import::broadcastShapes(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
   return shape;
 }
 
-/// Moves the body's constants before `generic`: quanta-quantize's matchers
-/// (clamps, lookup tables) read bodies of compute ops only, as
-/// tosa-to-linalg writes them.
-static void hoistConstants(linalg::GenericOp generic) {
+void onnx_import::hoistConstants(linalg::GenericOp generic) {
   for (Operation &op :
        llvm::make_early_inc_range(generic.getBody()->without_terminator()))
     if (isa<arith::ConstantOp>(op))
@@ -1238,6 +1235,7 @@ OwningOpRef<ModuleOp> ModelImporter::run(StringRef bytes) {
   if (failed(translateNodes(graphProto, graph)) ||
       failed(returnOutputs(graphProto, graph, func, argumentTypes)))
     return nullptr;
+  fuseUnaryChains(func);
   if (failed(verify(*module)))
     return nullptr;
   return module;
