@@ -19,8 +19,8 @@ It is exported to ONNX (opset 17) with symbolic 'batch' and 'seq', and:
 
 It prints, for each --threads, the median and best latency of each, Quanta
 int8's ratio against each, the int8 models' SQNR against their float
-logits, and the compile times (import + JIT of a single-call quant-run;
-the driver's calibration JIT).
+logits over --sqnr-sequences held-out sequences, and the compile times
+(import + JIT of a single-call quant-run; the driver's calibration JIT).
 
     /usr/bin/python3 benchmarks/transformers_vs_pytorch.py [--layers 12]
         [--dim 768] [--heads 12] [--seq 128] [--threads 1,2] [--repeats 10]
@@ -82,6 +82,41 @@ def quant_run(build, model, ids_path, out_path, extra, repeats, threads):
     return float(match.group(2)), float(match.group(1))
 
 
+def held_out_sqnr(options, onnx_path, work, calibration_files, count):
+    """Quanta int8 vs float logits over `count` held-out sequences: the
+    driver's calibration (the same files, qconfig x86) done at batch 1, its
+    statistics applied by name to the model imported at batch `count` (as
+    `make demo` applies the digits' statistics to the held-out set). One
+    sequence gives only the head's few logits: too few for an SQNR."""
+    tool = lambda name: os.path.join(options.build, "bin", name)
+    translate = lambda batch, path: run(
+        [tool("quant-translate"), "--import-onnx", onnx_path,
+         f"--onnx-dim=batch={batch},seq={options.seq}",
+         "--mlir-print-debuginfo", "-o", path])
+    stats = os.path.join(work, "statistics.json")
+    one, many = (os.path.join(work, f"eval{n}.mlir") for n in (1, count))
+    translate(1, one)
+    run([tool("quant-opt"), one, "--quanta-prepare=qconfig=x86",
+         "--quanta-calibrate=data=" + ",".join(calibration_files) + " quiet",
+         f"--quanta-export-statistics=file={stats}", "-o", os.devnull])
+    translate(count, many)
+    int8 = os.path.join(work, f"eval{count}.int8.mlir")
+    run([tool("quant-opt"), many, "--quanta-prepare=qconfig=x86",
+         f"--quanta-import-statistics=files={stats}",
+         "--quanta-freeze-qparams", "--quanta-quantize", "-o", int8])
+    ids = np.random.default_rng(1).integers(0, VOCAB, (count, options.seq))
+    ids_path = os.path.join(work, "held_out_ids.npy")
+    np.save(ids_path, ids)
+    outputs = []
+    for model in (many, int8):
+        out = model + ".npy"
+        run([tool("quant-run"), model, f"--input={ids_path}",
+             f"--output={out}",
+             "--pass-pipeline=builtin.module(quanta-lower-x86)"])
+        outputs.append(np.load(out))
+    return sqnr(outputs[0], outputs[1]), ids
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
@@ -91,7 +126,8 @@ def main():
     parser.add_argument("--seq", type=int, default=128)
     parser.add_argument("--threads", default="1,2")
     parser.add_argument("--repeats", type=int, default=10)
-    parser.add_argument("--calibration-batches", type=int, default=4)
+    parser.add_argument("--calibration-batches", type=int, default=32)
+    parser.add_argument("--sqnr-sequences", type=int, default=16)
     options = parser.parse_args()
 
     torch.manual_seed(0)
@@ -145,9 +181,18 @@ def main():
     quanta_float = np.load(float_out)
     print(f"Quanta float vs PyTorch: max |difference| "
           f"{np.abs(quanta_float - reference).max():.2e}")
-    print(f"SQNR vs float logits: Quanta int8 "
-          f"{sqnr(quanta_float, np.load(int8_out)):.1f} dB, PyTorch dynamic "
-          f"{sqnr(reference, dynamic(torch.from_numpy(ids), zero_mask).detach().numpy()):.1f} dB")
+    calibration_files = sorted(
+        os.path.join(data, name) for name in os.listdir(data))[:-1]
+    quanta_sqnr, held_out = held_out_sqnr(options, onnx_path, work,
+                                          calibration_files,
+                                          options.sqnr_sequences)
+    with torch.no_grad():
+        held_out = torch.from_numpy(held_out)
+        dynamic_sqnr = sqnr(model(held_out).numpy(),
+                            dynamic(held_out, zero_mask).numpy())
+    print(f"SQNR vs float logits over {options.sqnr_sequences} held-out "
+          f"sequences: Quanta int8 (static, per-tensor activations) "
+          f"{quanta_sqnr:.1f} dB, PyTorch dynamic {dynamic_sqnr:.1f} dB")
 
     print(f"\n{'threads':>7} {'Quanta int8':>12} {'Quanta fp32':>12} "
           f"{'torch fp32':>11} {'torch dyn':>10}   int8 vs: Quanta fp32, "

@@ -226,6 +226,15 @@ def Quantize : Pass<"quanta-quantize", "ModuleOp"> {
     numeric library (prepareIntegerGemm), whose reference kernels match
     PyTorch's quantized linear within 1 LSB (exactly with qnnpack).
 
+    A `linalg.batch_matmul` or 2-D `linalg.matmul` (default maps) of two
+    dequantized 8-bit per-tensor activations from a zero accumulator, as
+    attention's Q.K^T and softmax(.).V, becomes one `quanta.qbatch_matmul`
+    (a 2-D product a batch of one): exact i32 products of (a - za) and
+    (b - zb), requantized by the Q31 multiplier of s_a * s_b / s_out
+    (prepareIntegerProduct); the kernels pack its rhs and compute its
+    column offsets at run time. A product with a float operand, a bias in
+    its accumulator or maps of its own stays float, with a remark.
+
     Beyond GEMMs, on the storage integers (`linalg.generic` and named ops
     of integer type, so every target lowers them like any integer code):
     - add and mul of two dequantized 8-bit tensors (any broadcast the float
