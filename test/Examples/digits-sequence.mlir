@@ -15,6 +15,12 @@
 // RUN: quant-run %t.transformer.mlir --input=%quanta_src_root/examples/digits/test_images.npy --output=%t.transformer.float.npy
 // RUN: quant-run %t.transformer.int8.mlir --input=%quanta_src_root/examples/digits/test_images.npy --pass-pipeline='builtin.module(quanta-lower-x86)' --output=%t.transformer.int8.npy
 // RUN: %python %S/Inputs/compare_accuracy.py %t.transformer.float.npy %t.transformer.int8.npy %quanta_src_root/examples/digits/test_labels.npy | FileCheck %s --check-prefix=ACCURACY
+// PyTorch 1.13's own static quantization of the same float transformer
+// (examples/digits/torch_sequence_ptq_goldens.py: FX, the x86 qconfig on
+// its Linear layers, which is what FX quantizes of a transformer; the same
+// 8 calibration batches): Quanta's int8 model, whose attention products,
+// residual adds and GELU are integer too, is no less accurate.
+// RUN: %python -c "import sys, numpy as np; q = np.load(sys.argv[1]); t = np.load(sys.argv[2]); labels = np.load(sys.argv[3]); quanta = (q.argmax(1) == labels).mean() * 100; torch = float(t['accuracy']) * 100; print(f'quanta {quanta:.2f}% pytorch fx {torch:.2f}%:', 'at least as accurate' if quanta >= torch else 'LESS accurate')" %t.transformer.int8.npy %S/Inputs/digits_transformer_fx.npz %quanta_src_root/examples/digits/test_labels.npy | FileCheck %s --check-prefix=VS-PYTORCH
 //
 // RUN: quant-translate --import-onnx %quanta_src_root/examples/digits/digits_lstm.onnx --onnx-batch=32 --mlir-print-debuginfo | quant-opt --quanta-prepare=qconfig=x86 --quanta-calibrate="data=$(cat %t.data) quiet" --quanta-export-statistics=file=%t.lstm.json -o /dev/null
 // RUN: quant-translate --import-onnx %quanta_src_root/examples/digits/digits_lstm.onnx --onnx-batch=400 --mlir-print-debuginfo -o %t.lstm.mlir
@@ -30,3 +36,4 @@
 // PRODUCTS: 4
 // LSTM: remark: quanta-quantize: 3 float compute op(s) left: linalg.generic x3
 // ACCURACY: within 1 point
+// VS-PYTORCH: quanta {{[0-9.]+}}% pytorch fx 98.50%: at least as accurate

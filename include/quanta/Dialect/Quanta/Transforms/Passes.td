@@ -18,7 +18,10 @@ def InsertObservers : Pass<"quanta-insert-observers", "ModuleOp"> {
       observer, and their output with the activation observer. A
       convolution filter is always a weight; a matmul operand is a weight
       when it is computed from constants only, otherwise (attention-style
-      activation x activation) both operands are activations.
+      activation x activation) both operands are activations, as FX 1.13
+      observes torch.matmul (its quantized::matmul then computes in float
+      between dequantization and quantization; quanta-quantize makes it
+      an int8 GEMM, quanta.qbatch_matmul).
     * Elementwise add and mul get both inputs and their output observed.
     * Fusion as PyTorch fuses: a weighted op followed by a bias add (an add
       of a constant, possibly after a reshape) and/or a relu, and add/mul
