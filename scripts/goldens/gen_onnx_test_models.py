@@ -16,6 +16,8 @@
   qlinear_u8.onnx  QLinearMatMul with u8 weights and a zero point
   unary_chains.onnx  GELU and SiLU as torch 1.13 exports them (chains of
                    elementwise nodes of one tensor) between MatMuls
+  layer_norm13.onnx  nn.LayerNorm as exported before opset 17 (nine
+                   nodes), over one and over two trailing axes
   qoperator.onnx   ONNX Runtime's QOperator contrib ops (com.microsoft);
                    qoperator_nhwc.onnx with channels_last pooling
   opset18.onnx     an opset the importer does not take
@@ -665,3 +667,77 @@ save(helper.make_model(helper.make_graph(
      init("sqrt2", f32(1.4142135)), init("one", f32(1.0)),
      init("half", f32(0.5))]),
     opset_imports=[helper.make_opsetid("", 13)]), "unary_chains.onnx")
+
+
+# nn.LayerNorm as torch 1.13 exports it before opset 17 (ReduceMean, Sub,
+# Pow 2, ReduceMean, Add eps, Sqrt, Div, Mul gamma, Add beta; the exponent
+# and eps as Constant nodes), over the last axis and over the last two,
+# each before a MatMul; a third whose centered values are a graph output
+# too, which stays node by node.
+norm_rng = np.random.default_rng(43)
+
+
+def layer_norm(prefix, x, axes, output):
+    def const(name, value):
+        return helper.make_node(
+            "Constant", [], [f"{prefix}/{name}"], name=f"{prefix}/{name}",
+            value=numpy_helper.from_array(f32(value), f"{prefix}/{name}"))
+    return [
+        helper.make_node("ReduceMean", [x], [f"{prefix}/mean"],
+                         name=f"{prefix}/ReduceMean", axes=axes),
+        helper.make_node("Sub", [x, f"{prefix}/mean"], [f"{prefix}/d"],
+                         name=f"{prefix}/Sub"),
+        const("two", 2.0),
+        helper.make_node("Pow", [f"{prefix}/d", f"{prefix}/two"],
+                         [f"{prefix}/sq"], name=f"{prefix}/Pow"),
+        helper.make_node("ReduceMean", [f"{prefix}/sq"], [f"{prefix}/var"],
+                         name=f"{prefix}/ReduceMean_1", axes=axes),
+        const("eps", 1e-5),
+        helper.make_node("Add", [f"{prefix}/var", f"{prefix}/eps"],
+                         [f"{prefix}/v"], name=f"{prefix}/Add"),
+        helper.make_node("Sqrt", [f"{prefix}/v"], [f"{prefix}/s"],
+                         name=f"{prefix}/Sqrt"),
+        helper.make_node("Div", [f"{prefix}/d", f"{prefix}/s"],
+                         [f"{prefix}/n"], name=f"{prefix}/Div"),
+        helper.make_node("Mul", [f"{prefix}/n", f"{prefix}.weight"],
+                         [f"{prefix}/w"], name=f"{prefix}/Mul"),
+        helper.make_node("Add", [f"{prefix}/w", f"{prefix}.bias"], [output],
+                         name=f"{prefix}/Add_1")]
+
+
+norm_shapes = {"/ln": [8], "/ln2": [5, 8], "/ln3": [8]}
+save(helper.make_model(helper.make_graph(
+    layer_norm("/ln", "x", [-1], "n1")
+    + [helper.make_node("MatMul", ["n1", "w"], ["y1"], name="fc1")]
+    + layer_norm("/ln2", "x", [-2, -1], "n2")
+    + [helper.make_node("MatMul", ["n2", "w"], ["y2"], name="fc2")]
+    + layer_norm("/ln3", "x", [-1], "y3"),
+    "layer_norm13", [vi("x", [2, 5, 8])],
+    [vi("y1", [2, 5, 4]), vi("y2", [2, 5, 4]), vi("y3", [2, 5, 8]),
+     vi("/ln3/d", [2, 5, 8])],
+    [init("w", norm_rng.standard_normal((8, 4)).astype(f32))]
+    + [init(f"{prefix}.{name}",
+            norm_rng.standard_normal(shape).astype(f32) * scale + offset)
+       for prefix, shape in norm_shapes.items()
+       for name, scale, offset in (("weight", 0.1, 1.0), ("bias", 0.1, 0.0))]),
+    opset_imports=[helper.make_opsetid("", 13)]), "layer_norm13.onnx")
+norm_x = norm_rng.standard_normal((2, 5, 8)).astype(f32)
+norm_x[1] *= 0.01  # rows of very different scales, as a ViT's class token
+np.save(os.path.join(out, "layer_norm13_x.npy"), norm_x)
+
+
+def reference_norm(x, axes, weight, bias):
+    x = x.astype(np.float64)
+    mean = x.mean(axis=axes, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=axes, keepdims=True)
+    return (x - mean) / np.sqrt(var + 1e-5) * weight + bias
+
+
+norm_model = onnx.load(os.path.join(out, "layer_norm13.onnx"))
+norm_params = {t.name: numpy_helper.to_array(t).astype(np.float64)
+               for t in norm_model.graph.initializer}
+np.save(os.path.join(out, "layer_norm13_expected.npy"), np.stack([
+    reference_norm(norm_x, (-1,), norm_params["/ln.weight"],
+                   norm_params["/ln.bias"]) @ norm_params["w"],
+    reference_norm(norm_x, (-2, -1), norm_params["/ln2.weight"],
+                   norm_params["/ln2.bias"]) @ norm_params["w"]]))

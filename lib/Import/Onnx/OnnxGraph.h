@@ -19,6 +19,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
@@ -162,6 +163,17 @@ void hoistConstants(linalg::GenericOp generic);
 /// by one linalg.generic of that tensor computing the same ops in the same
 /// order (FuseUnaryChains.cpp).
 void fuseUnaryChains(func::FuncOp func);
+
+/// A LayerNormalization node for each layer norm written out in opset-13
+/// nodes (ReduceMean, Sub, Pow 2, ReduceMean, Add eps, Sqrt, Div, Mul
+/// gamma, Add beta over trailing axes, intermediate values read by the
+/// chain only), keyed by the index of its last node, whose output it
+/// computes; `replaced` receives the indices of the others
+/// (FuseLayerNorms.cpp).
+llvm::DenseMap<int, onnx::NodeProto>
+fuseLayerNorms(const onnx::GraphProto &graph,
+               const llvm::StringMap<DenseElementsAttr> &constants,
+               llvm::DenseSet<int> &replaced);
 
 /// The numpy broadcast of two shapes, or nullopt if they do not broadcast.
 std::optional<SmallVector<int64_t>> broadcastShapes(ArrayRef<int64_t> a,

@@ -920,7 +920,9 @@ private:
   LogicalResult translateNodes(const onnx::GraphProto &graphProto,
                                Graph &graph);
   /// Translates `graph.node`, the node at `index`, and checks its outputs.
-  LogicalResult translateNode(Graph &graph, int index);
+  /// A node `fused` from older nodes (fuseLayerNorms) is translated at any
+  /// opset.
+  LogicalResult translateNode(Graph &graph, int index, bool fused = false);
   /// Returns the graph outputs, drops the constants left unused and sets the
   /// function's type and result names.
   LogicalResult returnOutputs(const onnx::GraphProto &graphProto, Graph &graph,
@@ -1058,13 +1060,17 @@ LogicalResult ModelImporter::translateNodes(const onnx::GraphProto &graphProto,
   llvm::DenseMap<int, int> folds;
   if (graph.opset >= lookupOp("BatchNormalization")->sinceVersion)
     folds = foldBatchNorms(graphProto, graph.constants);
-  llvm::DenseSet<int> foldedNorms;
+  llvm::DenseSet<int> absorbed;
   for (auto [conv, norm] : folds)
-    foldedNorms.insert(norm);
+    absorbed.insert(norm);
+  // Layer norms written out in opset-13 nodes become one
+  // LayerNormalization, translated where their last node was.
+  llvm::DenseMap<int, onnx::NodeProto> layerNorms =
+      fuseLayerNorms(graphProto, graph.constants, absorbed);
   onnx::NodeProto foldedConv;
   SmallVector<onnx::NodeProto> expansion;
   for (auto [index, node] : llvm::enumerate(graphProto.node())) {
-    if (foldedNorms.contains(index))
+    if (absorbed.contains(index))
       continue;
     graph.node = &node;
     if (isContribQLinear(node)) {
@@ -1080,6 +1086,13 @@ LogicalResult ModelImporter::translateNodes(const onnx::GraphProto &graphProto,
         if (failed(translateNode(graph, index)))
           return failure();
       }
+      continue;
+    }
+    if (auto layerNorm = layerNorms.find(index);
+        layerNorm != layerNorms.end()) {
+      graph.node = &layerNorm->second;
+      if (failed(translateNode(graph, index, /*fused=*/true)))
+        return failure();
       continue;
     }
     if (auto fold = folds.find(index); fold != folds.end()) {
@@ -1101,7 +1114,8 @@ LogicalResult ModelImporter::translateNodes(const onnx::GraphProto &graphProto,
   return success();
 }
 
-LogicalResult ModelImporter::translateNode(Graph &graph, int index) {
+LogicalResult ModelImporter::translateNode(Graph &graph, int index,
+                                           bool fused) {
   const onnx::NodeProto &current = *graph.node;
   graph.nodeName = nodeName(current, index);
   graph.loc = NameLoc::get(StringAttr::get(context, graph.nodeName), fileLoc);
@@ -1130,7 +1144,7 @@ LogicalResult ModelImporter::translateNode(Graph &graph, int index) {
   }
   // The op's definition in effect at the model's opset must be one the
   // translation implements.
-  if (graph.opset < info->sinceVersion) {
+  if (graph.opset < info->sinceVersion && !fused) {
     graph.error() << "at opset " << graph.opset << " the op has an older "
                   << "definition; the importer translates it from opset "
                   << info->sinceVersion

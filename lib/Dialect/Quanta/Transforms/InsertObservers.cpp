@@ -307,6 +307,28 @@ InsertObserversPass::observe(Value value, Attribute observer,
   return observed;
 }
 
+/// Whether `op` moves data between ops that carry its own location name,
+/// as the ops one front-end op (an ONNX node) translates into do: the
+/// reshapes between the row sums and the divisions inside a
+/// LayerNormalization's or a Softmax's decomposition. PyTorch never sees
+/// such values, only the module's input and output, so they are not
+/// observed: quantized with one scale for all rows, a row's sum of squares
+/// far below the others' (a ViT's class token next to its patches) would
+/// round to 0, and its normalized values to noise times 1 / sqrt(eps).
+static bool isInsideOneFrontEndOp(Operation *op,
+                                  const OpClassification &classification) {
+  std::optional<StringRef> name = getLocationName(op->getLoc());
+  auto sameName = [&](Operation *other) {
+    return other && getLocationName(other->getLoc()) == name;
+  };
+  return name && !op->use_empty() &&
+         llvm::all_of(classification.activationOperands,
+                      [&](unsigned index) {
+                        return sameName(op->getOperand(index).getDefiningOp());
+                      }) &&
+         llvm::all_of(op->getUsers(), sameName);
+}
+
 void InsertObserversPass::runOnOperation() {
   ModuleOp module = getOperation();
   if (failed(checkOverridesMatch(module)))
@@ -412,7 +434,9 @@ LogicalResult InsertObserversPass::insertObservers(func::FuncOp func) {
     if (fusedOps.contains(op))
       continue;
     OpClassification classification = classifyOp(op);
-    if (classification.role == OpRole::Float)
+    if (classification.role == OpRole::Float ||
+        (classification.role == OpRole::SharedQParams &&
+         isInsideOneFrontEndOp(op, classification)))
       continue;
     if (classification.role == OpRole::Embedding) {
       if (failed(observeEmbeddingTable(op)))
