@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""A BERT-shaped encoder: Quanta against PyTorch 1.13, side by side in one
-run.
+"""A BERT-shaped encoder (or ViT-B/16): Quanta against PyTorch 1.13, side
+by side in one run.
 
 The model: token embedding of int64 ids + learned positions, --layers
 post-norm nn.TransformerEncoderLayer (--dim, --heads, feed-forward 4 *
@@ -16,6 +16,11 @@ It is exported to ONNX (opset 17) with symbolic 'batch' and 'seq', and:
 - PyTorch fp32 (its fused encoder fast path where it takes it) and
   PyTorch's quantize_dynamic int8 of the Linear layers (a zero float mask
   disables the fast path, which the dynamic model does not support).
+
+With --model vit the model is torchvision's vit_b_16 on one 224 x 224
+image (random weights; its class token and head drawn at random, as
+trained ones are, not at torchvision's zeros) and --opset chooses the
+export's opset (13 writes LayerNorm out node by node).
 
 It prints, for each --threads, the median and best latency of each, Quanta
 int8's ratio against each, the int8 models' SQNR against their float
@@ -38,6 +43,7 @@ import time
 
 import numpy as np
 import torch
+import torchvision
 from torch import nn
 
 # Run as a script, this folder is on sys.path.
@@ -82,7 +88,50 @@ def quant_run(build, model, ids_path, out_path, extra, repeats, threads):
     return float(match.group(2)), float(match.group(1))
 
 
-def held_out_sqnr(options, onnx_path, work, calibration_files, count):
+class Workload:
+    """The model and its inputs: --model bert (the Encoder above, int64
+    ids) or vit (torchvision's vit_b_16 on 224 x 224 images)."""
+
+    def __init__(self, options):
+        self.options = options
+        self.vit = options.model == "vit"
+        if self.vit:
+            self.model = torchvision.models.vit_b_16().eval()
+            # torchvision starts the class token and the head at zero: a
+            # random ViT's class token then stays ~100x below its patches
+            # in the residual stream, under any per-tensor 8-bit step, as
+            # no trained ViT's does. Drawn as the positions are instead.
+            nn.init.normal_(self.model.class_token, std=1.0)
+            nn.init.normal_(self.model.heads.head.weight, std=0.02)
+            self.input_name, self.dims = "image", "--onnx-dim=batch=1"
+            self.axes = {"image": {0: "batch"}}
+        else:
+            self.model = Encoder(options.layers, options.dim, options.heads,
+                                 options.seq).eval()
+            self.input_name = "ids"
+            self.dims = f"--onnx-dim=batch=1,seq={options.seq}"
+            self.axes = {"ids": {0: "batch", 1: "seq"}}
+
+    def inputs(self, rng, count):
+        if self.vit:
+            return rng.standard_normal((count, 3, 224, 224)).astype(
+                np.float32)
+        return rng.integers(0, VOCAB, (count, self.options.seq))
+
+    def dims_for(self, batch):
+        return self.dims.replace("batch=1", f"batch={batch}")
+
+    def dynamic_call(self, dynamic):
+        """The dynamic model's forward: the encoder's fast path must be off
+        (a zero float mask), which quantize_dynamic does not support."""
+        if self.vit:
+            return dynamic
+        zero_mask = torch.zeros(self.options.seq, self.options.seq)
+        return lambda inputs: dynamic(inputs, zero_mask)
+
+
+def held_out_sqnr(options, workload, onnx_path, work, calibration_files,
+                  count):
     """Quanta int8 vs float logits over `count` held-out sequences: the
     driver's calibration (the same files, qconfig x86) done at batch 1, its
     statistics applied by name to the model imported at batch `count` (as
@@ -91,8 +140,7 @@ def held_out_sqnr(options, onnx_path, work, calibration_files, count):
     tool = lambda name: os.path.join(options.build, "bin", name)
     translate = lambda batch, path: run(
         [tool("quant-translate"), "--import-onnx", onnx_path,
-         f"--onnx-dim=batch={batch},seq={options.seq}",
-         "--mlir-print-debuginfo", "-o", path])
+         workload.dims_for(batch), "--mlir-print-debuginfo", "-o", path])
     stats = os.path.join(work, "statistics.json")
     one, many = (os.path.join(work, f"eval{n}.mlir") for n in (1, count))
     translate(1, one)
@@ -104,8 +152,8 @@ def held_out_sqnr(options, onnx_path, work, calibration_files, count):
     run([tool("quant-opt"), many, "--quanta-prepare=qconfig=x86",
          f"--quanta-import-statistics=files={stats}",
          "--quanta-freeze-qparams", "--quanta-quantize", "-o", int8])
-    ids = np.random.default_rng(1).integers(0, VOCAB, (count, options.seq))
-    ids_path = os.path.join(work, "held_out_ids.npy")
+    ids = workload.inputs(np.random.default_rng(1), count)
+    ids_path = os.path.join(work, "held_out.npy")
     np.save(ids_path, ids)
     outputs = []
     for model in (many, int8):
@@ -128,30 +176,35 @@ def main():
     parser.add_argument("--repeats", type=int, default=10)
     parser.add_argument("--calibration-batches", type=int, default=32)
     parser.add_argument("--sqnr-sequences", type=int, default=16)
+    parser.add_argument("--model", choices=["bert", "vit"], default="bert")
+    parser.add_argument("--opset", type=int, default=17)
     options = parser.parse_args()
 
     torch.manual_seed(0)
-    model = Encoder(options.layers, options.dim, options.heads,
-                    options.seq).eval()
+    workload = Workload(options)
+    model = workload.model
     rng = np.random.default_rng(0)
     work = tempfile.mkdtemp(prefix="quanta-transformers-")
     onnx_path = os.path.join(work, "encoder.onnx")
-    ids = rng.integers(0, VOCAB, (1, options.seq))
+    ids = workload.inputs(rng, 1)
     torch.onnx.export(model, (torch.from_numpy(ids),), onnx_path,
-                      opset_version=17, input_names=["ids"],
-                      output_names=["logits"],
-                      dynamic_axes={"ids": {0: "batch", 1: "seq"}})
+                      opset_version=options.opset,
+                      input_names=[workload.input_name],
+                      output_names=["logits"], dynamic_axes=workload.axes)
     ids_path = os.path.join(work, "ids.npy")
     np.save(ids_path, ids)
     data = os.path.join(work, "calibration")
     os.makedirs(data)
     for index in range(options.calibration_batches + 1):
-        np.save(os.path.join(data, f"batch{index}.npy"),
-                rng.integers(0, VOCAB, (1, options.seq)))
-    dims = f"--onnx-dim=batch=1,seq={options.seq}"
+        np.save(os.path.join(data, f"batch{index:03d}.npy"),
+                workload.inputs(rng, 1))
+    dims = workload.dims
 
-    print(f"encoder: {options.layers} layers, d {options.dim}, "
-          f"{options.heads} heads, seq {options.seq}, batch 1; "
+    shape = ("torchvision vit_b_16 (12 layers, d 768, 12 heads, 197 "
+             "tokens)" if workload.vit else
+             f"encoder: {options.layers} layers, d {options.dim}, "
+             f"{options.heads} heads, seq {options.seq}")
+    print(f"{shape}, batch 1, opset {options.opset}; "
           f"{sum(p.numel() for p in model.parameters()) / 1e6:.1f} M "
           f"parameters")
     int8_mlir = os.path.join(work, "encoder.int8.mlir")
@@ -176,22 +229,22 @@ def main():
           f"{float_compile:.1f} s, int8 {int8_compile:.1f} s")
 
     reference = model(torch.from_numpy(ids)).detach().numpy()
-    dynamic = torch.ao.quantization.quantize_dynamic(model, {nn.Linear})
-    zero_mask = torch.zeros(options.seq, options.seq)
+    dynamic = workload.dynamic_call(
+        torch.ao.quantization.quantize_dynamic(model, {nn.Linear}))
     quanta_float = np.load(float_out)
     print(f"Quanta float vs PyTorch: max |difference| "
           f"{np.abs(quanta_float - reference).max():.2e}")
     calibration_files = sorted(
         os.path.join(data, name) for name in os.listdir(data))[:-1]
-    quanta_sqnr, held_out = held_out_sqnr(options, onnx_path, work,
+    quanta_sqnr, held_out = held_out_sqnr(options, workload, onnx_path, work,
                                           calibration_files,
                                           options.sqnr_sequences)
     with torch.no_grad():
         held_out = torch.from_numpy(held_out)
         dynamic_sqnr = sqnr(model(held_out).numpy(),
-                            dynamic(held_out, zero_mask).numpy())
+                            dynamic(held_out).numpy())
     print(f"SQNR vs float logits over {options.sqnr_sequences} held-out "
-          f"sequences: Quanta int8 (static, per-tensor activations) "
+          f"inputs: Quanta int8 (static, per-tensor activations) "
           f"{quanta_sqnr:.1f} dB, PyTorch dynamic {dynamic_sqnr:.1f} dB")
 
     print(f"\n{'threads':>7} {'Quanta int8':>12} {'Quanta fp32':>12} "
@@ -204,8 +257,7 @@ def main():
         qf, _ = quant_run(options.build, onnx_path, ids_path, float_out,
                           [dims] + lower, options.repeats, threads)
         tf, _ = time_torch(model, torch.from_numpy(ids), options.repeats)
-        td, _ = time_torch(lambda ids: dynamic(ids, zero_mask),
-                           torch.from_numpy(ids), options.repeats)
+        td, _ = time_torch(dynamic, torch.from_numpy(ids), options.repeats)
         print(f"{threads:>7} {q8:>12.2f} {qf:>12.2f} {tf:>11.2f} {td:>10.2f}"
               f"   {qf / q8:.2f}x {tf / q8:.2f}x {td / q8:.2f}x")
 

@@ -52,6 +52,10 @@ def InsertObservers : Pass<"quanta-insert-observers", "ModuleOp"> {
     * sigmoid and softmax get `default_fixed_qparams_range_0to1_observer`,
       tanh `default_fixed_qparams_range_neg1to1_observer`.
     * Each value is observed once, however many quantized ops use it.
+    * Values inside one front-end op are not observed: a reshape between
+      ops that all carry its location name (the ops one ONNX node, such as
+      a LayerNormalization or a Softmax, translates into) is no boundary
+      PyTorch sees, so its row sums reach their division in float.
     * Observers on constant weights get their statistics at compile time
       (`fold-constant-weights`), computed with the same numeric library as
       calibration, so their qparams are known without calibration data.
