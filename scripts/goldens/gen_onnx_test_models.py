@@ -741,3 +741,12 @@ np.save(os.path.join(out, "layer_norm13_expected.npy"), np.stack([
                    norm_params["/ln.bias"]) @ norm_params["w"],
     reference_norm(norm_x, (-2, -1), norm_params["/ln2.weight"],
                    norm_params["/ln2.bias"]) @ norm_params["w"]]))
+
+# A layer norm chain whose Mul has lost its gamma: the fusion leaves it to
+# the Mul's own translation, which names the problem.
+broken_norm = layer_norm("/ln", "x", [-1], "y")
+broken_norm[9].input.pop()
+save_unchecked(helper.make_model(helper.make_graph(
+    broken_norm, "broken_norm", [vi("x", [2, 5, 8])], [vi("y", [2, 5, 8])],
+    [init("/ln.bias", np.zeros(8, f32))]),
+    opset_imports=[helper.make_opsetid("", 13)]), "layer_norm_one_input.onnx")

@@ -39,16 +39,24 @@ public:
       ++uses[output.name()];
   }
 
-  /// The node computing `name` if it is of `opType` and read `readers`
-  /// times.
-  const onnx::NodeProto *producer(StringRef name, StringRef opType, int readers,
-                                  int &index) const {
+  /// The node computing `name` if it is of `opType` with `inputs` inputs
+  /// and one output, and `name` is read `readers` times.
+  const onnx::NodeProto *producer(StringRef name, StringRef opType, int inputs,
+                                  int readers, int &index) const {
     auto it = producers.find(name);
     if (it == producers.end() || uses.lookup(name) != readers)
       return nullptr;
     index = it->second;
-    const onnx::NodeProto &node = graph.node(index);
-    return node.op_type() == opType && node.domain().empty() ? &node : nullptr;
+    return isNode(graph.node(index), opType, inputs) ? &graph.node(index)
+                                                     : nullptr;
+  }
+
+  /// Whether `node` is a default-domain `opType` with `inputs` inputs and
+  /// one output (a malformed model may have any other count).
+  static bool isNode(const onnx::NodeProto &node, StringRef opType,
+                     int inputs) {
+    return node.op_type() == opType && node.domain().empty() &&
+           node.input_size() == inputs && node.output_size() == 1;
   }
 
   /// The value of a one-element float constant: an initializer or a
@@ -105,8 +113,6 @@ getKeptMeanAxes(const onnx::NodeProto &node) {
     if (attr.name() == "axes")
       axes = SmallVector<int64_t>(attr.ints().begin(), attr.ints().end());
   }
-  if (node.input_size() != 1)
-    return std::nullopt;
   return axes;
 }
 
@@ -119,30 +125,30 @@ onnx_import::fuseLayerNorms(const onnx::GraphProto &graph,
   // Matched from the last node back: Add(Mul(Div(d, Sqrt(Add(
   // ReduceMean(Pow(d, 2)), eps))), gamma), beta), d = Sub(x, ReduceMean(x)).
   for (auto [last, addBeta] : llvm::enumerate(graph.node())) {
-    if (addBeta.op_type() != "Add" || addBeta.input_size() != 2 ||
-        !addBeta.domain().empty())
+    if (!GraphIndex::isNode(addBeta, "Add", 2))
       continue;
     int mulIndex, divIndex, sqrtIndex, addEpsIndex, varianceIndex, powIndex,
         subIndex, meanIndex;
     const onnx::NodeProto *mul =
-        index.producer(addBeta.input(0), "Mul", 1, mulIndex);
+        index.producer(addBeta.input(0), "Mul", 2, 1, mulIndex);
     const onnx::NodeProto *div =
-        mul ? index.producer(mul->input(0), "Div", 1, divIndex) : nullptr;
+        mul ? index.producer(mul->input(0), "Div", 2, 1, divIndex) : nullptr;
     const onnx::NodeProto *sqrt =
-        div ? index.producer(div->input(1), "Sqrt", 1, sqrtIndex) : nullptr;
+        div ? index.producer(div->input(1), "Sqrt", 1, 1, sqrtIndex) : nullptr;
     const onnx::NodeProto *addEps =
-        sqrt ? index.producer(sqrt->input(0), "Add", 1, addEpsIndex) : nullptr;
+        sqrt ? index.producer(sqrt->input(0), "Add", 2, 1, addEpsIndex)
+             : nullptr;
     const onnx::NodeProto *variance =
-        addEps
-            ? index.producer(addEps->input(0), "ReduceMean", 1, varianceIndex)
-            : nullptr;
+        addEps ? index.producer(addEps->input(0), "ReduceMean", 1, 1,
+                                varianceIndex)
+               : nullptr;
     const onnx::NodeProto *pow =
-        variance ? index.producer(variance->input(0), "Pow", 1, powIndex)
+        variance ? index.producer(variance->input(0), "Pow", 2, 1, powIndex)
                  : nullptr;
     const onnx::NodeProto *sub =
-        pow ? index.producer(pow->input(0), "Sub", 2, subIndex) : nullptr;
+        pow ? index.producer(pow->input(0), "Sub", 2, 2, subIndex) : nullptr;
     const onnx::NodeProto *mean =
-        sub ? index.producer(sub->input(1), "ReduceMean", 1, meanIndex)
+        sub ? index.producer(sub->input(1), "ReduceMean", 1, 1, meanIndex)
             : nullptr;
     if (!mean || div->input(0) != pow->input(0) ||
         mean->input(0) != sub->input(0) || index.scalar(pow->input(1)) != 2.0f)

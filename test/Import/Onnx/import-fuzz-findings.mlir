@@ -31,3 +31,8 @@
 // is not.
 // RUN: not quant-translate --import-onnx %S/Inputs/fuzz/broadcast_overflow.onnx 2>&1 | FileCheck %s --check-prefix=BROADCAST
 // BROADCAST: error: Add node 'add': output 0 ('y') would have more than 2^63 elements
+
+// A layer-norm chain (FuseLayerNorms.cpp) whose Mul has one input: the
+// fusion checks every node's arity and leaves it to the Mul's translation.
+// RUN: not quant-translate --import-onnx %S/Inputs/fuzz/layer_norm_one_input.onnx 2>&1 | FileCheck %s --check-prefix=NORM
+// NORM: error: Mul node '/ln/Mul': input 1 is missing
