@@ -157,16 +157,18 @@ for net in cnn mlp transformer lstm; do
     --pass-pipeline='builtin.module(quanta-lower-x86)' \
     --output="$out_dir/digits_$net.int8.npy"
   ${PYTHON:-/usr/bin/python3} - "$out_dir/digits_$net" "$digits" "$net" \
-    "$(grep -c quanta.qmatmul "$out_dir/digits_$net.int8.mlir")" <<'PY'
+    "$(grep -c quanta.qmatmul "$out_dir/digits_$net.int8.mlir")" \
+    "$(grep -c quanta.qbatch_matmul "$out_dir/digits_$net.int8.mlir")" <<'PY'
 import sys
 import numpy as np
-prefix, digits, model, gemms = sys.argv[1:]
+prefix, digits, model, gemms, products = sys.argv[1:]
 labels = np.load(digits + "/test_labels.npy")
 f, q = np.load(prefix + ".float.npy"), np.load(prefix + ".int8.npy")
 accuracy = lambda logits: (logits.argmax(1) == labels).mean() * 100
 agree = (f.argmax(1) == q.argmax(1)).mean() * 100
 sqnr = 10 * np.log10((f ** 2).sum() / ((f - q) ** 2).sum())
-print(f"   {model}: {gemms} int8 GEMM layers; held-out accuracy float "
+products = f" and {products} attention products" if products != "0" else ""
+print(f"   {model}: {gemms} int8 GEMM layers{products}; held-out accuracy float "
       f"{accuracy(f):.2f}%, int8 {accuracy(q):.2f}%; same class for "
       f"{agree:.2f}% of images; logits SQNR {sqnr:.1f} dB")
 PY
