@@ -28,23 +28,14 @@ class GraphIndex {
 public:
   GraphIndex(const onnx::GraphProto &graph,
              const llvm::StringMap<DenseElementsAttr> &constants)
-      : graph(graph), constants(constants) {
-    for (auto [index, node] : llvm::enumerate(graph.node())) {
-      for (const std::string &output : node.output())
-        producers[output] = index;
-      for (const std::string &input : node.input())
-        ++uses[input];
-    }
-    for (const onnx::ValueInfoProto &output : graph.output())
-      ++uses[output.name()];
-  }
+      : graph(graph), constants(constants), uses(graph) {}
 
   /// The node computing `name` if it is of `opType` with `inputs` inputs
   /// and one output, and `name` is read `readers` times.
   const onnx::NodeProto *producer(StringRef name, StringRef opType, int inputs,
                                   int readers, int &index) const {
-    auto it = producers.find(name);
-    if (it == producers.end() || uses.lookup(name) != readers)
+    auto it = uses.producers.find(name);
+    if (it == uses.producers.end() || uses.reads.lookup(name) != readers)
       return nullptr;
     index = it->second;
     return isNode(graph.node(index), opType, inputs) ? &graph.node(index)
@@ -66,8 +57,8 @@ public:
       return attr.getNumElements() == 1 && attr.getElementType().isF32()
                  ? std::optional<float>(*attr.value_begin<float>())
                  : std::nullopt;
-    auto it = producers.find(name);
-    if (it == producers.end())
+    auto it = uses.producers.find(name);
+    if (it == uses.producers.end())
       return std::nullopt;
     const onnx::NodeProto &node = graph.node(it->second);
     if (node.op_type() != "Constant")
@@ -98,7 +89,7 @@ public:
 private:
   const onnx::GraphProto &graph;
   const llvm::StringMap<DenseElementsAttr> &constants;
-  llvm::StringMap<int> producers, uses;
+  const ValueUses uses;
 };
 } // namespace
 

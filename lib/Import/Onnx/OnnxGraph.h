@@ -153,6 +153,14 @@ DenseElementsAttr remapConstant(
     ArrayRef<DenseElementsAttr> sources, RankedTensorType resultType,
     function_ref<std::pair<unsigned, int64_t>(ArrayRef<int64_t>)> source);
 
+/// Which node computes each value of a graph and how many times each value
+/// is read (graph outputs count as reads): what the graph-level rewrites
+/// before translation (Conv-BatchNorm folding, layer-norm fusion) check.
+struct ValueUses {
+  explicit ValueUses(const onnx::GraphProto &graph);
+  llvm::StringMap<int> producers, reads;
+};
+
 /// Moves the body's constants before `generic`: quanta-quantize's matchers
 /// (clamps, lookup tables) read bodies of compute ops only, as
 /// tosa-to-linalg writes them.

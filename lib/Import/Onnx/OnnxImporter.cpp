@@ -808,6 +808,17 @@ bool quanta::isOnnxConstantOperand(StringRef opType, unsigned index) {
   return info && index < 32 && (info->constantOperands >> index & 1);
 }
 
+ValueUses::ValueUses(const onnx::GraphProto &graph) {
+  for (auto [index, node] : llvm::enumerate(graph.node())) {
+    for (const std::string &output : node.output())
+      producers[output] = index;
+    for (const std::string &input : node.input())
+      ++reads[input];
+  }
+  for (const onnx::ValueInfoProto &output : graph.output())
+    ++reads[output.name()];
+}
+
 /// Folds each inference BatchNormalization into the Conv before it, as
 /// PyTorch's fuse_conv_bn_eval does (in float32: w * (gamma * rsqrt(var +
 /// eps)), (b - mean) * rsqrt(var + eps) * gamma + beta), when that is legal:
@@ -817,15 +828,7 @@ bool quanta::isOnnxConstantOperand(StringRef opType, unsigned index) {
 static llvm::DenseMap<int, int>
 foldBatchNorms(const onnx::GraphProto &graph,
                llvm::StringMap<DenseElementsAttr> &constants) {
-  llvm::StringMap<int> producers, uses;
-  for (auto [index, node] : llvm::enumerate(graph.node())) {
-    for (const std::string &output : node.output())
-      producers[output] = index;
-    for (const std::string &input : node.input())
-      ++uses[input];
-  }
-  for (const onnx::ValueInfoProto &output : graph.output())
-    ++uses[output.name()];
+  const ValueUses uses(graph);
   auto floats = [&](const std::string &name) -> SmallVector<float> {
     DenseElementsAttr attr = constants.lookup(name);
     if (!attr || !attr.getElementType().isF32())
@@ -844,9 +847,9 @@ foldBatchNorms(const onnx::GraphProto &graph,
         epsilon = attr.f();
       training |= attr.name() == "training_mode" && attr.i() != 0;
     }
-    auto producer = producers.find(bn.input(0));
-    if (training || producer == producers.end() ||
-        uses.lookup(bn.input(0)) != 1)
+    auto producer = uses.producers.find(bn.input(0));
+    if (training || producer == uses.producers.end() ||
+        uses.reads.lookup(bn.input(0)) != 1)
       continue;
     const onnx::NodeProto &conv = graph.node(producer->second);
     if (conv.op_type() != "Conv" || conv.input_size() < 2)
