@@ -518,11 +518,9 @@ prepareGemm(const GemmChain &chain, quant::UniformQuantizedType outputType,
   const int64_t k = gemmShape.k, n = gemmShape.n;
   nx::QuantizedGemmParams params;
   params.inputType = getDType(chain.inputType);
-  params.input = {static_cast<float>(chain.inputType.getScale()),
-                  static_cast<int32_t>(chain.inputType.getZeroPoint())};
+  params.input = getQParams(chain.inputType);
   params.outputType = getDType(outputType);
-  params.output = {static_cast<float>(outputType.getScale()),
-                   static_cast<int32_t>(outputType.getZeroPoint())};
+  params.output = getQParams(outputType);
   params.activation = chain.activation;
   if (auto perAxis =
           dyn_cast<quant::UniformQuantizedPerAxisType>(chain.weightType)) {

@@ -41,7 +41,8 @@ using namespace mlir::quanta;
 using namespace mlir::quanta::detail;
 namespace nx = mlir::quanta::numerics;
 
-static nx::ActivationQParams getQParams(quant::UniformQuantizedType type) {
+nx::ActivationQParams
+quanta::detail::getQParams(quant::UniformQuantizedType type) {
   return {static_cast<float>(type.getScale()),
           static_cast<int32_t>(type.getZeroPoint())};
 }

@@ -94,14 +94,10 @@ LogicalResult quanta::detail::quantizeActivationProduct(
     whyNot = "the output is not quantized to an 8-bit per-tensor type";
     return failure();
   }
-  auto qparams = [](quant::UniformQuantizedType type) {
-    return nx::ActivationQParams{static_cast<float>(type.getScale()),
-                                 static_cast<int32_t>(type.getZeroPoint())};
-  };
   const int64_t k = cast<ShapedType>(lhs->first.getType()).getShape().back();
   nx::StatusOr<nx::IntegerProduct> prepared = nx::prepareIntegerProduct(
-      getDType(lhs->second), qparams(lhs->second), getDType(rhs->second),
-      qparams(rhs->second), getDType(outputType), qparams(outputType), k);
+      getDType(lhs->second), getQParams(lhs->second), getDType(rhs->second),
+      getQParams(rhs->second), getDType(outputType), getQParams(outputType), k);
   if (!prepared) {
     whyNot = prepared.getStatus().getMessage();
     return failure();

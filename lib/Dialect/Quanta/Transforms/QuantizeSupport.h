@@ -11,6 +11,7 @@
 #ifndef QUANTA_LIB_DIALECT_QUANTA_TRANSFORMS_QUANTIZESUPPORT_H
 #define QUANTA_LIB_DIALECT_QUANTA_TRANSFORMS_QUANTIZESUPPORT_H
 
+#include "quanta/Numerics/IntegerKernels.h"
 #include "quanta/Numerics/QParams.h"
 #include "quanta/Numerics/Requantize.h"
 
@@ -38,6 +39,8 @@ FailureOr<std::pair<Value, quant::UniformQuantizedType>>
 matchQuantizedActivation(Value value);
 
 numerics::DType getDType(quant::QuantizedType type);
+/// The scale (as float) and zero point of a per-tensor type.
+numerics::ActivationQParams getQParams(quant::UniformQuantizedType type);
 
 /// Narrows an op's output range (its dtype's, or a fused activation's) to
 /// the storage range of `type` (u8<0:127> for reduce_range), which bounds
