@@ -8,14 +8,18 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/DataLayoutInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/RegionUtils.h"
 
 namespace mlir::quanta {
 #define GEN_PASS_DEF_OUTLINELOOPS
+#define GEN_PASS_DEF_APPLYNOALIAS
 #include "quanta/Codegen/Common/Passes.h.inc"
 } // namespace mlir::quanta
 
@@ -48,6 +52,89 @@ static Value rematerialize(OpBuilder &builder, Value value,
   return mapping.lookup(value);
 }
 
+/// The bytes of a mutable global a memref value can reach: the global and
+/// a byte range of it, or any global's bytes (an empty name).
+struct GlobalRegion {
+  StringRef global;
+  int64_t begin = 0;
+  int64_t end = std::numeric_limits<int64_t>::max();
+
+  bool overlaps(const GlobalRegion &other) const {
+    return (global.empty() || other.global.empty() || global == other.global) &&
+           begin < other.end && other.begin < end;
+  }
+};
+
+/// The region of a mutable global `value` views, if it views one: a
+/// `memref.view` with a constant byte shift and a static type (an arena
+/// buffer of quanta-plan-memory) is its bytes, since a view of it (subview,
+/// reshape, cast) stays inside or is out of bounds; anything else reaching
+/// a mutable global, through a reinterpret_cast or a base buffer (which
+/// may reach the whole allocation), may touch all of it, and a memref made
+/// by an op that is not a view from memref operands any global.
+static std::optional<GlobalRegion>
+getMutableGlobalRegion(Value value, SymbolTableCollection &symbols,
+                       const DataLayout &layout) {
+  Operation *view = nullptr;
+  bool leavesView = false;
+  while (Operation *op = value.getDefiningOp()) {
+    if (auto getGlobal = dyn_cast<memref::GetGlobalOp>(op)) {
+      auto global = symbols.lookupNearestSymbolFrom<memref::GlobalOp>(
+          getGlobal, getGlobal.getNameAttr());
+      if (!global || global.getConstant())
+        return std::nullopt;
+      GlobalRegion region{global.getSymName()};
+      auto byteView = dyn_cast_or_null<memref::ViewOp>(view);
+      std::optional<int64_t> shift;
+      if (byteView && !leavesView && byteView.getType().hasStaticShape() &&
+          (shift = getConstantIntValue(byteView.getByteShift()))) {
+        MemRefType type = byteView.getType();
+        region.begin = *shift;
+        region.end =
+            *shift +
+            type.getNumElements() *
+                static_cast<int64_t>(layout.getTypeSize(type.getElementType()));
+      }
+      return region;
+    }
+    auto viewLike = dyn_cast<ViewLikeOpInterface>(op);
+    if (!viewLike) {
+      if (llvm::any_of(op->getOperandTypes(), llvm::IsaPred<BaseMemRefType>))
+        return GlobalRegion{};
+      return std::nullopt;
+    }
+    leavesView |=
+        isa<memref::ReinterpretCastOp, memref::ExtractStridedMetadataOp>(op);
+    view = op;
+    value = viewLike.getViewSource();
+  }
+  // A function argument: the caller's buffer, never a private global.
+  return std::nullopt;
+}
+
+/// The positions, among the arguments of the LLVM function `types` become,
+/// of the aligned pointers of the memrefs at `memrefIndices`: func-to-llvm
+/// expands a ranked memref into its descriptor's fields (allocated and
+/// aligned pointers, offset, sizes, strides) and an unranked one into rank
+/// and pointer. Upstream drops `llvm.noalias` on a memref argument unless
+/// every memref is a bare pointer, hence this bookkeeping.
+static SmallVector<int64_t>
+getAlignedPointerPositions(TypeRange types, ArrayRef<unsigned> memrefIndices) {
+  SmallVector<int64_t> positions;
+  int64_t position = 0;
+  for (auto [index, type] : llvm::enumerate(types)) {
+    if (llvm::is_contained(memrefIndices, index))
+      positions.push_back(position + 1);
+    if (auto memref = dyn_cast<MemRefType>(type))
+      position += 3 + 2 * memref.getRank();
+    else if (isa<UnrankedMemRefType>(type))
+      position += 2;
+    else
+      ++position;
+  }
+  return positions;
+}
+
 static int64_t countNestedOps(Operation *op) {
   int64_t count = 0;
   op->walk([&](Operation *) { ++count; });
@@ -57,17 +144,41 @@ static int64_t countNestedOps(Operation *op) {
 /// Moves `op` into a new private function, placed after `after` (which
 /// becomes it), and calls it; `parent` is the function around `op`.
 static void outline(Operation *op, func::FuncOp parent, Operation *&after,
-                    StringRef name, SymbolTable &symbols) {
+                    StringRef name, SymbolTable &symbols,
+                    SymbolTableCollection &symbolTables) {
   // The values `op` uses from outside, in first-use order.
   llvm::SetVector<Value> captured;
   for (Value operand : op->getOperands())
     captured.insert(operand);
   for (Region &region : op->getRegions())
     getUsedValuesDefinedAbove(region, captured);
-  SmallVector<Value> arguments;
+
+  // Buffers of one mutable global (the arena) that no other captured value
+  // overlaps are passed as noalias arguments: recomputed inside, they are
+  // views of one global at variable indices, which LLVM cannot tell apart,
+  // and it keeps a reduction's accumulator in memory and the loop scalar.
+  DataLayout layout = DataLayout::closest(parent);
+  SmallVector<std::optional<GlobalRegion>> regions;
   for (Value value : captured)
-    if (!isRematerializable(value))
+    regions.push_back(getMutableGlobalRegion(value, symbolTables, layout));
+  auto isDisjointBuffer = [&](unsigned index) {
+    if (!regions[index] || regions[index]->global.empty() ||
+        regions[index]->end == std::numeric_limits<int64_t>::max())
+      return false;
+    for (auto [other, region] : llvm::enumerate(regions))
+      if (other != index && region && region->overlaps(*regions[index]))
+        return false;
+    return true;
+  };
+  SmallVector<Value> arguments;
+  SmallVector<unsigned> noAliasArguments;
+  for (auto [index, value] : llvm::enumerate(captured)) {
+    const bool disjoint = isDisjointBuffer(index);
+    if (disjoint)
+      noAliasArguments.push_back(arguments.size());
+    if (disjoint || !isRematerializable(value))
       arguments.push_back(value);
+  }
 
   OpBuilder builder(parent);
   builder.setInsertionPointAfter(after);
@@ -75,6 +186,10 @@ static void outline(Operation *op, func::FuncOp parent, Operation *&after,
                                       op->getResultTypes());
   auto func = func::FuncOp::create(builder, op->getLoc(), name, type);
   func.setPrivate();
+  if (!noAliasArguments.empty())
+    func->setAttr(quanta::kNoAliasArgumentsAttrName,
+                  builder.getDenseI64ArrayAttr(getAlignedPointerPositions(
+                      type.getInputs(), noAliasArguments)));
   // The parent's LLVM attributes (vector widths), and noinline: LLVM would
   // otherwise inline the one call back.
   SmallVector<Attribute> passthrough;
@@ -116,6 +231,7 @@ struct OutlineLoopsPass
       return signalPassFailure();
     }
     SymbolTable symbols(module);
+    SymbolTableCollection symbolTables;
     SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
     for (func::FuncOp func : funcs) {
       if (func.isExternal())
@@ -129,8 +245,36 @@ struct OutlineLoopsPass
       for (auto [index, op] : llvm::enumerate(nests))
         outline(op, func, after,
                 (func.getSymName() + "__quanta_loop" + Twine(index)).str(),
-                symbols);
+                symbols, symbolTables);
     }
+  }
+};
+} // namespace
+
+namespace {
+struct ApplyNoAliasPass
+    : public quanta::impl::ApplyNoAliasBase<ApplyNoAliasPass> {
+  void runOnOperation() override {
+    getOperation().walk([&](LLVM::LLVMFuncOp func) {
+      auto positions = func->getAttrOfType<DenseI64ArrayAttr>(
+          quanta::kNoAliasArgumentsAttrName);
+      if (!positions)
+        return;
+      func->removeAttr(quanta::kNoAliasArgumentsAttrName);
+      ArrayRef<Type> types = func.getFunctionType().getParams();
+      for (int64_t position : positions.asArrayRef()) {
+        if (position < 0 || position >= static_cast<int64_t>(types.size()) ||
+            !isa<LLVM::LLVMPointerType>(types[position])) {
+          func.emitError() << "quanta-apply-noalias: argument " << position
+                           << " of " << func.getSymName()
+                           << " is not a pointer; was the function "
+                              "converted with bare-pointer memrefs?";
+          return signalPassFailure();
+        }
+        func.setArgAttr(position, LLVM::LLVMDialect::getNoAliasAttrName(),
+                        UnitAttr::get(func.getContext()));
+      }
+    });
   }
 };
 } // namespace

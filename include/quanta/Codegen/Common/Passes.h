@@ -30,6 +30,12 @@ namespace mlir::quanta {
 #define GEN_PASS_REGISTRATION
 #include "quanta/Codegen/Common/Passes.h.inc"
 
+/// The function attribute with which quanta-outline-loops lists the LLVM
+/// arguments (aligned pointers of buffers no other argument overlaps) that
+/// quanta-apply-noalias marks `noalias` once the function is an llvm.func.
+inline constexpr llvm::StringLiteral kNoAliasArgumentsAttrName =
+    "quanta.noalias_arguments";
+
 /// Tensors to the LLVM dialect, for the JIT and object files: quant casts
 /// lowered, one-shot bufferization with results as caller-owned
 /// out-parameters, linalg to loops, vector and the rest to LLVM

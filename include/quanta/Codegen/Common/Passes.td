@@ -154,7 +154,12 @@ def OutlineLoops : Pass<"quanta-outline-loops", "ModuleOp"> {
     What can be recomputed for free (constants, `memref.get_global`, and
     views, casts and reshapes of them with constant operands, such as the
     arena buffers of `quanta-plan-memory`) is cloned into the new function
-    instead, so LLVM still sees which buffers are distinct. The new
+    instead, except a buffer of a mutable global (an arena buffer) that no
+    other value the loop uses overlaps: that one is an argument, listed in
+    the function's `quanta.noalias_arguments` for `quanta-apply-noalias`.
+    (Views of one arena at variable indices are what LLVM cannot tell
+    apart: it kept the row maximum of a softmax in memory and every
+    elementwise loop scalar.) The new
     function inherits the LLVM function attributes (`passthrough`) of its
     parent, such as the vector widths the kernels asked for.
 
@@ -172,6 +177,20 @@ def OutlineLoops : Pass<"quanta-outline-loops", "ModuleOp"> {
            "smallest number of nested ops worth a function">,
   ];
   let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
+def ApplyNoAlias : Pass<"quanta-apply-noalias", "ModuleOp"> {
+  let summary = "Mark the arguments quanta-outline-loops listed noalias";
+  let description = [{
+    Runs in `quanta-lower-to-llvm` after func-to-llvm. For every `llvm.func`
+    with a `quanta.noalias_arguments` attribute (LLVM argument positions,
+    written by `quanta-outline-loops` for the aligned pointers of buffers
+    no other argument of the function overlaps), sets `llvm.noalias` on
+    those arguments and drops the attribute. Upstream's func-to-llvm drops
+    `llvm.noalias` on memref arguments unless every memref of the module
+    is passed as a bare pointer, hence two passes.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
 def ConstantsAsBytes : Pass<"quanta-constants-as-bytes", "ModuleOp"> {
