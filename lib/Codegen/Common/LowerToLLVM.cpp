@@ -361,6 +361,8 @@ void quanta::buildLowerToLLVMPipeline(OpPassManager &pm) {
   // Each large loop nest a function of its own: LLVM's loop passes cost
   // more than linearly in a function's size.
   pm.addPass(quanta::createOutlineLoops());
+  // Identical layers: their loop nests once.
+  pm.addPass(quanta::createMergeFunctions());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());

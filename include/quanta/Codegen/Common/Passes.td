@@ -179,6 +179,26 @@ def OutlineLoops : Pass<"quanta-outline-loops", "ModuleOp"> {
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
+def MergeFunctions : Pass<"quanta-merge-functions", "ModuleOp"> {
+  let summary = "One function for loop nests that differ only in constants";
+  let description = [{
+    Runs in `quanta-lower-to-llvm` right after `quanta-outline-loops`.
+    Private functions called once (the outlined loop nests) that are the
+    same ops in the same order, on the same types, with the same
+    attributes, except for the values of scalar constants and the globals
+    they read (a layer's weights, scales, zero points and buffer offsets),
+    become one: the first keeps its body and takes as arguments, appended
+    to its own, the constants and globals whose values differ within the
+    group; every call passes its own; the others are erased.
+
+    Why: the layers of a transformer are the same code on other weights,
+    and LLVM's optimization and code generation take most of the time of
+    compiling a model (a 12-layer BERT-base encoder in int8: 585 functions,
+    `opt -O3` 4.4 s and `llc -O3` 3.1 s of quant-run's 20 s).
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
 def ApplyNoAlias : Pass<"quanta-apply-noalias", "ModuleOp"> {
   let summary = "Mark the arguments quanta-outline-loops listed noalias";
   let description = [{
