@@ -35,9 +35,11 @@ A program to read, not a test: the machine is shared and noisy, which is
 why every number comes from the same run.
 """
 import argparse
+import atexit
 import copy
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -156,9 +158,16 @@ def main():
                         action="store_false",
                         help="observe ReLU6 as PyTorch FX does (sharing the "
                              "convolution's qparams) instead of after it")
+    parser.add_argument("--keep", action="store_true",
+                        help="keep the intermediate files (models, "
+                             "calibration data, int8 MLIR)")
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
     args = parser.parse_args()
     work = tempfile.mkdtemp(prefix="quanta-models-")
+    if args.keep:
+        print(f"intermediate files kept in {work}")
+    else:
+        atexit.register(shutil.rmtree, work, ignore_errors=True)
     rng = np.random.default_rng(0)
     bin_dir = os.path.join(args.build, "bin")
     prepare = (f"--quanta-prepare=qconfig={args.qconfig} "

@@ -34,8 +34,10 @@ A program to read, not a test: the machine is shared and noisy, which is
 why every number comes from the same run.
 """
 import argparse
+import atexit
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -167,6 +169,9 @@ def held_out_sqnr(options, workload, onnx_path, work, calibration_files,
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--keep", action="store_true",
+                        help="keep the intermediate files (models, "
+                             "calibration data, int8 MLIR)")
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
     parser.add_argument("--layers", type=int, default=12)
     parser.add_argument("--dim", type=int, default=768)
@@ -185,6 +190,10 @@ def main():
     model = workload.model
     rng = np.random.default_rng(0)
     work = tempfile.mkdtemp(prefix="quanta-transformers-")
+    if options.keep:
+        print(f"intermediate files kept in {work}")
+    else:
+        atexit.register(shutil.rmtree, work, ignore_errors=True)
     onnx_path = os.path.join(work, "encoder.onnx")
     ids = workload.inputs(rng, 1)
     torch.onnx.export(model, (torch.from_numpy(ids),), onnx_path,
