@@ -8,6 +8,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/DenseMap.h"
@@ -23,9 +24,12 @@ using namespace mlir;
 /// Whether `op` may hold another value in a function merged with this one:
 /// a scalar constant or a global's address (a layer's scales, zero points,
 /// weights and buffer offsets), passed as an argument where they differ.
+/// An intrinsic's operand stays a constant: LLVM requires immediates for
+/// some (`immarg`).
 static bool isParameterizable(Operation *op) {
   if (auto constant = dyn_cast<arith::ConstantOp>(op))
-    return constant.getType().isIntOrIndexOrFloat();
+    return constant.getType().isIntOrIndexOrFloat() &&
+           llvm::none_of(op->getUsers(), llvm::IsaPred<LLVM::CallIntrinsicOp>);
   return isa<memref::GetGlobalOp>(op);
 }
 

@@ -4,8 +4,9 @@
 // scale (a scalar constant) and another buffer offset: one function remains,
 // taking the values that differ as arguments appended to its own; the
 // constants they share stay inside. A nest with another op, one with a
-// vector constant of another value, a function called twice and a public
-// one stay as they are.
+// vector constant of another value, one whose constant differs where an
+// intrinsic takes it (LLVM may require an immediate), a function called
+// twice and a public one stay as they are.
 
 memref.global "private" constant @w0 : memref<4xf32> = dense<1.0>
 memref.global "private" constant @w1 : memref<4xf32> = dense<2.0>
@@ -24,6 +25,8 @@ memref.global "private" @arena : memref<64xi8> = uninitialized
 // CHECK: call @other(%[[X]])
 // CHECK: call @vector0(%[[X]])
 // CHECK: call @vector1(%[[X]])
+// CHECK: call @intrinsic0(%[[X]])
+// CHECK: call @intrinsic1(%[[X]])
 // CHECK: call @twice(%[[X]])
 // CHECK: call @twice(%[[X]])
 // CHECK: call @public(%[[X]])
@@ -33,6 +36,8 @@ func.func @model(%x: memref<4xf32>) {
   call @other(%x) : (memref<4xf32>) -> ()
   call @vector0(%x) : (memref<4xf32>) -> ()
   call @vector1(%x) : (memref<4xf32>) -> ()
+  call @intrinsic0(%x) : (memref<4xf32>) -> ()
+  call @intrinsic1(%x) : (memref<4xf32>) -> ()
   call @twice(%x) : (memref<4xf32>) -> ()
   call @twice(%x) : (memref<4xf32>) -> ()
   call @public(%x) : (memref<4xf32>) -> ()
@@ -128,6 +133,27 @@ func.func private @vector1(%x: memref<4xf32>) {
   %v = vector.transfer_read %x[%c0], %pad : memref<4xf32>, vector<4xf32>
   %w = arith.mulf %v, %k : vector<4xf32>
   vector.transfer_write %w, %x[%c0] : vector<4xf32>, memref<4xf32>
+  return
+}
+
+// CHECK-LABEL: func.func private @intrinsic0(
+// CHECK: arith.constant 1 : i32
+// CHECK-LABEL: func.func private @intrinsic1(
+// CHECK: arith.constant 2 : i32
+func.func private @intrinsic0(%x: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %k = arith.constant 1 : i32
+  %v = memref.load %x[%c0] : memref<4xf32>
+  %w = llvm.call_intrinsic "llvm.x86.sse41.round.ss"(%v, %k) : (f32, i32) -> f32
+  memref.store %w, %x[%c0] : memref<4xf32>
+  return
+}
+func.func private @intrinsic1(%x: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %k = arith.constant 2 : i32
+  %v = memref.load %x[%c0] : memref<4xf32>
+  %w = llvm.call_intrinsic "llvm.x86.sse41.round.ss"(%v, %k) : (f32, i32) -> f32
+  memref.store %w, %x[%c0] : memref<4xf32>
   return
 }
 
