@@ -6,9 +6,10 @@
 //    integers with the numeric library's IntegerAdd/IntegerMul constants,
 //    computing exactly what IntegerAdd::apply/IntegerMul::apply compute
 //    (the reference kernels checked against PyTorch's qnnpack);
-//  - unary elementwise ops: a 256-entry table, built by evaluating the
-//    float body at compile time on every dequantized input value and
-//    quantizing the result as quant.qcast does. Clamp and relu are exact;
+//  - elementwise ops of one activation (and scalars): a 256-entry table,
+//    built by evaluating the float body at compile time on every
+//    dequantized input value and quantizing the result as quant.qcast
+//    does. Clamp and relu are exact;
 //    transcendental bodies (sigmoid, tanh) use the host's libm, which can
 //    differ from the JIT's in the last float bit and so move an output
 //    that lies on a rounding boundary by 1 LSB;
@@ -136,20 +137,24 @@ Value IntegerBody::clampToStorage(Value x, nx::QRange range) {
   return arith::TruncIOp::create(b, loc, b.getI8Type(), clamped);
 }
 
-/// A linalg.generic over storage integers shaped like `like` (same maps and
-/// iterators, one 8-bit result of `resultType`'s shape), its body built by
-/// `buildBody(builder, loc, inputs)`.
+/// A linalg.generic over storage integers shaped like `like` (same
+/// iterators, its maps unless `maps` are given, one 8-bit result of
+/// `resultType`'s shape), its body built by `buildBody(builder, loc,
+/// inputs)`.
 static Value buildStorageGeneric(
     OpBuilder &builder, linalg::GenericOp like, ValueRange inputs,
     RankedTensorType resultType,
-    function_ref<Value(OpBuilder &, Location, ValueRange)> buildBody) {
+    function_ref<Value(OpBuilder &, Location, ValueRange)> buildBody,
+    ArrayRef<AffineMap> maps = {}) {
   Location loc = like.getLoc();
   auto storageType = resultType.clone(builder.getI8Type());
   Value init = tensor::EmptyOp::create(builder, loc, storageType.getShape(),
                                        builder.getI8Type());
   return linalg::GenericOp::create(
              builder, loc, storageType, inputs, ValueRange{init},
-             like.getIndexingMapsArray(), like.getIteratorTypesArray(),
+             maps.empty() ? like.getIndexingMapsArray()
+                          : SmallVector<AffineMap>(maps),
+             like.getIteratorTypesArray(),
              [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
                linalg::YieldOp::create(nested, nestedLoc,
                                        buildBody(nested, nestedLoc, args));
@@ -321,11 +326,14 @@ static const llvm::StringMap<float (*)(float, float)> kBinaryOps = {
      [](float a, float b) { return std::fmin(a, b); }},
 };
 
-/// `body` (a unary elementwise body) evaluated at `x` in float32, or
-/// nullopt if it uses an op this evaluator does not know.
-static std::optional<float> evaluateBody(Block *body, float x) {
+/// `body` (an elementwise body of one variable input) evaluated in float32
+/// with `arguments` for its block arguments, or nullopt if it uses an op
+/// this evaluator does not know.
+static std::optional<float> evaluateBody(Block *body,
+                                         ArrayRef<float> arguments) {
   DenseMap<Value, float> values;
-  values[body->getArgument(0)] = x;
+  for (auto [argument, value] : llvm::zip(body->getArguments(), arguments))
+    values[argument] = value;
   auto valueOf = [&](Value value) -> std::optional<float> {
     if (auto it = values.find(value); it != values.end())
       return it->second;
@@ -357,12 +365,37 @@ static std::optional<float> evaluateBody(Block *body, float x) {
   return valueOf(body->getTerminator()->getOperand(0));
 }
 
-static LogicalResult quantizeWithTable(RewriterBase &rewriter,
-                                       quant::QuantizeCastOp qcast,
-                                       linalg::GenericOp generic,
-                                       quant::UniformQuantizedType outputType,
-                                       std::string &whyNot) {
-  auto input = matchQuantizedActivation(generic.getDpsInputs()[0]);
+/// The float32 value of every element of the constant `value`, if it is a
+/// splat of one.
+static std::optional<float> getSplatFloat(Value value) {
+  DenseFPElementsAttr attr;
+  if (matchPattern(value, m_Constant(&attr)) && attr.isSplat() &&
+      attr.getElementType().isF32())
+    return attr.getSplatValue<float>();
+  return std::nullopt;
+}
+
+/// The input of an elementwise `generic` dequantized from an 8-bit tensor
+/// (its map the identity) when every other input is a splat constant (a
+/// scalar, such as attention's 1/sqrt(d)): the values of a table.
+static std::optional<unsigned> getTableInput(linalg::GenericOp generic) {
+  std::optional<unsigned> variable;
+  for (OpOperand *input : generic.getDpsInputOperands()) {
+    if (getSplatFloat(input->get()))
+      continue;
+    if (variable || !input->get().getDefiningOp<quant::DequantizeCastOp>() ||
+        !generic.getMatchingIndexingMap(input).isIdentity())
+      return std::nullopt;
+    variable = input->getOperandNumber();
+  }
+  return variable;
+}
+
+static LogicalResult
+quantizeWithTable(RewriterBase &rewriter, quant::QuantizeCastOp qcast,
+                  linalg::GenericOp generic, unsigned variable,
+                  quant::UniformQuantizedType outputType, std::string &whyNot) {
+  auto input = matchQuantizedActivation(generic.getDpsInputs()[variable]);
   if (failed(input)) {
     whyNot = "the operand is not dequantized from an 8-bit per-tensor type";
     return failure();
@@ -372,14 +405,17 @@ static LogicalResult quantizeWithTable(RewriterBase &rewriter,
     return failure();
   }
   quant::UniformQuantizedType inputType = input->second;
+  SmallVector<float> arguments;
+  for (Value operand : generic.getDpsInputs())
+    arguments.push_back(getSplatFloat(operand).value_or(0.0f));
   // Entry i holds the output for the storage value whose bits are i
   // (biased by 128 for signed storage).
   SmallVector<int8_t> table(256, 0);
   const int64_t bias = inputType.isSigned() ? 128 : 0;
   for (int64_t q = inputType.getStorageTypeMin();
        q <= inputType.getStorageTypeMax(); ++q) {
-    std::optional<float> y =
-        evaluateBody(generic.getBody(), dequantize(q, inputType));
+    arguments[variable] = dequantize(q, inputType);
+    std::optional<float> y = evaluateBody(generic.getBody(), arguments);
     if (!y) {
       whyNot = "its body has ops the lookup-table builder cannot evaluate";
       return failure();
@@ -408,7 +444,9 @@ static LogicalResult quantizeWithTable(RewriterBase &rewriter,
             nested, nestedLoc, nested.getIndexType(), index);
         return tensor::ExtractOp::create(nested, nestedLoc, tableValue,
                                          ValueRange{position});
-      });
+      },
+      {generic.getIndexingMapsArray()[variable],
+       generic.getIndexingMapsArray().back()});
   rewriter.replaceAllUsesWith(qcast.getResult(),
                               fromStorage(builder, loc, result, outputType));
   rewriter.eraseOp(qcast);
@@ -860,18 +898,19 @@ LogicalResult quanta::detail::quantizeNonGemm(RewriterBase &rewriter,
       core = before;
     }
   }
+  // One activation and scalars (attention's x / sqrt(d), x + 1): a table,
+  // before the integer add/mul, which takes two activations.
+  if (std::optional<unsigned> variable = getTableInput(generic)) {
+    if (!requireEightBit())
+      return failure();
+    return quantizeWithTable(rewriter, qcast, generic, *variable, outputType,
+                             whyNot);
+  }
   if (getBinaryOp(core)) {
     if (!requireEightBit())
       return failure();
     return quantizeBinary(rewriter, qcast, core, clamp, activation, outputType,
                           whyNot);
-  }
-  if (generic.getNumDpsInputs() == 1 &&
-      generic.getIndexingMapsArray()[0].isIdentity() &&
-      generic.getDpsInputs()[0].getDefiningOp<quant::DequantizeCastOp>()) {
-    if (!requireEightBit())
-      return failure();
-    return quantizeWithTable(rewriter, qcast, generic, outputType, whyNot);
   }
   return failure();
 }

@@ -57,6 +57,68 @@ func.func @relu_table(%x: tensor<8x!s>) -> tensor<8x!s> {
 
 // -----
 
+// Attention's scaling, x / 8 with the 8 a 0-d constant tensor, and 1 - x
+// with the constant first: tables over the one activation (x = q / 2, so
+// x / 8 in steps of 1/8 is q / 2 rounded half to even: 0 0 1 2 2 2 3 4).
+!u = !quant.uniform<u8:f32, 0.5>
+!e = !quant.uniform<u8:f32, 0.125>
+!n = !quant.uniform<i8:f32, 0.5>
+#id = affine_map<(d0) -> (d0)>
+#scalar = affine_map<(d0) -> ()>
+// CHECK-LABEL: func.func @scaled_table
+// CHECK: %[[TABLE:.*]] = arith.constant dense<"0x0000010202020304{{[0-9A-F]+}}"> : tensor<256xi8>
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}], iterator_types = ["parallel"]} ins(%{{.*}} : tensor<8xi8>)
+// CHECK: tensor.extract %[[TABLE]]
+// CHECK-NOT: arith.divf
+func.func @scaled_table(%x: tensor<8x!u>) -> tensor<8x!e> {
+  %xd = quant.dcast %x : tensor<8x!u> to tensor<8xf32>
+  %eight = arith.constant dense<8.0> : tensor<f32>
+  %e = tensor.empty() : tensor<8xf32>
+  %s = linalg.generic {indexing_maps = [#id, #scalar, #id], iterator_types = ["parallel"]} ins(%xd, %eight : tensor<8xf32>, tensor<f32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%p: f32, %c: f32, %o: f32):
+    %r = arith.divf %p, %c : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  %r = quant.qcast %s : tensor<8xf32> to tensor<8x!e>
+  return %r : tensor<8x!e>
+}
+// CHECK-LABEL: func.func @constant_first
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<8xi8>)
+// CHECK-NOT: arith.subf
+func.func @constant_first(%x: tensor<8x!n>) -> tensor<8x!n> {
+  %xd = quant.dcast %x : tensor<8x!n> to tensor<8xf32>
+  %one = arith.constant dense<1.0> : tensor<8xf32>
+  %e = tensor.empty() : tensor<8xf32>
+  %s = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]} ins(%one, %xd : tensor<8xf32>, tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%c: f32, %p: f32, %o: f32):
+    %r = arith.subf %c, %p : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  %r = quant.qcast %s : tensor<8xf32> to tensor<8x!n>
+  return %r : tensor<8x!n>
+}
+
+// -----
+
+// A constant that is not one value per element is not a table's scalar.
+!u = !quant.uniform<u8:f32, 0.5>
+#id = affine_map<(d0) -> (d0)>
+func.func @varying_constant(%x: tensor<4x!u>) -> tensor<4x!u> {
+  %xd = quant.dcast %x : tensor<4x!u> to tensor<4xf32>
+  %c = arith.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %e = tensor.empty() : tensor<4xf32>
+  // expected-remark @below {{stays float between dequantize and quantize: an operand is not dequantized from an 8-bit per-tensor type}}
+  %s = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]} ins(%xd, %c : tensor<4xf32>, tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %r = arith.mulf %p, %q : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  %r = quant.qcast %s : tensor<4xf32> to tensor<4x!u>
+  return %r : tensor<4x!u>
+}
+
+// -----
+
 // Padding with 0.0 pads the storage with the zero point.
 !a = !quant.uniform<u8:f32, 0.5:3>
 // CHECK-LABEL: func.func @pad
