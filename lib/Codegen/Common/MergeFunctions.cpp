@@ -12,7 +12,6 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/MapVector.h"
 
 namespace mlir::quanta {
 #define GEN_PASS_DEF_MERGEFUNCTIONS
@@ -41,16 +40,22 @@ static Attribute getParameterValue(Operation *op) {
 }
 
 namespace {
-/// A function's ops in pre-order, its parameterizable ops among them, and a
-/// hash of everything but their values.
+/// A function called once, by `call`: its attributes but its name, its ops
+/// in pre-order, its parameterizable ops among them, and a hash of
+/// everything but their values.
 struct FunctionShape {
   func::FuncOp func;
+  func::CallOp call;
+  DictionaryAttr attributes;
   SmallVector<Operation *> ops;
   SmallVector<Operation *> parameters;
   llvm::hash_code hash;
 
-  explicit FunctionShape(func::FuncOp func) : func(func) {
-    hash = llvm::hash_combine(func.getFunctionType(), getFunctionAttributes());
+  FunctionShape(func::FuncOp func, func::CallOp call) : func(func), call(call) {
+    NamedAttrList named(func->getAttrDictionary());
+    named.erase(SymbolTable::getSymbolAttrName());
+    attributes = named.getDictionary(func.getContext());
+    hash = llvm::hash_combine(func.getFunctionType(), attributes);
     func.getBody().walk<WalkOrder::PreOrder>([&](Operation *op) {
       ops.push_back(op);
       const bool parameter = isParameterizable(op);
@@ -62,13 +67,6 @@ struct FunctionShape {
       for (Type type : op->getResultTypes())
         hash = llvm::hash_combine(hash, type);
     });
-  }
-
-  /// The function's attributes but its name.
-  DictionaryAttr getFunctionAttributes() {
-    NamedAttrList attributes(func->getAttrDictionary());
-    attributes.erase(SymbolTable::getSymbolAttrName());
-    return attributes.getDictionary(func.getContext());
   }
 };
 } // namespace
@@ -98,7 +96,7 @@ static bool mapRegions(Operation *lhs, Operation *rhs,
 static bool haveSameShape(FunctionShape &lhs, FunctionShape &rhs) {
   if (lhs.hash != rhs.hash || lhs.ops.size() != rhs.ops.size() ||
       lhs.func.getFunctionType() != rhs.func.getFunctionType() ||
-      lhs.getFunctionAttributes() != rhs.getFunctionAttributes())
+      lhs.attributes != rhs.attributes)
     return false;
   DenseMap<Value, Value> values;
   for (auto [lhsArgument, rhsArgument] :
@@ -130,8 +128,7 @@ static bool haveSameShape(FunctionShape &lhs, FunctionShape &rhs) {
 /// Rewrites the calls of every function of `group` into calls of the first,
 /// which takes as arguments the parameters whose values differ in the group;
 /// erases the others.
-static void mergeGroup(ArrayRef<FunctionShape *> group,
-                       MutableArrayRef<func::CallOp> calls) {
+static void mergeGroup(ArrayRef<FunctionShape *> group) {
   FunctionShape &kept = *group.front();
   SmallVector<unsigned> differing;
   for (auto [index, parameter] : llvm::enumerate(kept.parameters)) {
@@ -143,7 +140,8 @@ static void mergeGroup(ArrayRef<FunctionShape *> group,
   }
 
   // Each call computes its function's values of the differing parameters.
-  for (auto [member, call] : llvm::zip_equal(group, calls)) {
+  for (FunctionShape *member : group) {
+    func::CallOp call = member->call;
     OpBuilder builder(call);
     SmallVector<Value> operands(call.getOperands());
     for (unsigned index : differing)
@@ -190,27 +188,22 @@ struct MergeFunctionsPass
           users[reference.getRootReference()].push_back(op);
         });
     });
-    llvm::MapVector<func::FuncOp, func::CallOp> calledOnce;
+    std::vector<FunctionShape> shapes;
     for (auto func : module.getOps<func::FuncOp>()) {
       if (func.isPublic() || func.isExternal())
         continue;
       auto found = users.find(func.getSymNameAttr());
       if (found != users.end() && found->second.size() == 1)
         if (auto call = dyn_cast<func::CallOp>(found->second.front()))
-          calledOnce.insert({func, call});
+          shapes.emplace_back(func, call);
     }
-    std::vector<FunctionShape> shapes;
-    shapes.reserve(calledOnce.size());
-    for (auto &entry : calledOnce)
-      shapes.emplace_back(entry.first);
 
     // Groups in the order of their first function, each member's shape
     // compared with the first's.
     SmallVector<SmallVector<FunctionShape *>> groups;
-    DenseMap<unsigned, SmallVector<unsigned>> groupsByHash;
+    DenseMap<size_t, SmallVector<unsigned>> groupsByHash;
     for (FunctionShape &shape : shapes) {
-      SmallVector<unsigned> &candidates =
-          groupsByHash[static_cast<unsigned>(size_t(shape.hash))];
+      SmallVector<unsigned> &candidates = groupsByHash[size_t(shape.hash)];
       auto match = llvm::find_if(candidates, [&](unsigned group) {
         return haveSameShape(*groups[group].front(), shape);
       });
@@ -221,14 +214,9 @@ struct MergeFunctionsPass
       candidates.push_back(groups.size());
       groups.push_back({&shape});
     }
-    for (ArrayRef<FunctionShape *> group : groups) {
-      if (group.size() < 2)
-        continue;
-      SmallVector<func::CallOp> calls;
-      for (FunctionShape *member : group)
-        calls.push_back(calledOnce.lookup(member->func));
-      mergeGroup(group, calls);
-    }
+    for (ArrayRef<FunctionShape *> group : groups)
+      if (group.size() > 1)
+        mergeGroup(group);
   }
 };
 } // namespace

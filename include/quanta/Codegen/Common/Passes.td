@@ -159,9 +159,9 @@ def OutlineLoops : Pass<"quanta-outline-loops", "ModuleOp"> {
     the function's `quanta.noalias_arguments` for `quanta-apply-noalias`.
     (Views of one arena at variable indices are what LLVM cannot tell
     apart: it kept the row maximum of a softmax in memory and every
-    elementwise loop scalar.) The new
-    function inherits the LLVM function attributes (`passthrough`) of its
-    parent, such as the vector widths the kernels asked for.
+    elementwise loop scalar.) The new function inherits the LLVM function
+    attributes (`passthrough`) of its parent, such as the vector widths the
+    kernels asked for.
 
     Why: LLVM's loop passes (IndVarSimplify, LoopLoadElimination,
     LoopRotate) cost more than linearly in the size of the function they

@@ -251,8 +251,8 @@ def Quantize : Pass<"quanta-quantize", "ModuleOp"> {
     - any other elementwise op of one dequantized 8-bit tensor, and
       scalars (splat constants: attention's division by sqrt(d), 1 - x),
       whose body can be evaluated at compile time (clamp, relu, sigmoid,
-      tanh, exp, ...): a 256-entry table of quantize(f(dequantize(q))). Exact for
-      clamps; for transcendental bodies the table comes from the host's
+      tanh, exp, ...): a 256-entry table of quantize(f(dequantize(q))).
+      Exact for clamps; for transcendental bodies the table comes from the host's
       libm and the float code from polynomial approximations
       (quanta-approximate-math: within 4 float ULP), so an output on a
       rounding boundary can move by 1 LSB;
