@@ -35,8 +35,9 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include "IsaPeaks.h"
+
 #include <dnnl.hpp>
-#include <immintrin.h>
 
 #include <algorithm>
 #include <chrono>
@@ -116,10 +117,6 @@ std::vector<double> bestTimes(ArrayRef<std::function<void()>> calls,
   return best;
 }
 
-double bestTime(const std::function<void()> &call, int repeats) {
-  return bestTimes({call}, repeats).front();
-}
-
 /// A JIT-compiled function of one input and one result.
 struct JitFunction {
   std::unique_ptr<ExecutionEngine> engine;
@@ -159,100 +156,6 @@ std::string joined(int64_t count, int64_t value) {
   for (int64_t i = 0; i < count; ++i)
     out += (i ? ", " : "") + std::to_string(value);
   return out;
-}
-
-/// The instruction-mix peaks of this core, in GOPS (2 ops per MAC).
-/// Operands are laundered through empty asm every iteration so that no
-/// product is hoisted or shared; there are enough independent chains that
-/// throughput, not latency, bounds each loop. The best of five runs: the
-/// first ones can run before the core has reached its turbo clock.
-template <typename Step> double peakGops(Step step, double macsPerIteration) {
-  constexpr int kIterations = 20000000;
-  volatile int32_t sink = 0;
-  const double seconds = bestTime([&] { sink = sink + step(kIterations); }, 5);
-  return 2.0 * macsPerIteration * kIterations / seconds * 1e-9;
-}
-
-/// 8 independent AVX2 dot steps per iteration: vpmaddubsw + vpmaddwd +
-/// vpaddd (256 MACs) when `kMaddUbs`, else vpmaddwd + vpaddd on i16 pairs
-/// (128 MACs).
-template <bool kMaddUbs>
-__attribute__((target("avx2"))) int32_t avx2Peak(int iterations) {
-  __m256i acc[8], a0 = _mm256_set1_epi8(3), a1 = _mm256_set1_epi8(4),
-                  b0 = _mm256_set1_epi8(-5), b1 = _mm256_set1_epi8(6),
-                  b2 = _mm256_set1_epi8(7), b3 = _mm256_set1_epi8(-8),
-                  ones = _mm256_set1_epi16(1);
-  for (__m256i &x : acc)
-    x = _mm256_setzero_si256();
-  for (int it = 0; it < iterations; ++it) {
-    __asm__ volatile(""
-                     : "+x"(a0), "+x"(a1), "+x"(b0), "+x"(b1), "+x"(b2),
-                       "+x"(b3));
-    const __m256i as[2] = {a0, a1}, bs[4] = {b0, b1, b2, b3};
-    for (int i = 0; i < 8; ++i) {
-      __m256i pairs = as[i / 4];
-      if constexpr (kMaddUbs)
-        pairs = _mm256_madd_epi16(_mm256_maddubs_epi16(pairs, bs[i % 4]), ones);
-      else
-        pairs = _mm256_madd_epi16(pairs, bs[i % 4]);
-      acc[i] = _mm256_add_epi32(acc[i], pairs);
-    }
-  }
-  __m256i sum = acc[0];
-  for (int i = 1; i < 8; ++i)
-    sum = _mm256_add_epi32(sum, acc[i]);
-  alignas(32) int32_t lanes[8];
-  _mm256_store_si256(reinterpret_cast<__m256i *>(lanes), sum);
-  return lanes[0];
-}
-
-/// 12 x vpdpbusd (zmm) per iteration: 768 MACs.
-__attribute__((target("avx2,avx512f,avx512vnni"))) int32_t
-vnni512Peak(int iterations) {
-  __m512i acc[12], a = _mm512_set1_epi8(3), b = _mm512_set1_epi8(-5);
-  for (__m512i &x : acc)
-    x = _mm512_setzero_si512();
-  for (int it = 0; it < iterations; ++it) {
-    __asm__ volatile("" : "+v"(a), "+v"(b));
-    for (__m512i &x : acc)
-      x = _mm512_dpbusd_epi32(x, a, b);
-  }
-  __m512i sum = acc[0];
-  for (int i = 1; i < 12; ++i)
-    sum = _mm512_add_epi32(sum, acc[i]);
-  return _mm512_reduce_add_epi32(sum);
-}
-
-/// 12 independent FMAs on ymm per iteration: 96 multiply-adds.
-__attribute__((target("avx2,fma"))) int32_t fma256Peak(int iterations) {
-  __m256 acc[12], a = _mm256_set1_ps(1.0f), b = _mm256_set1_ps(0.0f);
-  for (__m256 &x : acc)
-    x = _mm256_setzero_ps();
-  for (int it = 0; it < iterations; ++it) {
-    __asm__ volatile("" : "+x"(a), "+x"(b));
-    for (__m256 &x : acc)
-      x = _mm256_fmadd_ps(a, b, x);
-  }
-  __m256 sum = acc[0];
-  for (int i = 1; i < 12; ++i)
-    sum = _mm256_add_ps(sum, acc[i]);
-  return static_cast<int32_t>(_mm256_cvtss_f32(sum));
-}
-
-/// 12 independent FMAs on zmm per iteration: 192 multiply-adds.
-__attribute__((target("avx2,avx512f"))) int32_t fma512Peak(int iterations) {
-  __m512 acc[12], a = _mm512_set1_ps(1.0f), b = _mm512_set1_ps(0.0f);
-  for (__m512 &x : acc)
-    x = _mm512_setzero_ps();
-  for (int it = 0; it < iterations; ++it) {
-    __asm__ volatile("" : "+v"(a), "+v"(b));
-    for (__m512 &x : acc)
-      x = _mm512_fmadd_ps(a, b, x);
-  }
-  __m512 sum = acc[0];
-  for (int i = 1; i < 12; ++i)
-    sum = _mm512_add_ps(sum, acc[i]);
-  return static_cast<int32_t>(_mm512_reduce_add_ps(sum));
 }
 
 /// `size` bytes as the digits of an MLIR hex literal (dense<"0x...">
@@ -599,11 +502,11 @@ int main(int argc, char **argv) {
           ? (std::string("DNNL_MAX_CPU_ISA=") + std::getenv("DNNL_MAX_CPU_ISA"))
                 .c_str()
           : "default ISA");
-  const double peak7 = peakGops(avx2Peak<true>, 256),
-               peakExact = peakGops(avx2Peak<false>, 128),
-               peakVnni = peakGops(vnni512Peak, 768),
-               peakFloat256 = peakGops(fma256Peak, 96),
-               peakFloat512 = peakGops(fma512Peak, 192);
+  const quanta::benchmarks::IsaPeaks peaks =
+      quanta::benchmarks::measureIsaPeaks();
+  const double peak7 = peaks.maddubs, peakExact = peaks.maddwd,
+               peakVnni = peaks.vnni512, peakFloat256 = peaks.fma256,
+               peakFloat512 = peaks.fma512;
   std::printf("measured peaks: vpmaddubsw+vpmaddwd+vpaddd %.0f GOPS, "
               "vpmaddwd+vpaddd %.0f GOPS, vpdpbusd (zmm) %.0f GOPS, "
               "fp32 FMA ymm %.0f / zmm %.0f GFLOPS\n",

@@ -12,7 +12,9 @@ It is exported to ONNX (opset 17) with symbolic 'batch' and 'seq', and:
   kernels (quanta-lower-x86);
 - Quanta int8: the quanta driver (qconfig x86: every Linear an int8 GEMM
   with per-channel weights, calibrated on --calibration-batches random id
-  batches; what stays float is listed), lowered for this CPU;
+  batches; what stays float is listed), lowered for this CPU; and the same
+  with softmax kept float (--float-softmax), to measure its integer form
+  both ways;
 - PyTorch fp32 (its fused encoder fast path where it takes it) and
   PyTorch's quantize_dynamic int8 of the Linear layers (a zero float mask
   disables the fast path, which the dynamic model does not support).
@@ -22,10 +24,12 @@ image (random weights; its class token and head drawn at random, as
 trained ones are, not at torchvision's zeros) and --opset chooses the
 export's opset (13 writes LayerNorm out node by node).
 
-It prints, for each --threads, the median and best latency of each, Quanta
-int8's ratio against each, the int8 models' SQNR against their float
-logits over --sqnr-sequences held-out sequences, and the compile times
-(import + JIT of a single-call quant-run; the driver's calibration JIT).
+It prints this core's int8 and fp32 instruction-mix peaks
+(quanta-isa-peaks: how far ahead of float int8 GEMMs can be here), then,
+for each --threads, the median and best latency of each, Quanta int8's
+ratio against each, the int8 models' SQNR against their float logits over
+--sqnr-sequences held-out sequences, and the compile times (import + JIT
+of a single-call quant-run; the driver's calibration JIT).
 
     /usr/bin/python3 benchmarks/transformers_vs_pytorch.py [--layers 12]
         [--dim 768] [--heads 12] [--seq 128] [--threads 1,2] [--repeats 10]
@@ -132,9 +136,28 @@ class Workload:
         return lambda inputs: dynamic(inputs, zero_mask)
 
 
+def print_isa_peaks(build):
+    """This core's int8 and fp32 instruction-mix peaks (quanta-isa-peaks):
+    on GEMM-bound models int8 cannot be further ahead of float than their
+    ratio."""
+    tool = os.path.join(build, "bin", "quanta-isa-peaks")
+    if not os.path.exists(tool):
+        print("(no quanta-isa-peaks in the build: instruction peaks not "
+              "measured)")
+        return
+    stdout, _ = run([tool])
+    peaks = dict(line.rsplit(" ", 1) for line in stdout.splitlines())
+    listed = ", ".join(f"{name} {float(value):.0f}"
+                       for name, value in peaks.items()
+                       if name != "int8/fp32" and float(value) > 0)
+    print(f"this core's peaks (GOPS): {listed}; int8 GEMMs at most "
+          f"{float(peaks['int8/fp32']):.2f}x fp32 ones")
+
+
 def held_out_sqnr(options, workload, onnx_path, work, calibration_files,
                   count):
-    """Quanta int8 vs float logits over `count` held-out sequences: the
+    """Quanta int8 vs float logits over `count` held-out sequences, with
+    integer and with float softmax (a pair of SQNRs): the
     driver's calibration (the same files, qconfig x86) done at batch 1, its
     statistics applied by name to the model imported at batch `count` (as
     `make demo` applies the digits' statistics to the held-out set). One
@@ -150,21 +173,26 @@ def held_out_sqnr(options, workload, onnx_path, work, calibration_files,
          "--quanta-calibrate=data=" + ",".join(calibration_files) + " quiet",
          f"--quanta-export-statistics=file={stats}", "-o", os.devnull])
     translate(count, many)
-    int8 = os.path.join(work, f"eval{count}.int8.mlir")
-    run([tool("quant-opt"), many, "--quanta-prepare=qconfig=x86",
-         f"--quanta-import-statistics=files={stats}",
-         "--quanta-freeze-qparams", "--quanta-quantize", "-o", int8])
+    models = [many]
+    for float_softmax in ("false", "true"):
+        models.append(os.path.join(
+            work, f"eval{count}.int8.float-softmax-{float_softmax}.mlir"))
+        run([tool("quant-opt"), many, "--quanta-prepare=qconfig=x86",
+             f"--quanta-import-statistics=files={stats}",
+             "--quanta-freeze-qparams",
+             f"--quanta-quantize=float-softmax={float_softmax}", "-o",
+             models[-1]])
     ids = workload.inputs(np.random.default_rng(1), count)
     ids_path = os.path.join(work, "held_out.npy")
     np.save(ids_path, ids)
     outputs = []
-    for model in (many, int8):
+    for model in models:
         out = model + ".npy"
         run([tool("quant-run"), model, f"--input={ids_path}",
              f"--output={out}",
              "--pass-pipeline=builtin.module(quanta-lower-x86)"])
         outputs.append(np.load(out))
-    return sqnr(outputs[0], outputs[1]), ids
+    return (sqnr(outputs[0], outputs[1]), sqnr(outputs[0], outputs[2])), ids
 
 
 def main():
@@ -216,6 +244,7 @@ def main():
     print(f"{shape}, batch 1, opset {options.opset}; "
           f"{sum(p.numel() for p in model.parameters()) / 1e6:.1f} M "
           f"parameters")
+    print_isa_peaks(options.build)
     int8_mlir = os.path.join(work, "encoder.int8.mlir")
     stdout, driver_seconds = run(
         [os.path.join(options.build, "bin", "quanta"), onnx_path, dims,
@@ -225,6 +254,14 @@ def main():
     print(f"quanta driver: {driver_seconds:.1f} s in all (calibration JIT "
           f"{calibration.group(1) if calibration else '?'} s); "
           f"{left.group(1) if left else '?'} float compute ops left")
+    float_softmax_mlir = os.path.join(work, "encoder.int8.float-softmax.mlir")
+    stdout, _ = run(
+        [os.path.join(options.build, "bin", "quanta"), onnx_path, dims,
+         f"--data={data}", "--emit=mlir", "--float-softmax", "-o",
+         float_softmax_mlir])
+    left = re.search(r"int8, ([0-9]+) float compute op", stdout)
+    print(f"  with --float-softmax: {left.group(1) if left else '?'} float "
+          f"compute ops left")
     lower = ["--pass-pipeline=builtin.module(quanta-lower-x86)"]
     float_out = os.path.join(work, "float.npy")
     int8_out = os.path.join(work, "int8.npy")
@@ -254,21 +291,26 @@ def main():
                             dynamic(held_out).numpy())
     print(f"SQNR vs float logits over {options.sqnr_sequences} held-out "
           f"inputs: Quanta int8 (static, per-tensor activations) "
-          f"{quanta_sqnr:.1f} dB, PyTorch dynamic {dynamic_sqnr:.1f} dB")
+          f"{quanta_sqnr[0]:.2f} dB, with float softmax "
+          f"{quanta_sqnr[1]:.2f} dB; PyTorch dynamic {dynamic_sqnr:.1f} dB")
 
-    print(f"\n{'threads':>7} {'Quanta int8':>12} {'Quanta fp32':>12} "
-          f"{'torch fp32':>11} {'torch dyn':>10}   int8 vs: Quanta fp32, "
-          f"torch fp32, torch dynamic (median ms)")
+    print(f"\n{'threads':>7} {'Quanta int8':>12} {'float softmax':>14} "
+          f"{'Quanta fp32':>12} {'torch fp32':>11} {'torch dyn':>10}   int8 "
+          f"vs: int8 with float softmax, Quanta fp32, torch fp32, torch "
+          f"dynamic (median ms)")
     for threads in [int(t) for t in options.threads.split(",")]:
         torch.set_num_threads(threads)
         q8, _ = quant_run(options.build, int8_mlir, ids_path, int8_out,
                           lower, options.repeats, threads)
+        q8f, _ = quant_run(options.build, float_softmax_mlir, ids_path,
+                           int8_out, lower, options.repeats, threads)
         qf, _ = quant_run(options.build, onnx_path, ids_path, float_out,
                           [dims] + lower, options.repeats, threads)
         tf, _ = time_torch(model, torch.from_numpy(ids), options.repeats)
         td, _ = time_torch(dynamic, torch.from_numpy(ids), options.repeats)
-        print(f"{threads:>7} {q8:>12.2f} {qf:>12.2f} {tf:>11.2f} {td:>10.2f}"
-              f"   {qf / q8:.2f}x {tf / q8:.2f}x {td / q8:.2f}x")
+        print(f"{threads:>7} {q8:>12.2f} {q8f:>14.2f} {qf:>12.2f} "
+              f"{tf:>11.2f} {td:>10.2f}   {q8f / q8:.2f}x {qf / q8:.2f}x "
+              f"{tf / q8:.2f}x {td / q8:.2f}x")
 
 
 if __name__ == "__main__":

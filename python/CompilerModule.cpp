@@ -433,7 +433,7 @@ public:
   py::dict quantize(py::iterable batches, const std::string &qconfig,
                     const std::string &triple, const std::string &cpu,
                     const std::string &features, std::optional<int64_t> total,
-                    std::optional<py::function> progress) {
+                    std::optional<py::function> progress, bool floatSoftmax) {
     llvm::Expected<quanta::TargetDescription> target =
         quanta::TargetDescription::fromLLVM(triple, cpu, features);
     if (!target)
@@ -442,6 +442,7 @@ public:
     quanta::QuantizeModelOptions options;
     options.qconfig = qconfig;
     options.target = *target;
+    options.quantize.floatSoftmax = floatSoftmax;
     if (progress)
       options.onCalibrationProgress =
           [&](const quanta::CalibrationProgress &state) {
@@ -648,7 +649,8 @@ PYBIND11_MODULE(_quanta_compiler, m) {
            "quanta-lower-x86/quanta-lower-neon.")
       .def("_quantize", &Module::quantize, py::arg("batches"),
            py::arg("qconfig"), py::arg("triple"), py::arg("cpu"),
-           py::arg("features"), py::arg("total"), py::arg("progress"))
+           py::arg("features"), py::arg("total"), py::arg("progress"),
+           py::arg("float_softmax"))
       .def("compare_with_float", &Module::compareWithFloat,
            py::arg("converted"), py::arg("batches"),
            "This float module's outputs against those of `converted` (its "

@@ -108,7 +108,7 @@ quanta::quantizeModel(ModuleOp floatModel, CalibrationBatches &batches,
       return success();
     });
     PassManager convert(context);
-    buildConvertPipeline(convert, QuantizeOptions{});
+    buildConvertPipeline(convert, options.quantize);
     if (failed(convert.run(*result.converted)))
       return failure();
   }

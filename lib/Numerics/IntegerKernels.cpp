@@ -14,6 +14,7 @@
 #include <cassert>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <numeric>
 #include <string>
 #include <type_traits>
@@ -568,6 +569,92 @@ int32_t IntegerAveragePool::apply(int32_t centredSum) const {
                     static_cast<int32_t>(outputRange.quantMin),
                     static_cast<int32_t>(outputRange.quantMax));
 }
+
+StatusOr<IntegerSoftmax> prepareIntegerSoftmax(DType inputType,
+                                               ActivationQParams input,
+                                               DType outputType,
+                                               ActivationQParams output,
+                                               int64_t rowLength) {
+  if (Status status = checkActivation(input, inputType, "input"); !status)
+    return status;
+  if (Status status = checkActivation(output, outputType, "output"); !status)
+    return status;
+  constexpr int64_t kMaxRowLength = int64_t(1) << 19;
+  if (rowLength < 1 || rowLength > kMaxRowLength)
+    return Status::error("softmax row length must be in [1, 2^19], got " +
+                         str(rowLength));
+  IntegerSoftmax softmax;
+  softmax.fractionBits = 24;
+  while (rowLength << softmax.fractionBits >
+         std::numeric_limits<int32_t>::max())
+    --softmax.fractionBits;
+  // The smallest row factor's denominator is 2^fractionBits * s_out.
+  if (!std::isnormal(std::ldexp(output.scale, softmax.fractionBits)))
+    return Status::error("softmax output scale " + strFloat(output.scale) +
+                         " is too small for a finite row factor");
+  StatusOr<QRange> range = fusedActivationRange(
+      outputType, output.scale, output.zeroPoint, FusedActivation::none());
+  if (!range)
+    return range.getStatus();
+  const double one = std::ldexp(1.0, softmax.fractionBits);
+  for (int d = 0; d < 256; ++d)
+    softmax.expTable[d] = static_cast<int32_t>(
+        std::nearbyint(std::exp(-static_cast<double>(input.scale) * d) * one));
+  softmax.inputType = inputType;
+  softmax.outputType = outputType;
+  softmax.outputScale = output.scale;
+  softmax.outputZeroPoint = output.zeroPoint;
+  softmax.outputRange = *range;
+  return softmax;
+}
+
+float IntegerSoftmax::rowFactor(int32_t expSum) const {
+  return 1.0f / (static_cast<float>(expSum) * outputScale);
+}
+
+int32_t IntegerSoftmax::apply(int32_t expValue, float rowFactor) const {
+  float y = std::nearbyint(static_cast<float>(expValue) * rowFactor) +
+            static_cast<float>(outputZeroPoint);
+  y = std::min(y, static_cast<float>(outputRange.quantMax));
+  y = std::max(y, static_cast<float>(outputRange.quantMin));
+  return static_cast<int32_t>(y);
+}
+
+template <typename In, typename Out>
+Status quantizedSoftmax(const IntegerSoftmax &softmax, const In *input,
+                        int64_t rows, int64_t rowLength, Out *output) {
+  if (Status status = checkStorageType<In>(softmax.inputType, "input"); !status)
+    return status;
+  if (Status status = checkStorageType<Out>(softmax.outputType, "output");
+      !status)
+    return status;
+  if (rows < 0 || rowLength < 1 ||
+      rowLength << softmax.fractionBits > std::numeric_limits<int32_t>::max())
+    return Status::error("softmax of " + str(rows) + " rows of " +
+                         str(rowLength) + " values does not match the op's " +
+                         str(softmax.fractionBits) + " fraction bits");
+  for (int64_t row = 0; row < rows; ++row) {
+    const In *in = input + row * rowLength;
+    const int32_t rowMax = *std::max_element(in, in + rowLength);
+    int32_t sum = 0;
+    for (int64_t i = 0; i < rowLength; ++i)
+      sum += softmax.expTable[rowMax - in[i]];
+    const float factor = softmax.rowFactor(sum);
+    for (int64_t i = 0; i < rowLength; ++i)
+      output[row * rowLength + i] = static_cast<Out>(
+          softmax.apply(softmax.expTable[rowMax - in[i]], factor));
+  }
+  return Status::success();
+}
+
+#define QUANTA_INSTANTIATE_SOFTMAX(In, Out)                                    \
+  template Status quantizedSoftmax(const IntegerSoftmax &, const In *,         \
+                                   int64_t, int64_t, Out *);
+QUANTA_INSTANTIATE_SOFTMAX(uint8_t, uint8_t)
+QUANTA_INSTANTIATE_SOFTMAX(uint8_t, int8_t)
+QUANTA_INSTANTIATE_SOFTMAX(int8_t, uint8_t)
+QUANTA_INSTANTIATE_SOFTMAX(int8_t, int8_t)
+#undef QUANTA_INSTANTIATE_SOFTMAX
 
 template <typename Op, typename T>
 Status quantizedElementwise(const Op &op, const T *a, const T *b, T *out,

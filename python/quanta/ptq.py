@@ -88,7 +88,8 @@ class QuantizedModel:
 
 
 def quantize(model, data, qconfig=None, target=None, onnx_batch=1,
-             check_data=None, progress=True, onnx_dims=None):
+             check_data=None, progress=True, onnx_dims=None,
+             float_softmax=False):
     """Prepares, calibrates and converts a float model to int8.
 
     `model`: a path (.onnx, .mlir) or a quanta.Module (not modified).
@@ -102,6 +103,8 @@ def quantize(model, data, qconfig=None, target=None, onnx_batch=1,
     symbolic first dimension, `onnx_dims` ({'seq': 128}) its symbolic
     dimensions by name; its function is named after the file, as the
     quanta driver names it. `progress` as for Module.calibrate.
+    `float_softmax` keeps softmax float (quanta-quantize's integer form is
+    the default).
     """
     if isinstance(model, Module):
         float_model = model.clone()
@@ -126,7 +129,7 @@ def quantize(model, data, qconfig=None, target=None, onnx_batch=1,
         batches, qconfig or "", target.get("triple", ""),
         target.get("cpu", ""), target.get("features", ""),
         len(batches) if hasattr(batches, "__len__") else None,
-        progress or None)
+        progress or None, float_softmax)
     comparison = None
     if check is not None:
         comparison = float_model.compare_with_float(result["converted"], check)

@@ -128,3 +128,19 @@ def test_quantize_transformer_token_ids(source_dir):
         quanta.quantize(str(inputs / "encoder_op17.onnx"),
                         [b.astype(np.float32) for b in batches],
                         onnx_dims={"batch": 2, "seq": 16}, progress=False)
+
+
+def test_quantize_softmax_both_ways(digits):
+    # The digits transformer's two softmaxes (4 float ops each as the
+    # importer translates them) are integer by default; float_softmax keeps
+    # them float, for measuring both: the same logits within a few steps.
+    held_out = np.load(digits / "test_images.npy")[:64]
+    models = [quanta.quantize(str(digits / "digits_transformer.onnx"),
+                              str(digits / "calibration"), progress=False,
+                              check_data=[held_out], float_softmax=keep)
+              for keep in (False, True)]
+    integer, floating = ([ops["total"] for ops in m.float_ops]
+                         for m in models)
+    assert [count + 8 for count in integer] == floating
+    sqnr = [m.check[0]["sqnr_db"] for m in models]
+    assert sqnr[0] > 20 and abs(sqnr[0] - sqnr[1]) < 0.5

@@ -23,10 +23,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <random>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 using namespace mlir::quanta::numerics;
@@ -731,6 +733,86 @@ TEST(IntegerAveragePool, PowerOfTwoWindowRoundsHalfUp) {
 }
 
 //===----------------------------------------------------------------------===//
+// Softmax
+//===----------------------------------------------------------------------===//
+
+/// Rows of random 8-bit values against the float softmax of the
+/// dequantized row, quantized: every output within one step, most equal.
+template <typename In, typename Out>
+static void checkSoftmaxAgainstReal(ActivationQParams input,
+                                    ActivationQParams output, int64_t length) {
+  StatusOr<IntegerSoftmax> softmax = prepareIntegerSoftmax(
+      std::is_signed_v<In> ? DType::QInt8 : DType::QUInt8, input,
+      std::is_signed_v<Out> ? DType::QInt8 : DType::QUInt8, output, length);
+  ASSERT_TRUE(softmax.ok()) << softmax.getStatus().getMessage();
+  std::mt19937 rng(length);
+  std::uniform_int_distribution<int> value(std::numeric_limits<In>::min(),
+                                           std::numeric_limits<In>::max());
+  const int64_t rows = 64;
+  std::vector<In> in(rows * length);
+  for (In &q : in)
+    q = static_cast<In>(value(rng));
+  std::vector<Out> out(in.size());
+  ASSERT_TRUE(
+      quantizedSoftmax(*softmax, in.data(), rows, length, out.data()).ok());
+  int64_t equal = 0;
+  for (int64_t row = 0; row < rows; ++row) {
+    std::vector<double> x(length);
+    for (int64_t i = 0; i < length; ++i)
+      x[i] = (in[row * length + i] - input.zeroPoint) *
+             static_cast<double>(input.scale);
+    const double max = *std::max_element(x.begin(), x.end());
+    double sum = 0;
+    for (double v : x)
+      sum += std::exp(v - max);
+    for (int64_t i = 0; i < length; ++i) {
+      const double real = std::clamp(std::exp(x[i] - max) / sum / output.scale +
+                                         output.zeroPoint,
+                                     double(std::numeric_limits<Out>::min()),
+                                     double(std::numeric_limits<Out>::max()));
+      const int32_t got = out[row * length + i];
+      ASSERT_LE(std::fabs(got - real), 1.0)
+          << "row " << row << ", column " << i;
+      equal += got == static_cast<int32_t>(std::nearbyint(real));
+    }
+  }
+  EXPECT_GE(equal, rows * length * 99 / 100);
+}
+
+TEST(IntegerSoftmax, EveryTypeWithinOneStepOfTheFloatSoftmax) {
+  // PyTorch's fixed qparams of a softmax: quint8 1/256 and 0, qint8 1/256
+  // and -128; rows of attention's lengths and a wide input scale.
+  const ActivationQParams u8{1.0f / 256, 0}, s8{1.0f / 256, -128};
+  checkSoftmaxAgainstReal<uint8_t, uint8_t>({0.08f, 64}, u8, 128);
+  checkSoftmaxAgainstReal<uint8_t, int8_t>({0.02f, 3}, s8, 197);
+  checkSoftmaxAgainstReal<int8_t, uint8_t>({0.5f, -7}, u8, 10);
+  checkSoftmaxAgainstReal<int8_t, int8_t>({0.01f, 0}, s8, 1000);
+}
+
+TEST(IntegerSoftmax, FractionBitsAndExactRows) {
+  StatusOr<IntegerSoftmax> softmax = prepareIntegerSoftmax(
+      DType::QUInt8, {0.1f, 0}, DType::QUInt8, {1.0f / 256, 0}, 128);
+  ASSERT_TRUE(softmax.ok());
+  EXPECT_EQ(softmax->fractionBits, 23); // 128 * 2^24 is 2^31
+  EXPECT_EQ(softmax->expTable[0], 1 << 23);
+  // 1000 * 2^21 fits in int32, 1000 * 2^22 does not.
+  EXPECT_EQ(prepareIntegerSoftmax(DType::QUInt8, {0.1f, 0}, DType::QUInt8,
+                                  {1.0f / 256, 0}, 1000)
+                ->fractionBits,
+            21);
+  // A constant row is uniform; one value far above the rest takes all
+  // (1.0 is 256 steps, clamped to 255).
+  std::vector<uint8_t> row(128, 9), out(128);
+  ASSERT_TRUE(quantizedSoftmax(*softmax, row.data(), 1, 128, out.data()).ok());
+  EXPECT_TRUE(std::all_of(out.begin(), out.end(),
+                          [](uint8_t q) { return q == 2; })); // 256 / 128
+  row[5] = 255;
+  ASSERT_TRUE(quantizedSoftmax(*softmax, row.data(), 1, 128, out.data()).ok());
+  EXPECT_EQ(out[5], 255);
+  EXPECT_EQ(out[0], 0);
+}
+
+//===----------------------------------------------------------------------===//
 // Errors
 //===----------------------------------------------------------------------===//
 
@@ -749,6 +831,38 @@ TEST(IntegerKernelsErrors, PrepareAveragePool) {
   // M = 1e-12 / 4 rounds below 2^-32: no multiplier.
   EXPECT_FALSE(
       prepareIntegerAveragePool(DType::QUInt8, {1e-12f, 3}, q, 4).ok());
+}
+
+TEST(IntegerKernelsErrors, Softmax) {
+  const ActivationQParams q{0.1f, 3}, out{1.0f / 256, 0};
+  for (int64_t length : {int64_t(0), (int64_t(1) << 19) + 1}) {
+    StatusOr<IntegerSoftmax> softmax =
+        prepareIntegerSoftmax(DType::QUInt8, q, DType::QUInt8, out, length);
+    ASSERT_FALSE(softmax.ok());
+    EXPECT_EQ(softmax.getStatus().getMessage(),
+              "softmax row length must be in [1, 2^19], got " +
+                  std::to_string(length));
+  }
+  // 2^12 * 1e-44 is no normal float (2^24 * the smallest float is).
+  StatusOr<IntegerSoftmax> tiny = prepareIntegerSoftmax(
+      DType::QUInt8, q, DType::QUInt8, {1e-44f, 0}, int64_t(1) << 19);
+  ASSERT_FALSE(tiny.ok());
+  EXPECT_EQ(tiny.getStatus().getMessage(),
+            "softmax output scale 9.80908925e-45 is too small for a finite "
+            "row factor");
+  EXPECT_FALSE(
+      prepareIntegerSoftmax(DType::QInt32, q, DType::QUInt8, out, 16).ok());
+  StatusOr<IntegerSoftmax> softmax =
+      prepareIntegerSoftmax(DType::QUInt8, q, DType::QUInt8, out, 16);
+  ASSERT_TRUE(softmax.ok());
+  std::vector<int8_t> wrongType(16);
+  std::vector<uint8_t> in(16), result(16);
+  EXPECT_FALSE(
+      quantizedSoftmax(*softmax, wrongType.data(), 1, 16, result.data()).ok());
+  EXPECT_EQ(quantizedSoftmax(*softmax, in.data(), 1, 1 << 20, result.data())
+                .getMessage(),
+            "softmax of 1 rows of 1048576 values does not match the op's 24 "
+            "fraction bits");
 }
 
 TEST(IntegerKernelsErrors, PrepareGemm) {

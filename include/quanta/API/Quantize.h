@@ -44,6 +44,8 @@ struct QuantizeModelOptions {
   TargetDescription target = TargetDescription::host();
   /// Calibration's options (threads, batch limit, float kernels, ...).
   CalibrateOptions calibrate;
+  /// quanta-quantize's options (floatSoftmax: measure softmax both ways).
+  QuantizeOptions quantize;
   CalibrationProgressCallback onCalibrationProgress;
 };
 

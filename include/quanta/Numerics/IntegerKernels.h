@@ -37,6 +37,7 @@
 #include "quanta/Numerics/Requantize.h"
 #include "quanta/Numerics/Status.h"
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -274,6 +275,49 @@ StatusOr<IntegerAveragePool> prepareIntegerAveragePool(DType type,
                                                        ActivationQParams input,
                                                        ActivationQParams output,
                                                        int64_t windowSize);
+
+/// Softmax along rows of 8-bit quantized values, on integers: TFLite's
+/// lookup-table softmax with exact sums. The input's zero point cancels
+/// (softmax(x) = softmax(x - max x)), so with d = max(row) - q in
+/// [0, 255], expTable[d] = round(exp(-s_in * d) * 2^fractionBits) (the
+/// row's largest value weighs exactly 2^fractionBits), a row's sum of
+/// table values is exact in int32, and each output is
+///   min(max(roundeven(float(expTable[d]) * rowFactor(sum)) + zo, lo), hi)
+/// in float32, rowFactor(sum) = 1 / (float(sum) * s_out): one division per
+/// row, no exp at run time. Within one output step of quantizing the
+/// float softmax of the dequantized row (the table's rounding is at most
+/// 2^-(fractionBits+1) of the row's largest term).
+struct IntegerSoftmax {
+  DType inputType = DType::QUInt8;
+  DType outputType = DType::QUInt8;
+  /// The largest such that rowLength * 2^fractionBits fits in int32, at
+  /// most 24 (so every table value is exact in float32).
+  int fractionBits = 0;
+  std::array<int32_t, 256> expTable{};
+  float outputScale = 1.0f;
+  int32_t outputZeroPoint = 0;
+  QRange outputRange{0, 0};
+
+  float rowFactor(int32_t expSum) const;
+  int32_t apply(int32_t expValue, float rowFactor) const;
+};
+
+/// Errors for dtypes other than QUInt8/QInt8, invalid scales or zero
+/// points, a row length outside [1, 2^19] (whose sums would leave fewer
+/// than 12 fraction bits), and an output scale so small that a row's
+/// factor is not a finite float.
+StatusOr<IntegerSoftmax> prepareIntegerSoftmax(DType inputType,
+                                               ActivationQParams input,
+                                               DType outputType,
+                                               ActivationQParams output,
+                                               int64_t rowLength);
+
+/// The softmax of each of `rows` contiguous rows of `rowLength` values
+/// (the length prepareIntegerSoftmax was given). `In` and `Out` are uint8_t
+/// or int8_t and must match the op's dtypes.
+template <typename In, typename Out>
+Status quantizedSoftmax(const IntegerSoftmax &softmax, const In *input,
+                        int64_t rows, int64_t rowLength, Out *output);
 
 /// out[i] = op.apply(a[i], b[i]) for IntegerAdd and IntegerMul. `T` is
 /// uint8_t or int8_t and must match the op's dtype.

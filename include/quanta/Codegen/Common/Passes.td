@@ -257,9 +257,10 @@ def DecomposeAggregates : Pass<"quanta-decompose-aggregates"> {
     Each op of upstream's AggregatedOpInterface becomes the linalg ops its
     `decomposeOperation` gives (linalg.softmax: a max reduction,
     exp(x - max), a sum, a division), which upstream offers only as a
-    transform-dialect op. The ONNX importer emits `linalg.softmax` so that
-    quanta-insert-observers treats it as PyTorch's softmax; the lowering to
-    LLVM runs this first.
+    transform-dialect op. Front ends may emit `linalg.softmax`
+    (quanta-insert-observers treats it as PyTorch's softmax; the ONNX
+    importer writes the same decomposition itself); the lowering to LLVM
+    runs this first.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::arith::ArithDialect",

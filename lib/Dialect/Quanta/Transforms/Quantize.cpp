@@ -356,6 +356,18 @@ quanta::detail::matchQuantizedActivation(Value value) {
   return std::make_pair(dcast.getInput(), type);
 }
 
+quant::UniformQuantizedType
+quanta::detail::getEightBitOutputType(quant::QuantizeCastOp qcast,
+                                      std::string &whyNot) {
+  auto type = dyn_cast<quant::UniformQuantizedType>(
+      getElementTypeOrSelf(qcast.getResult().getType()));
+  if (type && type.getStorageTypeIntegralWidth() == 8 &&
+      type.getExpressedType().isF32())
+    return type;
+  whyNot = "the output is not quantized to an 8-bit per-tensor type";
+  return {};
+}
+
 /// Why `qcast`'s input is not a chain quanta.qmatmul can replace, or the
 /// chain.
 // One walk up the chain from the quantize to the GEMM, in the order the
@@ -841,29 +853,34 @@ static void replaceChain(RewriterBase &rewriter, quant::QuantizeCastOp qcast,
 }
 
 /// The integer form of the float op feeding `qcast` and the ops between
-/// them: a GEMM chain as one quanta.qmatmul, else elementwise ops, pooling
-/// or data movement (quantizeNonGemm). Fails, changing nothing, with
-/// `whyNot` empty when there is no candidate, or saying why the candidate
-/// has no integer form (`core`: the chain's GEMM, when one matched).
+/// them: a softmax, a GEMM chain as one quanta.qmatmul, else elementwise
+/// ops, pooling or data movement (quantizeNonGemm). Fails, changing
+/// nothing, with `whyNot` empty when there is no candidate, or saying why
+/// the candidate has no integer form (`inner`: the candidate's ops before
+/// its last, which the same reason explains).
 static LogicalResult quantizeChain(RewriterBase &rewriter,
                                    quant::QuantizeCastOp qcast,
-                                   std::string &whyNot, Operation *&core) {
+                                   std::string &whyNot,
+                                   SmallVectorImpl<Operation *> &inner,
+                                   bool floatSoftmax = false) {
+  if (succeeded(quantizeSoftmax(rewriter, qcast, floatSoftmax, whyNot, inner)))
+    return success();
+  if (!whyNot.empty())
+    return failure();
   // A product of two activations (attention's) is no chain with weights.
   if (succeeded(quantizeActivationProduct(rewriter, qcast, whyNot)))
     return success();
   if (!whyNot.empty())
     return failure();
+  Operation *core = nullptr;
   FailureOr<GemmChain> chain = matchGemmChain(qcast, whyNot, core);
-  auto outputType = dyn_cast<quant::UniformQuantizedType>(
-      getElementTypeOrSelf(qcast.getResult().getType()));
+  if (core)
+    inner.push_back(core);
   SmallVector<int8_t> weights;
   FailureOr<nx::IntegerGemm> gemm = failure();
-  if (succeeded(chain)) {
-    if (!outputType || outputType.getStorageTypeIntegralWidth() != 8)
-      whyNot = "the output is not quantized to an 8-bit per-tensor type";
-    else
-      gemm = prepareGemm(*chain, outputType, weights, whyNot);
-  }
+  quant::UniformQuantizedType outputType;
+  if (succeeded(chain) && (outputType = getEightBitOutputType(qcast, whyNot)))
+    gemm = prepareGemm(*chain, outputType, weights, whyNot);
   if (succeeded(gemm)) {
     replaceChain(rewriter, qcast, *chain, *gemm, weights);
     return success();
@@ -880,8 +897,8 @@ struct QuantizeChainPattern : public OpRewritePattern<quant::QuantizeCastOp> {
   LogicalResult matchAndRewrite(quant::QuantizeCastOp qcast,
                                 PatternRewriter &rewriter) const override {
     std::string whyNot;
-    Operation *core = nullptr;
-    if (succeeded(quantizeChain(rewriter, qcast, whyNot, core)))
+    SmallVector<Operation *> inner;
+    if (succeeded(quantizeChain(rewriter, qcast, whyNot, inner)))
       return success();
     return rewriter.notifyMatchFailure(qcast, whyNot.empty() ? "no integer form"
                                                              : whyNot);
@@ -975,16 +992,15 @@ void QuantizePass::runOnOperation() {
   llvm::SmallPtrSet<Operation *, 8> explained;
   for (quant::QuantizeCastOp qcast : qcasts) {
     std::string whyNot;
-    Operation *core = nullptr;
-    if (succeeded(quantizeChain(rewriter, qcast, whyNot, core)))
+    SmallVector<Operation *> inner;
+    if (succeeded(quantizeChain(rewriter, qcast, whyNot, inner, floatSoftmax)))
       continue;
     Operation *anchor = qcast.getInput().getDefiningOp();
     if (!whyNot.empty() && anchor && explained.insert(anchor).second) {
       anchor->emitRemark("stays float between dequantize and quantize: ")
           << whyNot;
-      // The chain's core is explained with its end.
-      if (core)
-        explained.insert(core);
+      // The chain's core (a softmax's reductions) is explained with its end.
+      explained.insert(inner.begin(), inner.end());
       // An average's sum pooling is explained with its division.
       for (Value operand : anchor->getOperands())
         if (Operation *sum = operand.getDefiningOp();

@@ -841,15 +841,14 @@ LogicalResult quanta::detail::quantizeNonGemm(RewriterBase &rewriter,
   Operation *producer = qcast.getInput().getDefiningOp();
   if (!producer)
     return failure();
-  auto outputType = dyn_cast<quant::UniformQuantizedType>(
-      getElementTypeOrSelf(qcast.getResult().getType()));
-  const bool eightBit = outputType &&
-                        outputType.getStorageTypeIntegralWidth() == 8 &&
-                        outputType.getExpressedType().isF32();
+  // Said only for candidates.
+  std::string notEightBit;
+  quant::UniformQuantizedType outputType =
+      getEightBitOutputType(qcast, notEightBit);
   auto requireEightBit = [&]() {
-    if (!eightBit)
-      whyNot = "the output is not quantized to an 8-bit per-tensor type";
-    return eightBit;
+    if (!outputType)
+      whyNot = notEightBit;
+    return bool(outputType);
   };
 
   if (isa<tensor::PadOp, tensor::CollapseShapeOp, tensor::ExpandShapeOp,

@@ -88,12 +88,9 @@ LogicalResult quanta::detail::quantizeActivationProduct(
     whyNot = "the accumulator does not start from zero";
     return failure();
   }
-  auto outputType = dyn_cast<quant::UniformQuantizedType>(
-      getElementTypeOrSelf(qcast.getResult().getType()));
-  if (!outputType || outputType.getStorageTypeIntegralWidth() != 8) {
-    whyNot = "the output is not quantized to an 8-bit per-tensor type";
+  quant::UniformQuantizedType outputType = getEightBitOutputType(qcast, whyNot);
+  if (!outputType)
     return failure();
-  }
   const int64_t k = cast<ShapedType>(lhs->first.getType()).getShape().back();
   nx::StatusOr<nx::IntegerProduct> prepared = nx::prepareIntegerProduct(
       getDType(lhs->second), getQParams(lhs->second), getDType(rhs->second),

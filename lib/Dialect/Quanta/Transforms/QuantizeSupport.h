@@ -38,6 +38,11 @@ std::optional<numerics::FusedActivation> matchClamp(linalg::GenericOp generic);
 FailureOr<std::pair<Value, quant::UniformQuantizedType>>
 matchQuantizedActivation(Value value);
 
+/// The 8-bit per-tensor type (of f32) `qcast` quantizes to, or null with
+/// `whyNot` saying so.
+quant::UniformQuantizedType getEightBitOutputType(quant::QuantizeCastOp qcast,
+                                                  std::string &whyNot);
+
 numerics::DType getDType(quant::QuantizedType type);
 /// The scale (as float) and zero point of a per-tensor type.
 numerics::ActivationQParams getQParams(quant::UniformQuantizedType type);
@@ -119,6 +124,19 @@ LogicalResult quantizeNonGemm(RewriterBase &rewriter,
 LogicalResult quantizeActivationProduct(RewriterBase &rewriter,
                                         quant::QuantizeCastOp qcast,
                                         std::string &whyNot);
+
+/// Rewrites the softmax (linalg.softmax, or the max / exp(x - max) / sum /
+/// divide linalg it decomposes into) of a dequantized 8-bit per-tensor
+/// activation feeding `qcast` into integer code computing
+/// numerics::quantizedSoftmax (an exp table, exact i32 row sums, one float
+/// factor per row). Fails with `whyNot` set for such a softmax that cannot
+/// be (or, with `keepFloat`, is not to be) converted, `inner` then holding
+/// its ops before the last (explained with it); with `whyNot` empty when
+/// `qcast` reads no softmax.
+LogicalResult quantizeSoftmax(RewriterBase &rewriter,
+                              quant::QuantizeCastOp qcast, bool keepFloat,
+                              std::string &whyNot,
+                              SmallVectorImpl<Operation *> &inner);
 
 /// Rewrites the embedding lookup `op` (matchEmbeddingLookup) whose table is
 /// a constant under a per-row float-qparams fake quantization (quint8 or

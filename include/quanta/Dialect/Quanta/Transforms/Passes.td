@@ -269,6 +269,20 @@ def Quantize : Pass<"quanta-quantize", "ModuleOp"> {
       accumulators (prepareIntegerAveragePool): one rounding, within 1 LSB
       of the float average; zero padding before it counts in the window,
       as with PyTorch's count_include_pad=True;
+    - softmax of a dequantized 8-bit tensor along any dimension
+      (`linalg.softmax`, or the max reduction from -inf, exp(x - max), sum
+      and division it decomposes into, as the ONNX importer translates
+      Softmax), quantized to 8 bits (observed qparams, or PyTorch's fixed
+      1/256): TFLite's lookup-table softmax with exact sums, three
+      `linalg.generic`s computing the numeric library's quantizedSoftmax
+      (prepareIntegerSoftmax) bit for bit: the row's integer maximum, the
+      i32 sum of expTable[max - q] (exp(-s_in * d) in 2^fractionBits
+      units, the table built at compile time), then
+      roundeven(expTable[max - q] / (sum * s_out)) + zo in float32, within
+      one output step of quantizing the float softmax. No exp at run time,
+      and integer reductions vectorize where float ones (whose order fixes
+      the bits) stay sequential. `float-softmax` keeps it float, with its
+      remark;
     - embedding lookups (a `linalg.generic` reading rows of a constant
       table by integer ids, ONNX's Gather) whose table carries a per-row
       float-zero-point fake quantization (float_qparams_weight_only and
@@ -302,6 +316,9 @@ def Quantize : Pass<"quanta-quantize", "ModuleOp"> {
   let options = [
     Option<"reportFloatOps", "report-float-ops", "bool", /*default=*/"false",
            "remark, per function, how many float compute ops are left">,
+    Option<"floatSoftmax", "float-softmax", "bool", /*default=*/"false",
+           "keep softmax float between dequantize and quantize instead of "
+           "its integer form (to measure both)">,
   ];
   let dependentDialects = ["::mlir::affine::AffineDialect",
                            "::mlir::arith::ArithDialect",
