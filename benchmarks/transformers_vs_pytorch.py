@@ -13,8 +13,8 @@ It is exported to ONNX (opset 17) with symbolic 'batch' and 'seq', and:
 - Quanta int8: the quanta driver (qconfig x86: every Linear an int8 GEMM
   with per-channel weights, calibrated on --calibration-batches random id
   batches; what stays float is listed), lowered for this CPU; and the same
-  with softmax kept float (--float-softmax), to measure its integer form
-  both ways;
+  with softmax, then layer norm kept float (--keep-float), to measure
+  their integer forms both ways;
 - PyTorch fp32 (its fused encoder fast path where it takes it) and
   PyTorch's quantize_dynamic int8 of the Linear layers (a zero float mask
   disables the fast path, which the dynamic model does not support).
@@ -136,6 +136,16 @@ class Workload:
         return lambda inputs: dynamic(inputs, zero_mask)
 
 
+# The int8 variants measured: everything integer, then softmax and layer
+# norm each kept float (quanta-quantize's keep-float; "none" keeps nothing).
+KEPT_FLOAT = ("none", "softmax", "layer-norm")
+
+
+def keep_float_option(kept, prefix):
+    """`prefix`keep-float=`kept`, or "" for "none"."""
+    return "" if kept == "none" else f"{prefix}keep-float={kept}"
+
+
 def print_isa_peaks(build):
     """This core's int8 and fp32 instruction-mix peaks (quanta-isa-peaks):
     on GEMM-bound models int8 cannot be further ahead of float than their
@@ -157,7 +167,8 @@ def print_isa_peaks(build):
 def held_out_sqnr(options, workload, onnx_path, work, calibration_files,
                   count):
     """Quanta int8 vs float logits over `count` held-out sequences, with
-    integer and with float softmax (a pair of SQNRs): the
+    integer softmax and layer norm and with each kept float (one SQNR per
+    KEPT_FLOAT entry): the
     driver's calibration (the same files, qconfig x86) done at batch 1, its
     statistics applied by name to the model imported at batch `count` (as
     `make demo` applies the digits' statistics to the held-out set). One
@@ -174,13 +185,12 @@ def held_out_sqnr(options, workload, onnx_path, work, calibration_files,
          f"--quanta-export-statistics=file={stats}", "-o", os.devnull])
     translate(count, many)
     models = [many]
-    for float_softmax in ("false", "true"):
-        models.append(os.path.join(
-            work, f"eval{count}.int8.float-softmax-{float_softmax}.mlir"))
+    for kept in KEPT_FLOAT:
+        models.append(os.path.join(work, f"eval{count}.int8.{kept}.mlir"))
         run([tool("quant-opt"), many, "--quanta-prepare=qconfig=x86",
              f"--quanta-import-statistics=files={stats}",
              "--quanta-freeze-qparams",
-             f"--quanta-quantize=float-softmax={float_softmax}", "-o",
+             "--quanta-quantize" + keep_float_option(kept, "="), "-o",
              models[-1]])
     ids = workload.inputs(np.random.default_rng(1), count)
     ids_path = os.path.join(work, "held_out.npy")
@@ -192,7 +202,7 @@ def held_out_sqnr(options, workload, onnx_path, work, calibration_files,
              f"--output={out}",
              "--pass-pipeline=builtin.module(quanta-lower-x86)"])
         outputs.append(np.load(out))
-    return (sqnr(outputs[0], outputs[1]), sqnr(outputs[0], outputs[2])), ids
+    return [sqnr(outputs[0], out) for out in outputs[1:]], ids
 
 
 def main():
@@ -245,23 +255,23 @@ def main():
           f"{sum(p.numel() for p in model.parameters()) / 1e6:.1f} M "
           f"parameters")
     print_isa_peaks(options.build)
-    int8_mlir = os.path.join(work, "encoder.int8.mlir")
-    stdout, driver_seconds = run(
-        [os.path.join(options.build, "bin", "quanta"), onnx_path, dims,
-         f"--data={data}", "--emit=mlir", "-o", int8_mlir])
-    calibration = re.search(r"of which ([0-9.]+) s JIT", stdout)
-    left = re.search(r"int8, ([0-9]+) float compute op", stdout)
-    print(f"quanta driver: {driver_seconds:.1f} s in all (calibration JIT "
-          f"{calibration.group(1) if calibration else '?'} s); "
-          f"{left.group(1) if left else '?'} float compute ops left")
-    float_softmax_mlir = os.path.join(work, "encoder.int8.float-softmax.mlir")
-    stdout, _ = run(
-        [os.path.join(options.build, "bin", "quanta"), onnx_path, dims,
-         f"--data={data}", "--emit=mlir", "--float-softmax", "-o",
-         float_softmax_mlir])
-    left = re.search(r"int8, ([0-9]+) float compute op", stdout)
-    print(f"  with --float-softmax: {left.group(1) if left else '?'} float "
-          f"compute ops left")
+    int8_models = {}
+    for kept in KEPT_FLOAT:
+        int8_models[kept] = os.path.join(work, f"encoder.int8.{kept}.mlir")
+        stdout, seconds = run(
+            [os.path.join(options.build, "bin", "quanta"), onnx_path, dims,
+             f"--data={data}", "--emit=mlir", "-o", int8_models[kept]] +
+            [keep_float_option(kept, "--")] * (kept != "none"))
+        left = re.search(r"int8, ([0-9]+) float compute op", stdout)
+        left = left.group(1) if left else "?"
+        if kept == "none":
+            calibration = re.search(r"of which ([0-9.]+) s JIT", stdout)
+            print(f"quanta driver: {seconds:.1f} s in all (calibration JIT "
+                  f"{calibration.group(1) if calibration else '?'} s); "
+                  f"{left} float compute ops left")
+        else:
+            print(f"  with --keep-float={kept}: {left} float compute ops left")
+    int8_mlir = int8_models["none"]
     lower = ["--pass-pipeline=builtin.module(quanta-lower-x86)"]
     float_out = os.path.join(work, "float.npy")
     int8_out = os.path.join(work, "int8.npy")
@@ -292,25 +302,25 @@ def main():
     print(f"SQNR vs float logits over {options.sqnr_sequences} held-out "
           f"inputs: Quanta int8 (static, per-tensor activations) "
           f"{quanta_sqnr[0]:.2f} dB, with float softmax "
-          f"{quanta_sqnr[1]:.2f} dB; PyTorch dynamic {dynamic_sqnr:.1f} dB")
+          f"{quanta_sqnr[1]:.2f} dB, with float layer norm "
+          f"{quanta_sqnr[2]:.2f} dB; PyTorch dynamic {dynamic_sqnr:.1f} dB")
 
-    print(f"\n{'threads':>7} {'Quanta int8':>12} {'float softmax':>14} "
-          f"{'Quanta fp32':>12} {'torch fp32':>11} {'torch dyn':>10}   int8 "
-          f"vs: int8 with float softmax, Quanta fp32, torch fp32, torch "
-          f"dynamic (median ms)")
+    print(f"\n{'threads':>7} {'Quanta int8':>12} {'fl. softmax':>12} "
+          f"{'fl. LN':>8} {'Quanta fp32':>12} {'torch fp32':>11} "
+          f"{'torch dyn':>10}   int8 vs: int8 with float softmax, with float "
+          f"LN, Quanta fp32, torch fp32, torch dynamic (median ms)")
     for threads in [int(t) for t in options.threads.split(",")]:
         torch.set_num_threads(threads)
-        q8, _ = quant_run(options.build, int8_mlir, ids_path, int8_out,
-                          lower, options.repeats, threads)
-        q8f, _ = quant_run(options.build, float_softmax_mlir, ids_path,
-                           int8_out, lower, options.repeats, threads)
+        q8, q8s, q8n = (quant_run(options.build, int8_models[kept], ids_path,
+                                  int8_out, lower, options.repeats,
+                                  threads)[0] for kept in KEPT_FLOAT)
         qf, _ = quant_run(options.build, onnx_path, ids_path, float_out,
                           [dims] + lower, options.repeats, threads)
         tf, _ = time_torch(model, torch.from_numpy(ids), options.repeats)
         td, _ = time_torch(dynamic, torch.from_numpy(ids), options.repeats)
-        print(f"{threads:>7} {q8:>12.2f} {q8f:>14.2f} {qf:>12.2f} "
-              f"{tf:>11.2f} {td:>10.2f}   {q8f / q8:.2f}x {qf / q8:.2f}x "
-              f"{tf / q8:.2f}x {td / q8:.2f}x")
+        print(f"{threads:>7} {q8:>12.2f} {q8s:>12.2f} {q8n:>8.2f} "
+              f"{qf:>12.2f} {tf:>11.2f} {td:>10.2f}   {q8s / q8:.2f}x "
+              f"{q8n / q8:.2f}x {qf / q8:.2f}x {tf / q8:.2f}x {td / q8:.2f}x")
 
 
 if __name__ == "__main__":

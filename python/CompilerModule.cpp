@@ -433,7 +433,8 @@ public:
   py::dict quantize(py::iterable batches, const std::string &qconfig,
                     const std::string &triple, const std::string &cpu,
                     const std::string &features, std::optional<int64_t> total,
-                    std::optional<py::function> progress, bool floatSoftmax) {
+                    std::optional<py::function> progress,
+                    const std::vector<std::string> &keepFloat) {
     llvm::Expected<quanta::TargetDescription> target =
         quanta::TargetDescription::fromLLVM(triple, cpu, features);
     if (!target)
@@ -442,7 +443,7 @@ public:
     quanta::QuantizeModelOptions options;
     options.qconfig = qconfig;
     options.target = *target;
-    options.quantize.floatSoftmax = floatSoftmax;
+    options.quantize.keepFloat.assign(keepFloat.begin(), keepFloat.end());
     if (progress)
       options.onCalibrationProgress =
           [&](const quanta::CalibrationProgress &state) {
@@ -650,7 +651,7 @@ PYBIND11_MODULE(_quanta_compiler, m) {
       .def("_quantize", &Module::quantize, py::arg("batches"),
            py::arg("qconfig"), py::arg("triple"), py::arg("cpu"),
            py::arg("features"), py::arg("total"), py::arg("progress"),
-           py::arg("float_softmax"))
+           py::arg("keep_float"))
       .def("compare_with_float", &Module::compareWithFloat,
            py::arg("converted"), py::arg("batches"),
            "This float module's outputs against those of `converted` (its "

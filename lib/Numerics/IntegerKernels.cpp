@@ -656,6 +656,104 @@ QUANTA_INSTANTIATE_SOFTMAX(int8_t, uint8_t)
 QUANTA_INSTANTIATE_SOFTMAX(int8_t, int8_t)
 #undef QUANTA_INSTANTIATE_SOFTMAX
 
+StatusOr<IntegerLayerNorm>
+prepareIntegerLayerNorm(DType inputType, ActivationQParams input,
+                        DType outputType, ActivationQParams output,
+                        float epsilon, int64_t rowLength) {
+  if (Status status = checkActivation(input, inputType, "input"); !status)
+    return status;
+  if (Status status = checkActivation(output, outputType, "output"); !status)
+    return status;
+  if (!std::isfinite(epsilon) || epsilon < 0.0f)
+    return Status::error("layer norm epsilon must be finite and not "
+                         "negative, got " +
+                         strFloat(epsilon));
+  // N * 255^2 < 2^31 for the sum of squares.
+  if (rowLength < 1 || rowLength > (int64_t(1) << 16))
+    return Status::error("layer norm row length must be in [1, 2^16], got " +
+                         str(rowLength));
+  StatusOr<QRange> range = fusedActivationRange(
+      outputType, output.scale, output.zeroPoint, FusedActivation::none());
+  if (!range)
+    return range.getStatus();
+  IntegerLayerNorm norm;
+  norm.inputType = inputType;
+  norm.outputType = outputType;
+  norm.inputZeroPoint = input.zeroPoint;
+  norm.inputScale = input.scale;
+  norm.epsilon = epsilon;
+  norm.rowLength = rowLength;
+  norm.outputInverseScale = 1.0f / output.scale;
+  norm.outputZeroPoint = output.zeroPoint;
+  norm.outputRange = *range;
+  return norm;
+}
+
+// One operation per statement: no contraction into FMAs, which the JIT's
+// code does not do either.
+IntegerLayerNorm::Row IntegerLayerNorm::row(int32_t sum,
+                                            int32_t sumOfSquares) const {
+  const int64_t spread =
+      rowLength * int64_t(sumOfSquares) - int64_t(sum) * int64_t(sum);
+  const float mean = static_cast<float>(sum) / static_cast<float>(rowLength);
+  const float variance =
+      static_cast<float>(spread) / static_cast<float>(rowLength * rowLength);
+  const float scaled = variance * (inputScale * inputScale);
+  const float deviation = std::sqrt(scaled + epsilon);
+  return {mean, inputScale / deviation};
+}
+
+int32_t IntegerLayerNorm::apply(int32_t centred, Row row, float gamma,
+                                float beta) const {
+  const float normalized =
+      (static_cast<float>(centred) - row.mean) * row.factor;
+  const float scaled = normalized * gamma;
+  const float y = scaled + beta;
+  float q = std::nearbyint(y * outputInverseScale) +
+            static_cast<float>(outputZeroPoint);
+  q = std::min(q, static_cast<float>(outputRange.quantMax));
+  q = std::max(q, static_cast<float>(outputRange.quantMin));
+  return static_cast<int32_t>(q);
+}
+
+template <typename In, typename Out>
+Status quantizedLayerNorm(const IntegerLayerNorm &norm, const In *input,
+                          int64_t rows, const float *gamma, const float *beta,
+                          Out *output) {
+  if (Status status = checkStorageType<In>(norm.inputType, "input"); !status)
+    return status;
+  if (Status status = checkStorageType<Out>(norm.outputType, "output"); !status)
+    return status;
+  if (rows < 0)
+    return Status::error("layer norm rows must not be negative, got " +
+                         str(rows));
+  const int64_t n = norm.rowLength;
+  for (int64_t r = 0; r < rows; ++r) {
+    const In *in = input + r * n;
+    int32_t sum = 0, sumOfSquares = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const int32_t c = int32_t(in[i]) - norm.inputZeroPoint;
+      sum += c;
+      sumOfSquares += c * c;
+    }
+    const IntegerLayerNorm::Row row = norm.row(sum, sumOfSquares);
+    for (int64_t i = 0; i < n; ++i)
+      output[r * n + i] = static_cast<Out>(norm.apply(
+          int32_t(in[i]) - norm.inputZeroPoint, row, gamma[i], beta[i]));
+  }
+  return Status::success();
+}
+
+#define QUANTA_INSTANTIATE_LAYER_NORM(In, Out)                                 \
+  template Status quantizedLayerNorm(const IntegerLayerNorm &, const In *,     \
+                                     int64_t, const float *, const float *,    \
+                                     Out *);
+QUANTA_INSTANTIATE_LAYER_NORM(uint8_t, uint8_t)
+QUANTA_INSTANTIATE_LAYER_NORM(uint8_t, int8_t)
+QUANTA_INSTANTIATE_LAYER_NORM(int8_t, uint8_t)
+QUANTA_INSTANTIATE_LAYER_NORM(int8_t, int8_t)
+#undef QUANTA_INSTANTIATE_LAYER_NORM
+
 template <typename Op, typename T>
 Status quantizedElementwise(const Op &op, const T *a, const T *b, T *out,
                             int64_t size) {

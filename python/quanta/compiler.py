@@ -74,16 +74,17 @@ def _prepare(self, qconfig=None, overrides=None, fold_constant_weights=None,
 
 
 def _convert(self, triple="", cpu="", features="", report_float_ops=None,
-             float_kernels=None, float_softmax=None):
+             float_kernels=None, keep_float=None):
     """Calibrated observers to int8 code for a target (default: this
     machine): freeze, quantize, propagate layouts, lower the kernels
-    (quanta-compile). `float_softmax` keeps softmax float instead of its
-    integer form. Returns the module; compile() then runs it.
+    (quanta-compile). `keep_float` (["softmax", "layer-norm"]) keeps those
+    ops float instead of their integer forms. Returns the module; compile()
+    then runs it.
     """
     self.set_target(triple, cpu, features)
     return _run_named(self, "quanta-compile", {
         "report_float_ops": report_float_ops, "float_kernels": float_kernels,
-        "float_softmax": float_softmax})
+        "keep_float": keep_float})
 
 
 class _PlainProgress:

@@ -89,7 +89,7 @@ class QuantizedModel:
 
 def quantize(model, data, qconfig=None, target=None, onnx_batch=1,
              check_data=None, progress=True, onnx_dims=None,
-             float_softmax=False):
+             keep_float=()):
     """Prepares, calibrates and converts a float model to int8.
 
     `model`: a path (.onnx, .mlir) or a quanta.Module (not modified).
@@ -103,8 +103,8 @@ def quantize(model, data, qconfig=None, target=None, onnx_batch=1,
     symbolic first dimension, `onnx_dims` ({'seq': 128}) its symbolic
     dimensions by name; its function is named after the file, as the
     quanta driver names it. `progress` as for Module.calibrate.
-    `float_softmax` keeps softmax float (quanta-quantize's integer form is
-    the default).
+    `keep_float` (["softmax", "layer-norm"]) keeps those ops float instead
+    of their integer forms (quanta-quantize's keep-float).
     """
     if isinstance(model, Module):
         float_model = model.clone()
@@ -129,7 +129,7 @@ def quantize(model, data, qconfig=None, target=None, onnx_batch=1,
         batches, qconfig or "", target.get("triple", ""),
         target.get("cpu", ""), target.get("features", ""),
         len(batches) if hasattr(batches, "__len__") else None,
-        progress or None, float_softmax)
+        progress or None, list(keep_float))
     comparison = None
     if check is not None:
         comparison = float_model.compare_with_float(result["converted"], check)

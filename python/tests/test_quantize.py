@@ -130,17 +130,22 @@ def test_quantize_transformer_token_ids(source_dir):
                         onnx_dims={"batch": 2, "seq": 16}, progress=False)
 
 
-def test_quantize_softmax_both_ways(digits):
+def test_quantize_normalizations_both_ways(digits):
     # The digits transformer's two softmaxes (4 float ops each as the
-    # importer translates them) are integer by default; float_softmax keeps
-    # them float, for measuring both: the same logits within a few steps.
+    # importer translates them) and its quantized layer norms are integer
+    # by default; keep_float keeps them float, for measuring both ways: the
+    # same logits within a fraction of a dB.
     held_out = np.load(digits / "test_images.npy")[:64]
     models = [quanta.quantize(str(digits / "digits_transformer.onnx"),
                               str(digits / "calibration"), progress=False,
-                              check_data=[held_out], float_softmax=keep)
-              for keep in (False, True)]
-    integer, floating = ([ops["total"] for ops in m.float_ops]
-                         for m in models)
-    assert [count + 8 for count in integer] == floating
+                              check_data=[held_out], keep_float=keep)
+              for keep in ((), ["softmax"], ["softmax", "layer-norm"])]
+    totals = [sum(ops["total"] for ops in m.float_ops) for m in models]
+    assert totals[1] == totals[0] + 2 * 4
+    assert totals[2] > totals[1]
     sqnr = [m.check[0]["sqnr_db"] for m in models]
-    assert sqnr[0] > 20 and abs(sqnr[0] - sqnr[1]) < 0.5
+    assert sqnr[0] > 20 and max(sqnr) - min(sqnr) < 0.5
+    with pytest.raises(quanta.Error, match="keep-float names 'gelu'"):
+        quanta.quantize(str(digits / "digits_transformer.onnx"),
+                        str(digits / "calibration"), progress=False,
+                        keep_float=["gelu"])

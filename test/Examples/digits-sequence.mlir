@@ -32,7 +32,7 @@
 // TRANSFORMER-NOT: matmul
 // TRANSFORMER: remark: stays float between dequantize and quantize: quanta-quantize has no integer form for 'linalg.generic' yet
 // TRANSFORMER-NOT: matmul
-// TRANSFORMER: remark: quanta-quantize: 30 float compute op(s) left: linalg.generic x30{{$}}
+// TRANSFORMER: remark: quanta-quantize: 9 float compute op(s) left: linalg.generic x9{{$}}
 // PRODUCTS: 4
 // LSTM: remark: quanta-quantize: 3 float compute op(s) left: linalg.generic x3
 // ACCURACY: within 1 point

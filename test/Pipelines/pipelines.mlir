@@ -9,9 +9,9 @@
 // PTQ: quanta-calibrate{{.*}}data={a.npy}{{.*}} record-observed=true threads=2}
 // PTQ: quanta-freeze-qparams
 
-// RUN: not quant-opt %s --pass-pipeline='builtin.module(quanta-compile{report-float-ops=true float=false float-softmax=true})' --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=COMPILE
+// RUN: not quant-opt %s --pass-pipeline='builtin.module(quanta-compile{report-float-ops=true float=false keep-float=softmax,layer-norm})' --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=COMPILE
 // COMPILE: quanta-freeze-qparams
-// COMPILE: quanta-quantize{float-softmax=true report-float-ops=true}
+// COMPILE: quanta-quantize{keep-float={softmax,layer-norm} report-float-ops=true}
 // COMPILE: quanta-propagate-layout
 // COMPILE: quanta-lower-cpu{float=false}
 

@@ -72,12 +72,11 @@ static cl::list<std::string> overrides(
              "/tokens/Gather=float_qparams_weight_only to quantize an "
              "embedding (repeatable)"),
     cl::cat(quanta::getToolOptionCategory()));
-static cl::opt<bool> floatSoftmax(
-    "float-softmax",
-    cl::desc(
-        "keep softmax float instead of its integer form (quanta-quantize's "
-        "float-softmax), to measure both"),
-    cl::cat(quanta::getToolOptionCategory()));
+static cl::list<std::string> keepFloat(
+    "keep-float",
+    cl::desc("ops to keep float instead of their integer forms, to measure "
+             "both: softmax, layer-norm (quanta-quantize's keep-float)"),
+    cl::CommaSeparated, cl::cat(quanta::getToolOptionCategory()));
 enum class Emit { Object, Mlir, QdqMlir };
 static cl::opt<Emit> emit(
     "emit", cl::desc("what to write"),
@@ -352,7 +351,7 @@ static LogicalResult run(ModuleOp floatModel,
   quanta::QuantizeModelOptions options;
   options.qconfig = qconfig;
   options.overrides.assign(overrides.begin(), overrides.end());
-  options.quantize.floatSoftmax = floatSoftmax;
+  options.quantize.keepFloat.assign(keepFloat.begin(), keepFloat.end());
   options.target = target;
   options.calibrate.threads = quanta::getModuleThreads(floatModel);
   options.onCalibrationProgress = makeProgressBar();

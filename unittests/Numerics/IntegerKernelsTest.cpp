@@ -736,6 +736,16 @@ TEST(IntegerAveragePool, PowerOfTwoWindowRoundsHalfUp) {
 // Softmax
 //===----------------------------------------------------------------------===//
 
+/// Whether the 8-bit output `got` is within one step of `real` (in steps,
+/// clamped to Out's range); counts it in `equal` if it is `real` rounded.
+template <typename Out>
+static bool isWithinOneStep(int32_t got, double real, int64_t &equal) {
+  real = std::clamp(real, double(std::numeric_limits<Out>::min()),
+                    double(std::numeric_limits<Out>::max()));
+  equal += got == static_cast<int32_t>(std::nearbyint(real));
+  return std::fabs(got - real) <= 1.0;
+}
+
 /// Rows of random 8-bit values against the float softmax of the
 /// dequantized row, quantized: every output within one step, most equal.
 template <typename In, typename Out>
@@ -766,14 +776,10 @@ static void checkSoftmaxAgainstReal(ActivationQParams input,
     for (double v : x)
       sum += std::exp(v - max);
     for (int64_t i = 0; i < length; ++i) {
-      const double real = std::clamp(std::exp(x[i] - max) / sum / output.scale +
-                                         output.zeroPoint,
-                                     double(std::numeric_limits<Out>::min()),
-                                     double(std::numeric_limits<Out>::max()));
-      const int32_t got = out[row * length + i];
-      ASSERT_LE(std::fabs(got - real), 1.0)
+      ASSERT_TRUE(isWithinOneStep<Out>(
+          out[row * length + i],
+          std::exp(x[i] - max) / sum / output.scale + output.zeroPoint, equal))
           << "row " << row << ", column " << i;
-      equal += got == static_cast<int32_t>(std::nearbyint(real));
     }
   }
   EXPECT_GE(equal, rows * length * 99 / 100);
@@ -810,6 +816,87 @@ TEST(IntegerSoftmax, FractionBitsAndExactRows) {
   ASSERT_TRUE(quantizedSoftmax(*softmax, row.data(), 1, 128, out.data()).ok());
   EXPECT_EQ(out[5], 255);
   EXPECT_EQ(out[0], 0);
+}
+
+/// Rows of random 8-bit values (and a constant row, whose variance is 0)
+/// against the float layer norm of the dequantized row, quantized.
+template <typename In, typename Out>
+static void checkLayerNormAgainstReal(ActivationQParams input,
+                                      ActivationQParams output, int64_t length,
+                                      float epsilon) {
+  StatusOr<IntegerLayerNorm> norm = prepareIntegerLayerNorm(
+      std::is_signed_v<In> ? DType::QInt8 : DType::QUInt8, input,
+      std::is_signed_v<Out> ? DType::QInt8 : DType::QUInt8, output, epsilon,
+      length);
+  ASSERT_TRUE(norm.ok()) << norm.getStatus().getMessage();
+  std::mt19937 rng(length);
+  std::uniform_int_distribution<int> value(std::numeric_limits<In>::min(),
+                                           std::numeric_limits<In>::max());
+  std::normal_distribution<float> weight(1.0f, 0.3f);
+  const int64_t rows = 32;
+  std::vector<In> in(rows * length);
+  for (In &q : in)
+    q = static_cast<In>(value(rng));
+  std::fill_n(in.begin(), length, std::numeric_limits<In>::max());
+  std::vector<float> gamma(length), beta(length);
+  for (int64_t i = 0; i < length; ++i) {
+    gamma[i] = weight(rng);
+    beta[i] = weight(rng) - 1.0f;
+  }
+  std::vector<Out> out(in.size());
+  ASSERT_TRUE(quantizedLayerNorm(*norm, in.data(), rows, gamma.data(),
+                                 beta.data(), out.data())
+                  .ok());
+  int64_t equal = 0;
+  for (int64_t row = 0; row < rows; ++row) {
+    double mean = 0, variance = 0;
+    for (int64_t i = 0; i < length; ++i)
+      mean += (in[row * length + i] - input.zeroPoint) * double(input.scale);
+    mean /= length;
+    for (int64_t i = 0; i < length; ++i) {
+      const double d =
+          (in[row * length + i] - input.zeroPoint) * double(input.scale) - mean;
+      variance += d * d;
+    }
+    variance /= length;
+    for (int64_t i = 0; i < length; ++i) {
+      const double x =
+          (in[row * length + i] - input.zeroPoint) * double(input.scale);
+      const double y =
+          (x - mean) / std::sqrt(variance + epsilon) * gamma[i] + beta[i];
+      ASSERT_TRUE(isWithinOneStep<Out>(
+          out[row * length + i], y / output.scale + output.zeroPoint, equal))
+          << "row " << row << ", column " << i;
+    }
+  }
+  EXPECT_GE(equal, rows * length * 99 / 100);
+}
+
+TEST(IntegerLayerNorm, EveryTypeWithinOneStepOfTheFloatLayerNorm) {
+  checkLayerNormAgainstReal<uint8_t, uint8_t>({0.07f, 62}, {0.066f, 62}, 768,
+                                              1e-5f);
+  checkLayerNormAgainstReal<uint8_t, int8_t>({0.02f, 3}, {0.03f, -5}, 197,
+                                             1e-6f);
+  checkLayerNormAgainstReal<int8_t, uint8_t>({0.5f, -7}, {0.05f, 128}, 10,
+                                             1e-5f);
+  checkLayerNormAgainstReal<int8_t, int8_t>({0.01f, 0}, {0.04f, 1}, 4096,
+                                            1e-3f);
+}
+
+TEST(IntegerLayerNorm, ExactStatistics) {
+  StatusOr<IntegerLayerNorm> norm = prepareIntegerLayerNorm(
+      DType::QUInt8, {0.5f, 10}, DType::QUInt8, {0.25f, 128}, 0.0f, 4);
+  ASSERT_TRUE(norm.ok());
+  // c = (-2, -1, 1, 2): mean 0, variance 2.5 (in c), so x = c / 2 has
+  // variance 0.625 and the outputs are c / 2 / sqrt(0.625) / 0.25 steps.
+  const uint8_t in[4] = {8, 9, 11, 12};
+  const float gamma[4] = {1, 1, 1, 1}, beta[4] = {0, 0, 0, 0};
+  uint8_t out[4];
+  ASSERT_TRUE(quantizedLayerNorm(*norm, in, 1, gamma, beta, out).ok());
+  EXPECT_EQ(out[0], 128 - 5); // -5.06 steps
+  EXPECT_EQ(out[1], 128 - 3); // -2.53
+  EXPECT_EQ(out[2], 128 + 3);
+  EXPECT_EQ(out[3], 128 + 5);
 }
 
 //===----------------------------------------------------------------------===//
@@ -863,6 +950,26 @@ TEST(IntegerKernelsErrors, Softmax) {
                 .getMessage(),
             "softmax of 1 rows of 1048576 values does not match the op's 24 "
             "fraction bits");
+}
+
+TEST(IntegerKernelsErrors, LayerNorm) {
+  const ActivationQParams q{0.1f, 3}, out{0.05f, 128};
+  for (int64_t length : {int64_t(0), (int64_t(1) << 16) + 1}) {
+    StatusOr<IntegerLayerNorm> norm = prepareIntegerLayerNorm(
+        DType::QUInt8, q, DType::QUInt8, out, 1e-5f, length);
+    ASSERT_FALSE(norm.ok());
+    EXPECT_EQ(norm.getStatus().getMessage(),
+              "layer norm row length must be in [1, 2^16], got " +
+                  std::to_string(length));
+  }
+  StatusOr<IntegerLayerNorm> negative =
+      prepareIntegerLayerNorm(DType::QUInt8, q, DType::QUInt8, out, -1.0f, 16);
+  ASSERT_FALSE(negative.ok());
+  EXPECT_EQ(negative.getStatus().getMessage(),
+            "layer norm epsilon must be finite and not negative, got -1");
+  EXPECT_FALSE(
+      prepareIntegerLayerNorm(DType::QUInt8, q, DType::QInt32, out, 1e-5f, 16)
+          .ok());
 }
 
 TEST(IntegerKernelsErrors, PrepareGemm) {

@@ -44,7 +44,8 @@ struct QuantizeModelOptions {
   TargetDescription target = TargetDescription::host();
   /// Calibration's options (threads, batch limit, float kernels, ...).
   CalibrateOptions calibrate;
-  /// quanta-quantize's options (floatSoftmax: measure softmax both ways).
+  /// quanta-quantize's options (keepFloat: "softmax", "layer-norm", to
+  /// measure their integer forms both ways).
   QuantizeOptions quantize;
   CalibrationProgressCallback onCalibrationProgress;
 };

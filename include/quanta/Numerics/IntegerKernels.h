@@ -319,6 +319,55 @@ template <typename In, typename Out>
 Status quantizedSoftmax(const IntegerSoftmax &softmax, const In *input,
                         int64_t rows, int64_t rowLength, Out *output);
 
+/// Layer normalization of rows of 8-bit quantized values with integer
+/// statistics: with c = q - zi, a row's sum and sum of squares are exact in
+/// int32 and its variance exact until one rounding, N * sum(c^2) -
+/// sum(c)^2 in int64 (no cancellation, no order-dependent float sums), and
+/// each output is, in float32 operations in this order,
+///   mean = float(sum) / float(N)
+///   variance = float(N * sumOfSquares - sum^2) / float(N * N)
+///   factor = s_i / sqrt(variance * (s_i * s_i) + epsilon)
+///   y = ((float(c) - mean) * factor) * gamma + beta
+///   q = min(max(roundeven(y * (1 / s_o)) + zo, lo), hi)
+/// which is the float layer norm of the dequantized row (mean and variance
+/// of c * s_i) up to float rounding: within one output step of quantizing
+/// it.
+struct IntegerLayerNorm {
+  DType inputType = DType::QUInt8;
+  DType outputType = DType::QUInt8;
+  int32_t inputZeroPoint = 0;
+  float inputScale = 1.0f;
+  float epsilon = 0.0f;
+  int64_t rowLength = 1;
+  float outputInverseScale = 1.0f;
+  int32_t outputZeroPoint = 0;
+  QRange outputRange{0, 0};
+
+  /// A row's mean of c and the factor taking c - mean to normalized units.
+  struct Row {
+    float mean;
+    float factor;
+  };
+  Row row(int32_t sum, int32_t sumOfSquares) const;
+  int32_t apply(int32_t centred, Row row, float gamma, float beta) const;
+};
+
+/// Errors for dtypes other than QUInt8/QInt8, invalid scales or zero
+/// points, a negative or non-finite epsilon, and a row length outside
+/// [1, 2^16] (whose sums of squares of 8-bit values stay within int32).
+StatusOr<IntegerLayerNorm>
+prepareIntegerLayerNorm(DType inputType, ActivationQParams input,
+                        DType outputType, ActivationQParams output,
+                        float epsilon, int64_t rowLength);
+
+/// The layer norm of each of `rows` contiguous rows of the op's row length,
+/// `gamma` and `beta` one value per column. `In` and `Out` are uint8_t or
+/// int8_t and must match the op's dtypes.
+template <typename In, typename Out>
+Status quantizedLayerNorm(const IntegerLayerNorm &norm, const In *input,
+                          int64_t rows, const float *gamma, const float *beta,
+                          Out *output);
+
 /// out[i] = op.apply(a[i], b[i]) for IntegerAdd and IntegerMul. `T` is
 /// uint8_t or int8_t and must match the op's dtype.
 template <typename Op, typename T>

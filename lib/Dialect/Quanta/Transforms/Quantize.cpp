@@ -852,9 +852,17 @@ static void replaceChain(RewriterBase &rewriter, quant::QuantizeCastOp qcast,
       buildGemmOutput(builder, loc, chain, qmatmul.getResult(), outputType));
 }
 
+namespace {
+/// The ops quanta-quantize's keep-float option leaves float.
+struct KeptFloat {
+  bool softmax = false;
+  bool layerNorm = false;
+};
+} // namespace
+
 /// The integer form of the float op feeding `qcast` and the ops between
-/// them: a softmax, a GEMM chain as one quanta.qmatmul, else elementwise
-/// ops, pooling or data movement (quantizeNonGemm). Fails, changing
+/// them: a softmax or layer norm, a GEMM chain as one quanta.qmatmul, else
+/// elementwise ops, pooling or data movement (quantizeNonGemm). Fails, changing
 /// nothing, with `whyNot` empty when there is no candidate, or saying why
 /// the candidate has no integer form (`inner`: the candidate's ops before
 /// its last, which the same reason explains).
@@ -862,8 +870,13 @@ static LogicalResult quantizeChain(RewriterBase &rewriter,
                                    quant::QuantizeCastOp qcast,
                                    std::string &whyNot,
                                    SmallVectorImpl<Operation *> &inner,
-                                   bool floatSoftmax = false) {
-  if (succeeded(quantizeSoftmax(rewriter, qcast, floatSoftmax, whyNot, inner)))
+                                   KeptFloat keptFloat = {}) {
+  if (succeeded(
+          quantizeSoftmax(rewriter, qcast, keptFloat.softmax, whyNot, inner)))
+    return success();
+  if (whyNot.empty() &&
+      succeeded(quantizeLayerNorm(rewriter, qcast, keptFloat.layerNorm, whyNot,
+                                  inner)))
     return success();
   if (!whyNot.empty())
     return failure();
@@ -932,6 +945,20 @@ struct QuantizeEmbeddingPattern : public OpRewritePattern<linalg::GenericOp> {
 struct QuantizePass : public quanta::impl::QuantizeBase<QuantizePass> {
   using QuantizeBase::QuantizeBase;
   void runOnOperation() override;
+
+  FailureOr<KeptFloat> parseKeepFloat() {
+    KeptFloat kept;
+    for (const std::string &name : keepFloat) {
+      if (name == "softmax")
+        kept.softmax = true;
+      else if (name == "layer-norm")
+        kept.layerNorm = true;
+      else
+        return getOperation().emitError("quanta-quantize: keep-float names '")
+               << name << "'; it takes softmax and layer-norm";
+    }
+    return kept;
+  }
 };
 } // namespace
 
@@ -973,6 +1000,9 @@ static void remarkFloatOpsLeft(ModuleOp module) {
 }
 
 void QuantizePass::runOnOperation() {
+  FailureOr<KeptFloat> keptFloat = parseKeepFloat();
+  if (failed(keptFloat))
+    return signalPassFailure();
   // The same rewrites as populateQuantizePatterns, in program order, each
   // failed candidate explained by a remark.
   IRRewriter rewriter(&getContext());
@@ -993,7 +1023,7 @@ void QuantizePass::runOnOperation() {
   for (quant::QuantizeCastOp qcast : qcasts) {
     std::string whyNot;
     SmallVector<Operation *> inner;
-    if (succeeded(quantizeChain(rewriter, qcast, whyNot, inner, floatSoftmax)))
+    if (succeeded(quantizeChain(rewriter, qcast, whyNot, inner, *keptFloat)))
       continue;
     Operation *anchor = qcast.getInput().getDefiningOp();
     if (!whyNot.empty() && anchor && explained.insert(anchor).second) {

@@ -138,6 +138,15 @@ LogicalResult quantizeSoftmax(RewriterBase &rewriter,
                               std::string &whyNot,
                               SmallVectorImpl<Operation *> &inner);
 
+/// The same for a layer norm over the last dimension as the ONNX importer
+/// translates LayerNormalization (constant gamma and beta), into
+/// numerics::quantizedLayerNorm (exact i32 sums of q - zi and its square,
+/// the row's statistics from them, one float multiply-add per value).
+LogicalResult quantizeLayerNorm(RewriterBase &rewriter,
+                                quant::QuantizeCastOp qcast, bool keepFloat,
+                                std::string &whyNot,
+                                SmallVectorImpl<Operation *> &inner);
+
 /// Rewrites the embedding lookup `op` (matchEmbeddingLookup) whose table is
 /// a constant under a per-row float-qparams fake quantization (quint8 or
 /// quint4x2, as PyTorch's float_qparams_weight_only_qconfig observes it)

@@ -281,8 +281,18 @@ def Quantize : Pass<"quanta-quantize", "ModuleOp"> {
       roundeven(expTable[max - q] / (sum * s_out)) + zo in float32, within
       one output step of quantizing the float softmax. No exp at run time,
       and integer reductions vectorize where float ones (whose order fixes
-      the bits) stay sequential. `float-softmax` keeps it float, with its
-      remark;
+      the bits) stay sequential. `keep-float=softmax` keeps it float, with
+      its remark;
+    - layer norm over the last dimension (as the ONNX importer translates
+      LayerNormalization: mean, x - mean, its square, their mean,
+      1 / sqrt(. + epsilon), times constant gamma [plus beta]) of a
+      dequantized 8-bit tensor, quantized to 8 bits: one integer reduction
+      (the exact i32 sums of q - zi and of its square) and one generic
+      computing the numeric library's quantizedLayerNorm bit for bit (the
+      row's mean and variance from the exact sums, the variance as
+      N * sum(c^2) - sum(c)^2 in i64 before one rounding; then one float
+      multiply-add per value), within one output step of quantizing the
+      float layer norm. `keep-float=layer-norm` keeps it float;
     - embedding lookups (a `linalg.generic` reading rows of a constant
       table by integer ids, ONNX's Gather) whose table carries a per-row
       float-zero-point fake quantization (float_qparams_weight_only and
@@ -316,9 +326,10 @@ def Quantize : Pass<"quanta-quantize", "ModuleOp"> {
   let options = [
     Option<"reportFloatOps", "report-float-ops", "bool", /*default=*/"false",
            "remark, per function, how many float compute ops are left">,
-    Option<"floatSoftmax", "float-softmax", "bool", /*default=*/"false",
-           "keep softmax float between dequantize and quantize instead of "
-           "its integer form (to measure both)">,
+    ListOption<"keepFloat", "keep-float", "std::string",
+               "ops to keep float between dequantize and quantize instead "
+               "of their integer forms, to measure both: softmax, "
+               "layer-norm">,
   ];
   let dependentDialects = ["::mlir::affine::AffineDialect",
                            "::mlir::arith::ArithDialect",

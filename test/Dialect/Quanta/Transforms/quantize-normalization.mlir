@@ -1,5 +1,5 @@
 // RUN: quant-opt %s --quanta-quantize -split-input-file -verify-diagnostics --mlir-print-elementsattrs-with-hex-if-larger=1000 | FileCheck %s
-// RUN: quant-opt %s --quanta-quantize=float-softmax -split-input-file 2>&1 >/dev/null | FileCheck %s --check-prefix=FLOAT
+// RUN: quant-opt %s --quanta-quantize=keep-float=softmax,layer-norm -split-input-file 2>&1 >/dev/null | FileCheck %s --check-prefix=FLOAT
 
 // A softmax of a dequantized 8-bit activation: the row maximum, the i32 sum
 // of expTable[max - q] (exp(-0.5 d) in 2^24 units: 8 * 2^24 fits in i32)
@@ -25,7 +25,7 @@
 // CHECK:   arith.trunci
 // CHECK-NOT: linalg.softmax
 // CHECK: quant.scast %[[OUT]] : tensor<4x8xi8> to tensor<4x8x!quant.uniform<u8:f32, 3.906250e-03>>
-// FLOAT: quantize-softmax.mlir:[[# @LINE + 4]]:8: remark: stays float between dequantize and quantize: softmax is kept float (quanta-quantize's float-softmax)
+// FLOAT: quantize-normalization.mlir:[[# @LINE + 4]]:8: remark: stays float between dequantize and quantize: softmax is kept float (quanta-quantize's keep-float)
 func.func @rows(%q: tensor<4x8x!in>) -> tensor<4x8x!out> {
   %x = quant.dcast %q : tensor<4x8x!in> to tensor<4x8xf32>
   %e = tensor.empty() : tensor<4x8xf32>
@@ -139,7 +139,7 @@ func.func @tiny_output_scale(%q: tensor<524288x!in>) -> tensor<524288x!tiny> {
 // CHECK-NOT: math.exp
 // CHECK-NOT: arith.divf %{{.*}}, %{{.*}} : f32
 // CHECK: return
-// FLOAT: quantize-softmax.mlir:[[# @LINE + 27]]:10: remark: stays float between dequantize and quantize: softmax is kept float (quanta-quantize's float-softmax)
+// FLOAT: quantize-normalization.mlir:[[# @LINE + 27]]:10: remark: stays float between dequantize and quantize: softmax is kept float (quanta-quantize's keep-float)
 func.func @onnx_softmax(%q: tensor<2x3x16x!in>) -> tensor<2x3x16x!out> {
   %x = quant.dcast %q : tensor<2x3x16x!in> to tensor<2x3x16xf32>
   %ninf = arith.constant 0xFF800000 : f32
@@ -212,4 +212,157 @@ func.func @shared_exp(%q: tensor<4x16x!in>) -> (tensor<4x16x!out>, tensor<4x16xf
   } -> tensor<4x16xf32>
   %r = quant.qcast %div : tensor<4x16xf32> to tensor<4x16x!out>
   return %r, %exp : tensor<4x16x!out>, tensor<4x16xf32>
+}
+
+// -----
+
+// Layer norm as the ONNX importer translates LayerNormalization: one
+// reduction of the exact sums of q - zi and of its square, then one generic
+// with the row's statistics (N * sum(c^2) - sum(c)^2 in i64, one sqrt) and
+// a float multiply-add per value reading gamma and beta as the float op did.
+!in = !quant.uniform<u8<0:127>:f32, 0.07:62>
+!out = !quant.uniform<u8<0:127>:f32, 0.066:62>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+#kept = affine_map<(d0, d1) -> (d0, 0)>
+#col = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func.func @layer_norm
+// CHECK-DAG: %[[GAMMA:.*]] = arith.constant dense<[1.000000e+00, 2.000000e+00, {{.*}}]> : tensor<8xf32>
+// CHECK-DAG: %[[BETA:.*]] = arith.constant dense<5.000000e-01> : tensor<8xf32>
+// CHECK: %[[SUMS:.*]]:2 = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[Q:.*]] : tensor<4x8xi8>) outs(%{{.*}}, %{{.*}} : tensor<4xi32>, tensor<4xi32>)
+// CHECK:   arith.subi
+// CHECK:   arith.muli
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]} ins(%[[Q]], %[[SUMS]]#0, %[[SUMS]]#1, %[[GAMMA]], %[[BETA]] : tensor<4x8xi8>, tensor<4xi32>, tensor<4xi32>, tensor<8xf32>, tensor<8xf32>) outs(%{{.*}} : tensor<4x8xi8>)
+// CHECK:   arith.muli %{{.*}} : i64
+// CHECK:   math.sqrt
+// CHECK:   math.roundeven
+// CHECK-NOT: tensor<4x8xf32>
+// CHECK: return
+// FLOAT: quantize-normalization.mlir:[[# @LINE + 48]]:8: remark: stays float between dequantize and quantize: layer norm is kept float (quanta-quantize's keep-float)
+func.func @layer_norm(%q: tensor<4x8x!in>) -> tensor<4x8x!out> {
+  %x = quant.dcast %q : tensor<4x8x!in> to tensor<4x8xf32>
+  %zero = arith.constant 0.0 : f32
+  %count = arith.constant 8.0 : f32
+  %eps = arith.constant 1.0e-05 : f32
+  %one = arith.constant 1.0 : f32
+  %gamma = arith.constant dense<[1.0, 2.0, 0.5, 1.0, 1.0, 1.0, 1.0, 3.0]> : tensor<8xf32>
+  %beta = arith.constant dense<0.5> : tensor<8xf32>
+  %er = tensor.empty() : tensor<4xf32>
+  %zeros = linalg.fill ins(%zero : f32) outs(%er : tensor<4xf32>) -> tensor<4xf32>
+  %ek = tensor.empty() : tensor<4x1xf32>
+  %e = tensor.empty() : tensor<4x8xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<4x8xf32>) outs(%zeros : tensor<4xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %a = arith.addf %in, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<4xf32>
+  %sumk = tensor.expand_shape %sum [[0, 1]] output_shape [4, 1] : tensor<4xf32> into tensor<4x1xf32>
+  %mu = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%sumk : tensor<4x1xf32>) outs(%ek : tensor<4x1xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %m = arith.divf %in, %count : f32
+    linalg.yield %m : f32
+  } -> tensor<4x1xf32>
+  %c = linalg.generic {indexing_maps = [#id, #kept, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %mu : tensor<4x8xf32>, tensor<4x1xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%v: f32, %m: f32, %o: f32):
+    %s = arith.subf %v, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<4x8xf32>
+  %c2 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%c : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %s = arith.mulf %v, %v : f32
+    linalg.yield %s : f32
+  } -> tensor<4x8xf32>
+  %var = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%c2 : tensor<4x8xf32>) outs(%zeros : tensor<4xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %a = arith.addf %in, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<4xf32>
+  %vark = tensor.expand_shape %var [[0, 1]] output_shape [4, 1] : tensor<4xf32> into tensor<4x1xf32>
+  %inv = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%vark : tensor<4x1xf32>) outs(%ek : tensor<4x1xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %m = arith.divf %in, %count : f32
+    %p = arith.addf %m, %eps : f32
+    %r = math.sqrt %p : f32
+    %i = arith.divf %one, %r : f32
+    linalg.yield %i : f32
+  } -> tensor<4x1xf32>
+  %y = linalg.generic {indexing_maps = [#id, #kept, #col, #col, #id], iterator_types = ["parallel", "parallel"]} ins(%c, %inv, %gamma, %beta : tensor<4x8xf32>, tensor<4x1xf32>, tensor<8xf32>, tensor<8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%v: f32, %r: f32, %g: f32, %b: f32, %o: f32):
+    %m1 = arith.mulf %v, %r : f32
+    %m2 = arith.mulf %m1, %g : f32
+    %m3 = arith.addf %m2, %b : f32
+    linalg.yield %m3 : f32
+  } -> tensor<4x8xf32>
+  %r = quant.qcast %y : tensor<4x8xf32> to tensor<4x8x!out>
+  return %r : tensor<4x8x!out>
+}
+
+// The same layer norm whose mean is also a result of the function (ONNX's
+// optional Mean output) stays float, explained once, at its last op.
+// CHECK-LABEL: func.func @mean_used
+// CHECK: math.sqrt
+func.func @mean_used(%q: tensor<4x8x!in>) -> (tensor<4x8x!out>, tensor<4x1xf32>) {
+  %x = quant.dcast %q : tensor<4x8x!in> to tensor<4x8xf32>
+  %zero = arith.constant 0.0 : f32
+  %count = arith.constant 8.0 : f32
+  %eps = arith.constant 1.0e-05 : f32
+  %one = arith.constant 1.0 : f32
+  %gamma = arith.constant dense<1.5> : tensor<8xf32>
+  %er = tensor.empty() : tensor<4xf32>
+  %zeros = linalg.fill ins(%zero : f32) outs(%er : tensor<4xf32>) -> tensor<4xf32>
+  %ek = tensor.empty() : tensor<4x1xf32>
+  %e = tensor.empty() : tensor<4x8xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<4x8xf32>) outs(%zeros : tensor<4xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %a = arith.addf %in, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<4xf32>
+  %sumk = tensor.expand_shape %sum [[0, 1]] output_shape [4, 1] : tensor<4xf32> into tensor<4x1xf32>
+  %mu = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%sumk : tensor<4x1xf32>) outs(%ek : tensor<4x1xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %m = arith.divf %in, %count : f32
+    linalg.yield %m : f32
+  } -> tensor<4x1xf32>
+  %c = linalg.generic {indexing_maps = [#id, #kept, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %mu : tensor<4x8xf32>, tensor<4x1xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%v: f32, %m: f32, %o: f32):
+    %s = arith.subf %v, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<4x8xf32>
+  %c2 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%c : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %s = arith.mulf %v, %v : f32
+    linalg.yield %s : f32
+  } -> tensor<4x8xf32>
+  %var = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%c2 : tensor<4x8xf32>) outs(%zeros : tensor<4xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %a = arith.addf %in, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<4xf32>
+  %vark = tensor.expand_shape %var [[0, 1]] output_shape [4, 1] : tensor<4xf32> into tensor<4x1xf32>
+  %inv = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%vark : tensor<4x1xf32>) outs(%ek : tensor<4x1xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %m = arith.divf %in, %count : f32
+    %p = arith.addf %m, %eps : f32
+    %r = math.sqrt %p : f32
+    %i = arith.divf %one, %r : f32
+    linalg.yield %i : f32
+  } -> tensor<4x1xf32>
+  // expected-remark @below {{stays float between dequantize and quantize: a float result of the layer norm has other users}}
+  %y = linalg.generic {indexing_maps = [#id, #kept, #col, #id], iterator_types = ["parallel", "parallel"]} ins(%c, %inv, %gamma : tensor<4x8xf32>, tensor<4x1xf32>, tensor<8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%v: f32, %r: f32, %g: f32, %o: f32):
+    %m1 = arith.mulf %v, %r : f32
+    %m2 = arith.mulf %m1, %g : f32
+    linalg.yield %m2 : f32
+  } -> tensor<4x8xf32>
+  %r = quant.qcast %y : tensor<4x8xf32> to tensor<4x8x!out>
+  return %r, %mu : tensor<4x8x!out>, tensor<4x1xf32>
+}
+
+// -----
+
+// An unknown name for keep-float is an error.
+// RUN: not quant-opt %s --quanta-quantize=keep-float=gelu -split-input-file 2>&1 | FileCheck %s --check-prefix=UNKNOWN
+// UNKNOWN: error: quanta-quantize: keep-float names 'gelu'; it takes softmax and layer-norm
+func.func @nothing() {
+  return
 }
