@@ -612,12 +612,18 @@ float IntegerSoftmax::rowFactor(int32_t expSum) const {
   return 1.0f / (static_cast<float>(expSum) * outputScale);
 }
 
+/// `q` (an integer in float, never NaN) clamped to `range` in float, so
+/// that the conversion cannot overflow, as the normalizations' IR does.
+static int32_t clampToRange(float q, QRange range) {
+  q = std::min(q, static_cast<float>(range.quantMax));
+  q = std::max(q, static_cast<float>(range.quantMin));
+  return static_cast<int32_t>(q);
+}
+
 int32_t IntegerSoftmax::apply(int32_t expValue, float rowFactor) const {
-  float y = std::nearbyint(static_cast<float>(expValue) * rowFactor) +
-            static_cast<float>(outputZeroPoint);
-  y = std::min(y, static_cast<float>(outputRange.quantMax));
-  y = std::max(y, static_cast<float>(outputRange.quantMin));
-  return static_cast<int32_t>(y);
+  return clampToRange(std::nearbyint(static_cast<float>(expValue) * rowFactor) +
+                          static_cast<float>(outputZeroPoint),
+                      outputRange);
 }
 
 template <typename In, typename Out>
@@ -709,11 +715,9 @@ int32_t IntegerLayerNorm::apply(int32_t centred, Row row, float gamma,
       (static_cast<float>(centred) - row.mean) * row.factor;
   const float scaled = normalized * gamma;
   const float y = scaled + beta;
-  float q = std::nearbyint(y * outputInverseScale) +
-            static_cast<float>(outputZeroPoint);
-  q = std::min(q, static_cast<float>(outputRange.quantMax));
-  q = std::max(q, static_cast<float>(outputRange.quantMin));
-  return static_cast<int32_t>(q);
+  return clampToRange(std::nearbyint(y * outputInverseScale) +
+                          static_cast<float>(outputZeroPoint),
+                      outputRange);
 }
 
 template <typename In, typename Out>

@@ -637,13 +637,20 @@ static bool isSelfContained(const RowMatch &match) {
 // Rewriting
 //===----------------------------------------------------------------------===//
 
-/// The checks both normalizations make before their rewrite: the input
-/// dequantized from 8 bits, nothing else reading the float values, an 8-bit
-/// output and static shapes. Fails with `whyNot` set.
+/// The checks both normalizations make before their rewrite: not kept
+/// float, the input dequantized from 8 bits, nothing else reading the float
+/// values, an 8-bit output and static shapes. Fails with `whyNot` set;
+/// `inner` gets the match's ops before its last either way.
 static FailureOr<std::pair<std::pair<Value, quant::UniformQuantizedType>,
                            quant::UniformQuantizedType>>
 checkRowRewrite(const RowMatch &match, quant::QuantizeCastOp qcast,
-                StringRef what, std::string &whyNot) {
+                StringRef what, bool keepFloat, std::string &whyNot,
+                SmallVectorImpl<Operation *> &inner) {
+  inner.append(match.ops.begin(), std::prev(match.ops.end()));
+  if (keepFloat) {
+    whyNot = (what + " is kept float (quanta-quantize's keep-float)").str();
+    return failure();
+  }
   auto input = matchQuantizedActivation(match.input);
   if (failed(input)) {
     whyNot = ("the " + what +
@@ -691,12 +698,8 @@ LogicalResult quanta::detail::quantizeSoftmax(
   FailureOr<RowMatch> match = matchSoftmax(qcast.getInput());
   if (failed(match))
     return failure();
-  inner.append(match->ops.begin(), std::prev(match->ops.end()));
-  if (keepFloat) {
-    whyNot = "softmax is kept float (quanta-quantize's keep-float)";
-    return failure();
-  }
-  auto checked = checkRowRewrite(*match, qcast, "softmax", whyNot);
+  auto checked =
+      checkRowRewrite(*match, qcast, "softmax", keepFloat, whyNot, inner);
   if (failed(checked))
     return failure();
   auto [input, outputType] = *checked;
@@ -725,12 +728,8 @@ LogicalResult quanta::detail::quantizeLayerNorm(
   FailureOr<LayerNormMatch> match = matchLayerNorm(qcast.getInput());
   if (failed(match))
     return failure();
-  inner.append(match->ops.begin(), std::prev(match->ops.end()));
-  if (keepFloat) {
-    whyNot = "layer norm is kept float (quanta-quantize's keep-float)";
-    return failure();
-  }
-  auto checked = checkRowRewrite(*match, qcast, "layer norm", whyNot);
+  auto checked =
+      checkRowRewrite(*match, qcast, "layer norm", keepFloat, whyNot, inner);
   if (failed(checked))
     return failure();
   auto [input, outputType] = *checked;

@@ -360,6 +360,22 @@ func.func @mean_used(%q: tensor<4x8x!in>) -> (tensor<4x8x!out>, tensor<4x1xf32>)
 
 // -----
 
+// A row length known only at run time has no table size: float.
+!in = !quant.uniform<u8:f32, 0.5:7>
+!out = !quant.uniform<u8:f32, 0.00390625>
+// CHECK-LABEL: func.func @dynamic_rows
+// CHECK: linalg.softmax
+func.func @dynamic_rows(%q: tensor<4x?x!in>, %n: index) -> tensor<4x?x!out> {
+  %x = quant.dcast %q : tensor<4x?x!in> to tensor<4x?xf32>
+  %e = tensor.empty(%n) : tensor<4x?xf32>
+  // expected-remark @below {{stays float between dequantize and quantize: the softmax's shape is not static}}
+  %s = linalg.softmax dimension(1) ins(%x : tensor<4x?xf32>) outs(%e : tensor<4x?xf32>) -> tensor<4x?xf32>
+  %r = quant.qcast %s : tensor<4x?xf32> to tensor<4x?x!out>
+  return %r : tensor<4x?x!out>
+}
+
+// -----
+
 // An unknown name for keep-float is an error.
 // RUN: not quant-opt %s --quanta-quantize=keep-float=gelu -split-input-file 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 // UNKNOWN: error: quanta-quantize: keep-float names 'gelu'; it takes softmax and layer-norm
