@@ -16,6 +16,9 @@ if [[ -x "$build_dir/bin/python-sanitized" ]]; then
 fi
 log_dir=$(mktemp -d)
 trap 'rm -rf "$log_dir"' EXIT
+# Every suite compiles into one fresh compile cache: each run compiles
+# every module once, whatever a previous run left.
+export QUANTA_CACHE_DIR="$log_dir/compile-cache"
 
 ninja -C "$build_dir" check-quanta-lit 2>&1 | tee "$log_dir/lit.log"
 lit_status=${PIPESTATUS[0]}

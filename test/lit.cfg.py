@@ -38,6 +38,11 @@ config.environment["PYTHONPATH"] = os.path.join(
 )
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+# The JIT's compile cache: the one scripts/run-tests.sh makes for the whole
+# run, else one in the build tree, never the user's.
+config.environment["QUANTA_CACHE_DIR"] = os.environ.get(
+    "QUANTA_CACHE_DIR", os.path.join(config.test_exec_root, "compile-cache")
+)
 llvm_config.use_default_substitutions()
 
 # Quanta's tools first, then LLVM's (FileCheck, not, count).

@@ -7,7 +7,7 @@
 // of the tensor as PyTorch's forward() does. The clone is lowered to the LLVM
 // dialect in a private MLIRContext, so the user's context never sees the
 // lowering dialects or the LLVM translations, and JIT-compiled with
-// mlir::ExecutionEngine.
+// quanta::JitEngine.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,7 +28,6 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/ExecutionEngine/CRunnerUtils.h"
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Pass/PassManager.h"
@@ -71,6 +70,10 @@ struct CalibrationSession {
   /// The first error of each observer, then of each module (reported after
   /// the batch).
   std::vector<std::optional<std::string>> errors;
+  /// What the JIT code reads at kSessionSymbol to pass to the callbacks: an
+  /// address in the code itself would make every compilation of a model a
+  /// different module, which the compile cache could never reuse.
+  const CalibrationSession *self = this;
 };
 
 } // namespace
@@ -178,6 +181,7 @@ extern "C" void quantaRecordCallback(int64_t sessionAddress, int64_t id,
 static constexpr StringLiteral kObserveFunction = "quanta_observe";
 static constexpr StringLiteral kRecordFunction = "quanta_record";
 static constexpr StringLiteral kFakeQuantizeFunction = "quanta_fake_quantize";
+static constexpr StringLiteral kSessionSymbol = "quanta_calibration_session";
 
 /// Whether calibration runs `op` as a FakeQuantize module (observing and
 /// fake-quantizing with the qparams of the moment) rather than lowering it.
@@ -227,9 +231,15 @@ static void rewriteObservers(ModuleOp clone, ArrayRef<ObserverCall> calls,
         builder, loc, memrefType, tensor, builder.getUnitAttr());
     return memref::CastOp::create(builder, loc, unranked, buffer);
   };
+  auto sessionType = MemRefType::get({}, i64);
+  memref::GlobalOp::create(builder, clone.getLoc(), kSessionSymbol,
+                           /*sym_visibility=*/nullptr, sessionType,
+                           /*initial_value=*/nullptr, /*constant=*/true,
+                           /*alignment=*/nullptr);
   auto sessionConstant = [&](Location loc) -> Value {
-    return arith::ConstantIntOp::create(builder, loc, i64,
-                                        reinterpret_cast<int64_t>(&session));
+    Value global =
+        memref::GetGlobalOp::create(builder, loc, sessionType, kSessionSymbol);
+    return memref::LoadOp::create(builder, loc, global, ValueRange{});
   };
 
   SmallVector<ObserveOp> observers;
@@ -409,7 +419,7 @@ static void writeBackModule(FakeQuantOp op, const FakeQuantModule &variant,
 /// Clones `module`, rewrites its observers and modules into runtime calls
 /// for `session`, lowers the clone to LLVM in a private context and
 /// JIT-compiles it.
-static FailureOr<std::unique_ptr<ExecutionEngine>> createCalibrationEngine(
+static FailureOr<std::unique_ptr<JitEngine>> createCalibrationEngine(
     ModuleOp module, StringRef entryName, ArrayRef<ObserverCall> calls,
     CalibrationSession &session, bool floatKernels, int64_t threads) {
   OwningOpRef<ModuleOp> clone = module.clone();
@@ -429,8 +439,11 @@ static FailureOr<std::unique_ptr<ExecutionEngine>> createCalibrationEngine(
 
   return compileForJit(
       *clone, "quanta-calibrate",
-      [](llvm::orc::SymbolMap &symbols,
-         llvm::orc::MangleAndInterner &interner) {
+      [&session](llvm::orc::SymbolMap &symbols,
+                 llvm::orc::MangleAndInterner &interner) {
+        symbols[interner(kSessionSymbol)] = {
+            llvm::orc::ExecutorAddr::fromPtr(&session.self),
+            llvm::JITSymbolFlags::Exported};
         symbols[interner("_mlir_ciface_quanta_observe")] = {
             llvm::orc::ExecutorAddr::fromPtr(&quantaObserveCallback),
             llvm::JITSymbolFlags::Exported};
@@ -653,7 +666,7 @@ static double secondsSince(std::chrono::steady_clock::time_point start) {
 /// and on the batches after it, up to the batch limit; an observer that
 /// saw NaN or infinities is an error at it.
 static LogicalResult
-runBatches(Location loc, ExecutionEngine &engine, StringRef entrySymbol,
+runBatches(Location loc, JitEngine &engine, StringRef entrySymbol,
            FunctionType entryType, CalibrationBatches &batches,
            std::vector<runtime::TensorRef> &batch,
            const CalibrateOptions &options, CalibrationPlan &plan,
@@ -778,7 +791,7 @@ LogicalResult quanta::calibrate(ModuleOp module, CalibrationBatches &source,
   if (failed(plan))
     return failure();
   auto compileStart = std::chrono::steady_clock::now();
-  FailureOr<std::unique_ptr<ExecutionEngine>> engine =
+  FailureOr<std::unique_ptr<JitEngine>> engine =
       createCalibrationEngine(module, entryFunc->getSymName(), plan->calls,
                               session, options.floatKernels, options.threads);
   if (failed(engine))

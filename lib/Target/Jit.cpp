@@ -6,29 +6,27 @@
 #include "quanta/Dialect/Quanta/IR/QuantaDialect.h"
 #include "quanta/Dialect/Quanta/IR/QuantaOps.h"
 #include "quanta/Support/MemoryLimits.h"
+#include "quanta/Target/CompileCache.h"
 
+#include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/Transforms/Passes.h"
-#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
-#include "llvm/Support/Compiler.h"
-#include "llvm/Support/TargetSelect.h"
-#include "llvm/Target/TargetMachine.h"
-#if LLVM_ADDRESS_SANITIZER_BUILD
-#include "llvm/Passes/PassBuilder.h"
-#include "llvm/Transforms/Instrumentation/AddressSanitizer.h"
-#endif
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/Threading.h"
 
 using namespace mlir;
+using namespace mlir::quanta;
 
 quanta::MemRefDescriptor::MemRefDescriptor(void *data,
                                            ArrayRef<int64_t> shape) {
@@ -99,40 +97,63 @@ LogicalResult quanta::verifyReadyForLLVM(ModuleOp module, StringRef tool) {
   return success(fits && reported.empty());
 }
 
-#if LLVM_ADDRESS_SANITIZER_BUILD
-/// In a sanitizer build (make check-sanitize) the code the JIT generates is
-/// instrumented as Quanta's own is, after -O3: a kernel that reads or
-/// writes past a heap buffer (arguments, results, calibration batches) is
-/// reported by the same runtime in every execution and calibration test.
-/// ASan gives no redzones to globals aligned above 32 bytes, so constants
-/// and the arena (64) are not covered; the guard-page tests cover the
-/// arguments and results. Globals are registered by a constructor the
-/// engine runs (initialize).
-static void instrumentWithAddressSanitizer(llvm::Module &module) {
-  for (llvm::Function &function : module)
-    if (!function.isDeclaration())
-      function.addFnAttr(llvm::Attribute::SanitizeAddress);
-  llvm::LoopAnalysisManager loops;
-  llvm::FunctionAnalysisManager functions;
-  llvm::CGSCCAnalysisManager sccs;
-  llvm::ModuleAnalysisManager modules;
-  llvm::PassBuilder builder;
-  builder.registerModuleAnalyses(modules);
-  builder.registerCGSCCAnalyses(sccs);
-  builder.registerFunctionAnalyses(functions);
-  builder.registerLoopAnalyses(loops);
-  builder.crossRegisterProxies(loops, functions, sccs, modules);
-  llvm::ModulePassManager passes;
-  // Globals registered from an array by the constructor: the ELF section
-  // scheme needs linker-defined section bounds a JIT does not have.
-  passes.addPass(llvm::AddressSanitizerPass(
-      llvm::AddressSanitizerOptions(), /*UseGlobalGC=*/false,
-      /*UseOdrIndicator=*/false, llvm::AsanDtorKind::None));
-  passes.run(module, modules);
+/// The memory plans of a lowered module, checked for this machine's memory
+/// (the arena is requested when the code is linked or first run, where
+/// failing would end the process) and recorded on `module`.
+static LogicalResult recordMemoryPlans(ModuleOp module, DictionaryAttr plans,
+                                       StringRef tool) {
+  module->setAttr(kMemoryPlanAttrName, plans);
+  for (auto &[name, plan] : getMemoryPlans(module))
+    if (failed(checkAllocatable(module.getLoc(), plan.arenaBytes, 1,
+                                tool +
+                                    ": the arena (intermediate "
+                                    "buffers) of '" +
+                                    name + "'")))
+      return failure();
+  return success();
 }
-#endif
 
-FailureOr<std::unique_ptr<ExecutionEngine>>
+/// Lowers `bytecode` (a module) to LLVM IR in a private context and
+/// generates its object code for `target`; its memory plans go to
+/// `compiled.metadata` as an attribute's text.
+static LogicalResult compileModule(ModuleOp module, StringRef bytecode,
+                                   const TargetDescription &target,
+                                   StringRef tool, CompiledObjects &compiled) {
+  DialectRegistry registry;
+  registerJitDialects(registry);
+  MLIRContext jitContext(registry);
+  jitContext.disableMultithreading();
+  OwningOpRef<ModuleOp> jitModule =
+      parseSourceString<ModuleOp>(bytecode, &jitContext);
+  if (!jitModule || failed(lowerToLLVM(*jitModule)))
+    return emitError(module.getLoc())
+           << tool << ": cannot lower the module to LLVM for the JIT (see "
+           << "the diagnostics above)";
+  SmallVector<NamedAttribute> plans;
+  for (auto &[name, plan] : getMemoryPlans(*jitModule))
+    plans.emplace_back(StringAttr::get(&jitContext, name),
+                       plan.toAttribute(&jitContext));
+  llvm::raw_string_ostream(compiled.metadata)
+      << DictionaryAttr::get(&jitContext, plans);
+
+  auto llvmContext = std::make_unique<llvm::LLVMContext>();
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(*jitModule, *llvmContext);
+  if (!llvmModule)
+    return emitError(module.getLoc())
+           << tool << ": cannot translate the module to LLVM IR";
+  // One partition per core: the outlined kernels compile in parallel.
+  auto objects =
+      compileToObjects(std::move(llvmModule), target,
+                       llvm::hardware_concurrency().compute_thread_count());
+  if (!objects)
+    return emitError(module.getLoc()) << tool << ": JIT compilation failed: "
+                                      << llvm::toString(objects.takeError());
+  compiled.objects = std::move(*objects);
+  return success();
+}
+
+FailureOr<std::unique_ptr<JitEngine>>
 quanta::compileForJit(ModuleOp module, StringRef tool, SymbolRegistrar extra,
                       const TargetDescription *target) {
   const TargetDescription host = TargetDescription::host();
@@ -151,8 +172,8 @@ quanta::compileForJit(ModuleOp module, StringRef tool, SymbolRegistrar extra,
   if (failed(verifyRunsOn(module, jitTarget)) ||
       failed(verifyReadyForLLVM(module, tool)))
     return failure();
-  // A private context: the lowering must not touch the caller's IR, and
-  // the engine keeps nothing from the context once it has compiled.
+  // The lowering runs on a copy in a private context (it must not touch
+  // the caller's IR), and the bytecode of that copy is the cache's key.
   std::string bytecode;
   {
     llvm::raw_string_ostream os(bytecode);
@@ -160,95 +181,48 @@ quanta::compileForJit(ModuleOp module, StringRef tool, SymbolRegistrar extra,
       return emitError(module.getLoc()) << tool << ": cannot serialize the "
                                         << "module";
   }
-  DialectRegistry registry;
-  registerJitDialects(registry);
-  MLIRContext jitContext(registry);
-  jitContext.disableMultithreading();
-  OwningOpRef<ModuleOp> jitModule =
-      parseSourceString<ModuleOp>(bytecode, &jitContext);
-  PassManager pm(&jitContext);
-  buildLowerToLLVMPipeline(pm);
-  if (!jitModule || failed(pm.run(*jitModule)))
-    return emitError(module.getLoc())
-           << tool << ": cannot lower the module to LLVM for the JIT (see "
-           << "the diagnostics above)";
-  SmallVector<NamedAttribute> plans;
-  for (auto &[name, plan] : getMemoryPlans(*jitModule)) {
-    // The arena is requested when the code is linked or first run, where
-    // failing would end the process.
-    if (failed(checkAllocatable(module.getLoc(), plan.arenaBytes, 1,
-                                tool +
-                                    ": the arena (intermediate "
-                                    "buffers) of '" +
-                                    name + "'")))
-      return failure();
-    plans.emplace_back(StringAttr::get(module.getContext(), name),
-                       plan.toAttribute(module.getContext()));
+  std::optional<CompileCache> cache = CompileCache::getDefault();
+  const std::string key = cache ? cache->getKey(bytecode, jitTarget) : "";
+  std::optional<CompiledObjects> compiled;
+  if (cache) {
+    auto entry = cache->load(key);
+    if (!entry)
+      emitWarning(module.getLoc())
+          << tool << ": " << llvm::toString(entry.takeError())
+          << "; compiling again";
+    else
+      compiled = std::move(*entry);
   }
-  module->setAttr(kMemoryPlanAttrName,
-                  DictionaryAttr::get(module.getContext(), plans));
-
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
-  // Without a transformer the engine only runs the code generator on the
-  // LLVM IR as translated: no LICM, GVN or strength reduction, which the
-  // index arithmetic of the kernels' loops needs (measured: a 3x3
-  // convolution at 476 GOPS instead of quant-compile's 838). The same -O3
-  // as quant-compile, for this host's CPU. The options hold the transformer
-  // by reference (a function_ref) and create() runs it: it, and the target
-  // machine it uses, must outlive that call.
-  llvm::orc::JITTargetMachineBuilder machineBuilder{
-      llvm::Triple(jitTarget.getTriple())};
-  machineBuilder.setCPU(jitTarget.getCpu().str());
-  SmallVector<StringRef> features;
-  jitTarget.getLLVMFeatures().split(features, ',', -1, /*KeepEmpty=*/false);
-  machineBuilder.addFeatures(
-      std::vector<std::string>(features.begin(), features.end()));
-  machineBuilder.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
-  auto targetMachine = machineBuilder.createTargetMachine();
-  if (!targetMachine)
+  const bool fromCache = compiled.has_value();
+  if (!fromCache) {
+    compiled.emplace();
+    if (failed(compileModule(module, bytecode, jitTarget, tool, *compiled)))
+      return failure();
+  }
+  auto plans = dyn_cast_or_null<DictionaryAttr>(
+      parseAttribute(compiled->metadata, module.getContext()));
+  if (!plans)
     return emitError(module.getLoc())
-           << tool << ": cannot create a target machine for this host: "
-           << llvm::toString(targetMachine.takeError());
-  std::unique_ptr<llvm::TargetMachine> machine = std::move(*targetMachine);
-  std::function<llvm::Error(llvm::Module *)> optimize =
-      makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0, machine.get());
-#if LLVM_ADDRESS_SANITIZER_BUILD
-  optimize = [optimizeOnly = std::move(optimize)](
-                 llvm::Module *llvmModule) -> llvm::Error {
-    if (llvm::Error error = optimizeOnly(llvmModule))
-      return error;
-    instrumentWithAddressSanitizer(*llvmModule);
-    return llvm::Error::success();
-  };
-#endif
-  ExecutionEngineOptions engineOptions;
+           << tool << ": the compiled module's memory plan is malformed";
+  if (failed(recordMemoryPlans(module, plans, tool)))
+    return failure();
+  if (cache && !fromCache)
+    if (llvm::Error error = cache->store(key, *compiled))
+      emitWarning(module.getLoc())
+          << tool << ": " << llvm::toString(std::move(error))
+          << " (the module is compiled, not cached)";
+
   // Multithreaded code calls the OpenMP runtime.
   const SmallVector<StringRef> openmpRuntime{QUANTA_OPENMP_RUNTIME};
-  if (getModuleThreads(module) != 1)
-    engineOptions.sharedLibPaths = openmpRuntime;
-  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
-  engineOptions.transformer = optimize;
-  // The engine generates code with a machine of the same description.
-  auto codegenMachine = machineBuilder.createTargetMachine();
-  if (!codegenMachine)
-    return emitError(module.getLoc())
-           << tool << ": cannot create a target machine for this host: "
-           << llvm::toString(codegenMachine.takeError());
-  auto engine = ExecutionEngine::create(*jitModule, engineOptions,
-                                        std::move(*codegenMachine));
+  auto engine = JitEngine::load(jitTarget, std::move(compiled->objects),
+                                getModuleThreads(module) != 1
+                                    ? ArrayRef<StringRef>(openmpRuntime)
+                                    : ArrayRef<StringRef>(),
+                                extra, fromCache);
   if (!engine)
-    return emitError(module.getLoc()) << tool << ": JIT compilation failed: "
-                                      << llvm::toString(engine.takeError());
-  if (extra)
-    (*engine)->registerSymbols([&](llvm::orc::MangleAndInterner interner) {
-      llvm::orc::SymbolMap symbols;
-      extra(symbols, interner);
-      return symbols;
-    });
-#if LLVM_ADDRESS_SANITIZER_BUILD
-  (*engine)->initialize();
-#endif
+    return emitError(module.getLoc())
+           << tool
+           << ": JIT linking failed: " << llvm::toString(engine.takeError());
   return std::move(*engine);
 }
 

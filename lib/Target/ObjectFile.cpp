@@ -9,7 +9,6 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
-#include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ADT/StringExtras.h"
@@ -248,9 +247,7 @@ LogicalResult quanta::emitObjectFile(ModuleOp module,
     exposeCInterface(func);
     names.push_back(func.getSymName().str());
   }
-  PassManager pm(module.getContext());
-  buildLowerToLLVMPipeline(pm);
-  if (failed(pm.run(module)))
+  if (failed(lowerToLLVM(module)))
     return failure();
 
   // fromLLVM has initialized LLVM's targets and validated the triple.

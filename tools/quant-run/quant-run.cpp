@@ -31,6 +31,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
 #include <chrono>
@@ -115,6 +116,7 @@ readInputs(Location loc) {
 /// Times `benchmark` more calls and prints the best and median time, the
 /// rate given --ops-per-call, and the function's memory plan.
 static LogicalResult runBenchmark(ModuleOp module, StringRef name,
+                                  StringRef compilation,
                                   llvm::function_ref<LogicalResult()> call) {
   std::vector<double> seconds;
   for (unsigned i = 0; i < benchmark; ++i) {
@@ -137,6 +139,7 @@ static LogicalResult runBenchmark(ModuleOp module, StringRef name,
   for (auto &[planName, plan] : quanta::getMemoryPlans(module))
     if (planName == name)
       llvm::outs() << planName << ": " << plan.describe() << "\n";
+  llvm::outs() << name << ": " << compilation << "\n";
   return success();
 }
 
@@ -207,10 +210,17 @@ static LogicalResult run(ModuleOp module,
     return writeResults(loc, resultSpecs, results);
   }
 
+  auto compileStart = std::chrono::steady_clock::now();
   auto compiled =
       quanta::CompiledFunction::compile(module, name, "quant-run", &target);
   if (failed(compiled))
     return failure();
+  const std::string compilation = llvm::formatv(
+      "{0} in {1:F3} s",
+      compiled->isFromCache() ? "loaded from the compile cache" : "compiled",
+      std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                    compileStart)
+          .count());
   for (const quanta::TensorSpec &spec : resultSpecs)
     results.emplace_back(spec.numElements() * spec.elementSize);
   std::vector<quanta::runtime::TensorRef> resultRefs;
@@ -250,7 +260,7 @@ static LogicalResult run(ModuleOp module,
     return failure();
 
   if (benchmark > 0)
-    return runBenchmark(module, name, call);
+    return runBenchmark(module, name, compilation, call);
   return success();
 }
 

@@ -178,7 +178,7 @@ private:
 
 /// Calls the compiled `entry` on `inputs` and compares its results with
 /// `expected`.
-static Result callAndCompare(ExecutionEngine &engine, func::FuncOp entry,
+static Result callAndCompare(quanta::JitEngine &engine, func::FuncOp entry,
                              std::vector<Buffer> &inputs,
                              const std::vector<Buffer> &expected) {
   FunctionType type = entry.getFunctionType();

@@ -20,7 +20,7 @@ def Calibrate : Pass<"quanta-calibrate", "ModuleOp"> {
     summation order, several times slower on real networks: the FMA kernels
     round each step once, which moves a maximum an observer sees in the
     last bits, and a scale by an ulp or two),
-    JIT-compiles it with `mlir::ExecutionEngine`, and calls `entry` once per
+    JIT-compiles it (or loads it from the compile cache), and calls `entry` once per
     calibration batch, in order. The statistics the observers hold at the
     end are written as `stats` attributes (`#quanta.min_max_stats`,
     `#quanta.histogram_stats`) on the observe ops of the original module:

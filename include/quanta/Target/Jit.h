@@ -2,8 +2,9 @@
 //-*-===//
 //
 // What quanta-calibrate and quant-run share: the lowering of a module of
-// tensors through buildLowerToLLVMPipeline into an ExecutionEngine (in a
-// private context, so the caller's module is untouched), and the memref
+// tensors through buildLowerToLLVMPipeline into a JitEngine (in a private
+// context, so the caller's module is untouched; code generation in
+// parallel partitions, kept in the compile cache), and the memref
 // descriptors its C interface takes.
 //
 //===----------------------------------------------------------------------===//
@@ -13,9 +14,9 @@
 
 #include "quanta/Runtime/NumpyFile.h"
 #include "quanta/Support/TargetDescription.h"
+#include "quanta/Target/JitEngine.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "llvm/ADT/SmallVector.h"
@@ -59,10 +60,6 @@ void exposeCInterface(func::FuncOp func);
 /// naming that pipeline, prefixed by `tool`.
 LogicalResult verifyReadyForLLVM(ModuleOp module, StringRef tool);
 
-/// Extra symbols for the engine (runtime callbacks).
-using SymbolRegistrar = llvm::function_ref<void(
-    llvm::orc::SymbolMap &, llvm::orc::MangleAndInterner &)>;
-
 /// Lowers a copy of `module` to LLVM and JIT-compiles it for `target`
 /// (default: this machine, its CPU and features), which this machine must
 /// be able to run. Functions given exposeCInterface are called through
@@ -70,8 +67,11 @@ using SymbolRegistrar = llvm::function_ref<void(
 /// (verifyRunsOn) are errors, before LLVM sees them. Errors are reported
 /// at the module's location, prefixed by `tool`. The memory plan of the
 /// lowered copy (quanta-plan-memory) is recorded on `module`
-/// (getMemoryPlans).
-FailureOr<std::unique_ptr<ExecutionEngine>>
+/// (getMemoryPlans). With a compile cache (CompileCache::getDefault), a
+/// module compiled before for the same target by the same compiler is
+/// loaded from it, neither lowered nor compiled; a damaged entry is a
+/// warning, compiled again and replaced.
+FailureOr<std::unique_ptr<JitEngine>>
 compileForJit(ModuleOp module, StringRef tool, SymbolRegistrar extra = {},
               const TargetDescription *target = nullptr);
 
@@ -122,6 +122,8 @@ public:
   StringRef getName() const { return name; }
   ArrayRef<TensorSpec> getArguments() const { return arguments; }
   ArrayRef<TensorSpec> getResults() const { return results; }
+  /// Whether its code came from the compile cache.
+  bool isFromCache() const { return engine->isFromCache(); }
 
   /// Calls the function on `inputs`, writing its results into `outputs`
   /// (buffers the caller allocated in the shapes of getResults()). Checked
@@ -134,7 +136,7 @@ private:
 
   std::string name;
   std::vector<TensorSpec> arguments, results;
-  std::unique_ptr<ExecutionEngine> engine;
+  std::unique_ptr<JitEngine> engine;
 };
 
 } // namespace mlir::quanta

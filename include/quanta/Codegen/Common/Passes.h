@@ -42,6 +42,10 @@ inline constexpr llvm::StringLiteral kNoAliasArgumentsAttrName =
 /// (`quanta-lower-to-llvm`).
 void buildLowerToLLVMPipeline(OpPassManager &pm);
 
+/// Runs buildLowerToLLVMPipeline on `module` as the JIT and object files
+/// do: the result verified once, not after each pass.
+LogicalResult lowerToLLVM(ModuleOp module);
+
 } // namespace mlir::quanta
 
 #endif // QUANTA_CODEGEN_COMMON_PASSES_H
