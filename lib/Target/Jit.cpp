@@ -7,6 +7,7 @@
 #include "quanta/Dialect/Quanta/IR/QuantaOps.h"
 #include "quanta/Support/MemoryLimits.h"
 #include "quanta/Target/CompileCache.h"
+#include "quanta/Target/Profile.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Bytecode/BytecodeWriter.h"
@@ -97,12 +98,24 @@ LogicalResult quanta::verifyReadyForLLVM(ModuleOp module, StringRef tool) {
   return success(fits && reported.empty());
 }
 
-/// The memory plans of a lowered module, checked for this machine's memory
-/// (the arena is requested when the code is linked or first run, where
-/// failing would end the process) and recorded on `module`.
-static LogicalResult recordMemoryPlans(ModuleOp module, DictionaryAttr plans,
-                                       StringRef tool) {
-  module->setAttr(kMemoryPlanAttrName, plans);
+/// The module attributes the lowering makes that the caller reads: the
+/// memory plans and the profiled call sites.
+static constexpr StringLiteral kLoweringAttrNames[] = {kMemoryPlanAttrName,
+                                                       kProfileSitesAttrName};
+
+/// What the lowering recorded (`metadata`: a dictionary of the attributes
+/// of kLoweringAttrNames) recorded on `module`, the memory plans checked
+/// for this machine's memory (the arena is requested when the code is
+/// linked or first run, where failing would end the process).
+static LogicalResult recordLowering(ModuleOp module, StringRef metadata,
+                                    StringRef tool) {
+  auto attributes = dyn_cast_or_null<DictionaryAttr>(
+      parseAttribute(metadata, module.getContext()));
+  if (!attributes)
+    return emitError(module.getLoc())
+           << tool << ": the compiled module's description is malformed";
+  for (NamedAttribute attribute : attributes)
+    module->setAttr(attribute.getName(), attribute.getValue());
   for (auto &[name, plan] : getMemoryPlans(module))
     if (failed(checkAllocatable(module.getLoc(), plan.arenaBytes, 1,
                                 tool +
@@ -114,8 +127,8 @@ static LogicalResult recordMemoryPlans(ModuleOp module, DictionaryAttr plans,
 }
 
 /// Lowers `bytecode` (a module) to LLVM IR in a private context and
-/// generates its object code for `target`; its memory plans go to
-/// `compiled.metadata` as an attribute's text.
+/// generates its object code for `target`; the attributes of
+/// kLoweringAttrNames go to `compiled.metadata` as a dictionary's text.
 static LogicalResult compileModule(ModuleOp module, StringRef bytecode,
                                    const TargetDescription &target,
                                    StringRef tool, CompiledObjects &compiled) {
@@ -129,12 +142,12 @@ static LogicalResult compileModule(ModuleOp module, StringRef bytecode,
     return emitError(module.getLoc())
            << tool << ": cannot lower the module to LLVM for the JIT (see "
            << "the diagnostics above)";
-  SmallVector<NamedAttribute> plans;
-  for (auto &[name, plan] : getMemoryPlans(*jitModule))
-    plans.emplace_back(StringAttr::get(&jitContext, name),
-                       plan.toAttribute(&jitContext));
+  NamedAttrList lowering;
+  for (StringRef name : kLoweringAttrNames)
+    if (Attribute value = (*jitModule)->getAttr(name))
+      lowering.set(name, value);
   llvm::raw_string_ostream(compiled.metadata)
-      << DictionaryAttr::get(&jitContext, plans);
+      << lowering.getDictionary(&jitContext);
 
   auto llvmContext = std::make_unique<llvm::LLVMContext>();
   std::unique_ptr<llvm::Module> llvmModule =
@@ -199,12 +212,7 @@ quanta::compileForJit(ModuleOp module, StringRef tool, SymbolRegistrar extra,
     if (failed(compileModule(module, bytecode, jitTarget, tool, *compiled)))
       return failure();
   }
-  auto plans = dyn_cast_or_null<DictionaryAttr>(
-      parseAttribute(compiled->metadata, module.getContext()));
-  if (!plans)
-    return emitError(module.getLoc())
-           << tool << ": the compiled module's memory plan is malformed";
-  if (failed(recordMemoryPlans(module, plans, tool)))
+  if (failed(recordLowering(module, compiled->metadata, tool)))
     return failure();
   if (cache && !fromCache)
     if (llvm::Error error = cache->store(key, *compiled))
@@ -212,13 +220,21 @@ quanta::compileForJit(ModuleOp module, StringRef tool, SymbolRegistrar extra,
           << tool << ": " << llvm::toString(std::move(error))
           << " (the module is compiled, not cached)";
 
+  const bool profiled = module->hasAttr(kProfileAttrName);
+  auto symbols = [&](llvm::orc::SymbolMap &map,
+                     llvm::orc::MangleAndInterner &interner) {
+    if (extra)
+      extra(map, interner);
+    if (profiled)
+      defineKernelProfileSymbols(map, interner);
+  };
   // Multithreaded code calls the OpenMP runtime.
   const SmallVector<StringRef> openmpRuntime{QUANTA_OPENMP_RUNTIME};
   auto engine = JitEngine::load(jitTarget, std::move(compiled->objects),
                                 getModuleThreads(module) != 1
                                     ? ArrayRef<StringRef>(openmpRuntime)
                                     : ArrayRef<StringRef>(),
-                                extra, fromCache);
+                                symbols, fromCache);
   if (!engine)
     return emitError(module.getLoc())
            << tool
@@ -358,7 +374,9 @@ quanta::CompiledFunction::compile(ModuleOp module, StringRef entryName,
   auto engine = compileForJit(*clone, tool, /*extra=*/{}, target);
   if (failed(engine))
     return failure();
-  module->setAttr(kMemoryPlanAttrName, (*clone)->getAttr(kMemoryPlanAttrName));
+  for (StringRef name : kLoweringAttrNames)
+    if (Attribute value = (*clone)->getAttr(name))
+      module->setAttr(name, value);
   compiled.engine = std::move(*engine);
   return compiled;
 }

@@ -21,11 +21,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "quanta/Codegen/Common/MemoryPlan.h"
+#include "quanta/Codegen/Common/Passes.h"
 #include "quanta/Dialect/Quanta/IR/QuantaDialect.h"
 #include "quanta/Runtime/GuardedBuffer.h"
 #include "quanta/Runtime/NumpyFile.h"
 #include "quanta/Target/Emulator.h"
 #include "quanta/Target/Jit.h"
+#include "quanta/Target/Profile.h"
 #include "quanta/Tools/ToolMain.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -78,6 +80,18 @@ static cl::opt<double> opsPerCall("ops-per-call",
                                            "GOPS with --benchmark"),
                                   cl::init(0),
                                   cl::cat(quanta::getToolOptionCategory()));
+
+static cl::opt<bool> profile(
+    "profile",
+    cl::desc("time each kernel call (each outlined loop nest: a layer or "
+             "part of one) over the --benchmark calls (else one call) and "
+             "print where the time goes, by layer"),
+    cl::init(false), cl::cat(quanta::getToolOptionCategory()));
+static cl::opt<unsigned>
+    profileRows("profile-rows",
+                cl::desc("how many of the slowest layers --profile "
+                         "lists (0: all)"),
+                cl::init(30), cl::cat(quanta::getToolOptionCategory()));
 
 /// Writes each result to its --output file.
 static LogicalResult
@@ -143,6 +157,63 @@ static LogicalResult runBenchmark(ModuleOp module, StringRef name,
   return success();
 }
 
+/// The --profile table: the kernel call sites (`sites`, from
+/// quanta-profile-calls) grouped by location (a layer: its padding, layout
+/// change, kernel and requantization are sites of one ONNX node), each with
+/// its time per call of the function and share of `seconds` (`calls`
+/// calls), slowest first; what no site covers (loop nests too small to
+/// outline, copies, the calls' own cost) is the rest.
+static void printProfile(StringRef name, ArrayAttr sites, unsigned calls,
+                         double seconds) {
+  struct Layer {
+    std::string location;
+    double seconds = 0;
+    SmallVector<StringRef> kernels;
+  };
+  std::vector<quanta::KernelTime> times = quanta::readKernelProfile();
+  std::vector<Layer> layers;
+  llvm::StringMap<size_t> layerOf;
+  double covered = 0;
+  for (auto [site, time] : llvm::enumerate(times)) {
+    auto fields = cast<DictionaryAttr>(sites[site]);
+    StringRef location = fields.getAs<StringAttr>("location").getValue();
+    auto [it, inserted] = layerOf.try_emplace(location, layers.size());
+    if (inserted)
+      layers.push_back({location.str()});
+    Layer &layer = layers[it->second];
+    layer.seconds += time.seconds;
+    layer.kernels.push_back(fields.getAs<StringAttr>("kernel").getValue());
+    covered += time.seconds;
+  }
+  // Slowest first; layers of equal time in the function's order.
+  llvm::stable_sort(layers, [](const Layer &lhs, const Layer &rhs) {
+    return lhs.seconds > rhs.seconds;
+  });
+  auto share = [&](double part) {
+    return seconds > 0 ? 100 * part / seconds : 0.0;
+  };
+  llvm::outs() << llvm::format(
+      "%s: profile of %u call(s), %.3f ms per call; %zu kernel call site(s) "
+      "in %zu layer(s) take %.1f%%\n",
+      name.str().c_str(), calls, seconds / calls * 1e3, times.size(),
+      layers.size(), share(covered));
+  llvm::outs() << "   share   ms/call  layer  (kernel functions)\n";
+  for (auto [index, layer] : llvm::enumerate(layers)) {
+    if (profileRows != 0 && index == profileRows) {
+      llvm::outs() << "  ... " << (layers.size() - profileRows)
+                   << " more layer(s)\n";
+      break;
+    }
+    llvm::outs() << llvm::format("  %5.1f%%  %8.3f  ", share(layer.seconds),
+                                 layer.seconds / calls * 1e3)
+                 << layer.location << "  (" << llvm::join(layer.kernels, ", ")
+                 << ")\n";
+  }
+  llvm::outs() << llvm::format("  %5.1f%%  %8.3f  the rest\n",
+                               share(seconds - covered),
+                               (seconds - covered) / calls * 1e3);
+}
+
 static LogicalResult run(ModuleOp module,
                          const quanta::TargetDescription &target) {
   Location loc = module.getLoc();
@@ -186,8 +257,9 @@ static LogicalResult run(ModuleOp module,
 
   std::vector<std::vector<char>> results;
   if (!target.isHostArch()) {
-    if (benchmark > 0)
-      return emitError(loc) << "--benchmark times code on this machine's "
+    if (benchmark > 0 || profile)
+      return emitError(loc) << (profile ? "--profile" : "--benchmark")
+                            << " times code on this machine's "
                             << "architecture only: under emulation the "
                             << "times mean nothing";
     if (guard)
@@ -210,6 +282,9 @@ static LogicalResult run(ModuleOp module,
     return writeResults(loc, resultSpecs, results);
   }
 
+  if (profile)
+    module->setAttr(quanta::kProfileAttrName,
+                    UnitAttr::get(module.getContext()));
   auto compileStart = std::chrono::steady_clock::now();
   auto compiled =
       quanta::CompiledFunction::compile(module, name, "quant-run", &target);
@@ -259,8 +334,20 @@ static LogicalResult run(ModuleOp module,
   if (failed(call()) || failed(writeResults(loc, resultSpecs, results)))
     return failure();
 
-  if (benchmark > 0)
-    return runBenchmark(module, name, compilation, call);
+  auto sites = module->getAttrOfType<ArrayAttr>(quanta::kProfileSitesAttrName);
+  if (profile)
+    quanta::resetKernelProfile(sites ? sites.size() : 0);
+  auto start = std::chrono::steady_clock::now();
+  if (benchmark > 0 && failed(runBenchmark(module, name, compilation, call)))
+    return failure();
+  if (!profile)
+    return success();
+  if (benchmark == 0 && failed(call()))
+    return failure();
+  printProfile(
+      name, sites, std::max(1u, unsigned(benchmark)),
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count());
   return success();
 }
 

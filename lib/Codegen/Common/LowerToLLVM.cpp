@@ -364,6 +364,7 @@ void quanta::buildLowerToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(quanta::createOutlineLoops());
   // Identical layers: their loop nests once.
   pm.addPass(quanta::createMergeFunctions());
+  pm.addPass(quanta::createProfileCalls());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());

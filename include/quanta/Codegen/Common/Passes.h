@@ -36,6 +36,16 @@ namespace mlir::quanta {
 inline constexpr llvm::StringLiteral kNoAliasArgumentsAttrName =
     "quanta.noalias_arguments";
 
+/// The module attributes of quanta-profile-calls: the request, and the
+/// sites it numbered (an array of dictionaries {kernel, location}).
+inline constexpr llvm::StringLiteral kProfileAttrName = "quanta.profile";
+inline constexpr llvm::StringLiteral kProfileSitesAttrName =
+    "quanta.profile_sites";
+/// The functions the instrumented code calls, with the site's number.
+inline constexpr llvm::StringLiteral kProfileBeginFunction =
+    "quanta_profile_begin";
+inline constexpr llvm::StringLiteral kProfileEndFunction = "quanta_profile_end";
+
 /// Tensors to the LLVM dialect, for the JIT and object files: quant casts
 /// lowered, one-shot bufferization with results as caller-owned
 /// out-parameters, linalg to loops, vector and the rest to LLVM

@@ -199,6 +199,25 @@ def MergeFunctions : Pass<"quanta-merge-functions", "ModuleOp"> {
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
+def ProfileCalls : Pass<"quanta-profile-calls", "ModuleOp"> {
+  let summary = "Time each kernel call of a module marked for profiling";
+  let description = [{
+    Runs in `quanta-lower-to-llvm` right after `quanta-merge-functions`, and
+    does nothing unless the module has the unit attribute `quanta.profile`
+    (`quant-run --profile` sets it). In each public function, every call
+    of a private function in its body (the loop nests
+    `quanta-outline-loops` outlined: one layer's kernel, or part of one) is
+    numbered and placed between `quanta_profile_begin(id)` and
+    `quanta_profile_end(id)`, external functions the JIT defines (they add
+    the call's time to its site's total). The sites are listed in order on
+    the module as `quanta.profile_sites`: for each, the callee and the
+    call's location (an ONNX node's name), so a profile names layers, not
+    functions (merged functions serve many).
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def ApplyNoAlias : Pass<"quanta-apply-noalias", "ModuleOp"> {
   let summary = "Mark the arguments quanta-outline-loops listed noalias";
   let description = [{
