@@ -13,7 +13,11 @@ SANITIZE_DIR ?= build-sanitize
 # inputs on every machine, see scripts/run-fuzzers.sh).
 FUZZ_SECONDS ?= 60
 
-.PHONY: all deps configure build check demo docs fuzz check-sanitize clean
+# ONNX Runtime's CPU build for the benchmarks (optional; from the npm
+# registry; its install script only fetches GPU parts, and fails offline).
+ORT_VERSION ?= 1.30.0
+
+.PHONY: all deps configure build check demo docs fuzz check-sanitize clean ort
 
 all: build
 
@@ -67,6 +71,12 @@ fuzz: $(SANITIZE_DIR)/build.ninja
 check-sanitize: $(SANITIZE_DIR)/build.ninja
 	ninja -C $(SANITIZE_DIR) $(TEST_TARGETS)
 	@scripts/run-tests.sh $(SANITIZE_DIR)
+
+ort:
+	@QUANTA_EXTRA_PACKAGES=python3-onnx scripts/install-deps.sh
+	@command -v npm >/dev/null || QUANTA_EXTRA_PACKAGES="nodejs npm" scripts/install-deps.sh
+	npm install --ignore-scripts --no-audit --no-fund --prefix $(BUILD_DIR)/ort \
+	  onnxruntime-node@$(ORT_VERSION)
 
 docs: configure
 	ninja -C $(BUILD_DIR) quanta-docs
