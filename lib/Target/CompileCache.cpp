@@ -60,16 +60,15 @@ static const std::string &getCompilerIdentity() {
         getObjectFileOf(reinterpret_cast<const void *>(&getCompilerIdentity));
     if (!quanta)
       return "";
+    // dladdr names the main program as it was started, maybe relative to a
+    // directory it has left: the kernel's link names the file itself.
+    if (!llvm::sys::path::is_absolute(*quanta))
+      quanta = "/proc/self/exe";
     auto contents =
         llvm::MemoryBuffer::getFile(*quanta, /*IsText=*/false,
                                     /*RequiresNullTerminator=*/false);
-    if (!contents) {
-      // The main program as dladdr names it may be relative to a directory
-      // it has left.
-      contents = llvm::MemoryBuffer::getFile("/proc/self/exe", false, false);
-      if (!contents)
-        return "";
-    }
+    if (!contents)
+      return "";
     std::string text = "quanta " + toHex(hashBytes((*contents)->getBuffer())) +
                        "\nllvm " LLVM_VERSION_STRING "\n";
     const void *libraries[] = {

@@ -185,19 +185,36 @@ quanta::compileForJit(ModuleOp module, StringRef tool, SymbolRegistrar extra,
   if (failed(verifyRunsOn(module, jitTarget)) ||
       failed(verifyReadyForLLVM(module, tool)))
     return failure();
-  // The lowering runs on a copy in a private context (it must not touch
-  // the caller's IR), and the bytecode of that copy is the cache's key.
-  std::string bytecode;
-  {
-    llvm::raw_string_ostream os(bytecode);
-    if (failed(writeBytecodeToFile(module, os)))
-      return emitError(module.getLoc()) << tool << ": cannot serialize the "
-                                        << "module";
-  }
+  const bool profiled = module->hasAttr(kProfileAttrName);
+  auto serialize = [&](ModuleOp source, std::string &bytes) -> LogicalResult {
+    llvm::raw_string_ostream os(bytes);
+    if (succeeded(writeBytecodeToFile(source, os)))
+      return success();
+    return emitError(module.getLoc()) << tool << ": cannot serialize the "
+                                      << "module";
+  };
   std::optional<CompileCache> cache = CompileCache::getDefault();
-  const std::string key = cache ? cache->getKey(bytecode, jitTarget) : "";
+  std::string key;
   std::optional<CompiledObjects> compiled;
   if (cache) {
+    // The key leaves the locations out (the same model read from another
+    // path is the same code), except in a profiled module, whose sites
+    // they name.
+    OwningOpRef<ModuleOp> keyed = module.clone();
+    if (!profiled) {
+      UnknownLoc unknown = UnknownLoc::get(module.getContext());
+      keyed->walk([&](Operation *op) {
+        op->setLoc(unknown);
+        for (Region &region : op->getRegions())
+          for (Block &block : region)
+            for (BlockArgument argument : block.getArguments())
+              argument.setLoc(unknown);
+      });
+    }
+    std::string code;
+    if (failed(serialize(*keyed, code)))
+      return failure();
+    key = cache->getKey(code, jitTarget);
     auto entry = cache->load(key);
     if (!entry)
       emitWarning(module.getLoc())
@@ -208,8 +225,12 @@ quanta::compileForJit(ModuleOp module, StringRef tool, SymbolRegistrar extra,
   }
   const bool fromCache = compiled.has_value();
   if (!fromCache) {
+    // The lowering runs on a copy in a private context: it must not touch
+    // the caller's IR.
+    std::string bytecode;
     compiled.emplace();
-    if (failed(compileModule(module, bytecode, jitTarget, tool, *compiled)))
+    if (failed(serialize(module, bytecode)) ||
+        failed(compileModule(module, bytecode, jitTarget, tool, *compiled)))
       return failure();
   }
   if (failed(recordLowering(module, compiled->metadata, tool)))
@@ -220,7 +241,6 @@ quanta::compileForJit(ModuleOp module, StringRef tool, SymbolRegistrar extra,
           << tool << ": " << llvm::toString(std::move(error))
           << " (the module is compiled, not cached)";
 
-  const bool profiled = module->hasAttr(kProfileAttrName);
   auto symbols = [&](llvm::orc::SymbolMap &map,
                      llvm::orc::MangleAndInterner &interner) {
     if (extra)

@@ -1,5 +1,6 @@
 // The JIT's compile cache: a module compiled once is loaded from the cache
-// the next time (same output bytes); another module or another target is
+// the next time (same output bytes), wherever it is read from; another
+// module or another target is
 // compiled; a damaged entry is reported, compiled again and replaced, never
 // used; an unwritable cache is a warning and the module still runs;
 // --compile-cache overrides $QUANTA_CACHE_DIR, and "off" keeps nothing.
@@ -12,6 +13,10 @@
 // RUN: ls %t.cache | grep -c '^llvmcache-quanta-' | FileCheck %s --check-prefix=ONE
 // RUN: env QUANTA_CACHE_DIR=%t.cache quant-run %s --entry=double --input=%t.data/x.npy --output=%t.2.npy --benchmark=1 | FileCheck %s --check-prefix=HIT
 // RUN: cmp %t.1.npy %t.2.npy
+// The same module read from another file (other locations) hits too.
+// RUN: cp %s %t.copy.mlir
+// RUN: env QUANTA_CACHE_DIR=%t.cache quant-run %t.copy.mlir --entry=double --input=%t.data/x.npy --output=%t.copy.npy --benchmark=1 | FileCheck %s --check-prefix=HIT
+// RUN: cmp %t.1.npy %t.copy.npy
 // MISS: double: compiled in {{[0-9.]+}} s
 // HIT: double: loaded from the compile cache in {{[0-9.]+}} s
 // ONE: {{^1$}}
