@@ -186,12 +186,15 @@ quanta::compileForJit(ModuleOp module, StringRef tool, SymbolRegistrar extra,
       failed(verifyReadyForLLVM(module, tool)))
     return failure();
   const bool profiled = module->hasAttr(kProfileAttrName);
-  auto serialize = [&](ModuleOp source, std::string &bytes) -> LogicalResult {
+  // Both the key's bytecode and the lowering's: an error at the module,
+  // whose locations are back in place by then.
+  auto serialize = [&](std::string &bytes) {
     llvm::raw_string_ostream os(bytes);
-    if (succeeded(writeBytecodeToFile(source, os)))
-      return success();
-    return emitError(module.getLoc()) << tool << ": cannot serialize the "
-                                      << "module";
+    return writeBytecodeToFile(module, os);
+  };
+  auto cannotSerialize = [&] {
+    return emitError(module.getLoc())
+           << tool << ": cannot serialize the module";
   };
   std::optional<CompileCache> cache = CompileCache::getDefault();
   std::string key;
@@ -223,13 +226,11 @@ quanta::compileForJit(ModuleOp module, StringRef tool, SymbolRegistrar extra,
     if (!profiled)
       swapLocations(/*strip=*/true);
     std::string code;
-    llvm::raw_string_ostream os(code);
-    LogicalResult serialized = writeBytecodeToFile(module, os);
+    LogicalResult serialized = serialize(code);
     if (!profiled)
       swapLocations(/*strip=*/false);
     if (failed(serialized))
-      return emitError(module.getLoc()) << tool << ": cannot serialize the "
-                                        << "module";
+      return cannotSerialize();
     key = cache->getKey(code, jitTarget);
     auto entry = cache->load(key);
     if (!entry)
@@ -244,9 +245,10 @@ quanta::compileForJit(ModuleOp module, StringRef tool, SymbolRegistrar extra,
     // The lowering runs on a copy in a private context: it must not touch
     // the caller's IR.
     std::string bytecode;
+    if (failed(serialize(bytecode)))
+      return cannotSerialize();
     compiled.emplace();
-    if (failed(serialize(module, bytecode)) ||
-        failed(compileModule(module, bytecode, jitTarget, tool, *compiled)))
+    if (failed(compileModule(module, bytecode, jitTarget, tool, *compiled)))
       return failure();
   }
   if (failed(recordLowering(module, compiled->metadata, tool)))
