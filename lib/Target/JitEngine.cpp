@@ -12,7 +12,9 @@
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/ExecutionEngine/Orc/RTDyldObjectLinkingLayer.h"
 #include "llvm/ExecutionEngine/SectionMemoryManager.h"
+#include "llvm/Analysis/LoopInfo.h"
 #include "llvm/IR/Constants.h"
+#include "llvm/IR/Dominators.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -108,6 +110,27 @@ static void turnConstructorsIntoFunction(llvm::Module &module, StringRef name) {
   for (auto &[priority, position, constructor] : constructors)
     builder.CreateCall(type, constructor);
   builder.CreateRetVoid();
+}
+
+void quanta::moveAllocasToEntryBlock(llvm::Module &module) {
+  for (llvm::Function &function : module) {
+    if (function.isDeclaration())
+      continue;
+    llvm::DominatorTree dominators(function);
+    llvm::LoopInfo loops(dominators);
+    llvm::BasicBlock &entry = function.getEntryBlock();
+    SmallVector<llvm::AllocaInst *> allocas;
+    for (llvm::BasicBlock &block : function)
+      if (!loops.getLoopFor(&block))
+        for (llvm::Instruction &instruction : block)
+          if (auto *alloca = dyn_cast<llvm::AllocaInst>(&instruction))
+            if (isa<llvm::ConstantInt>(alloca->getArraySize()))
+              allocas.push_back(alloca);
+    llvm::BasicBlock::iterator top = entry.getFirstNonPHIOrDbgOrAlloca();
+    for (llvm::AllocaInst *alloca : allocas)
+      if (alloca->getParent() != &entry || !alloca->comesBefore(&*top))
+        alloca->moveBefore(top);
+  }
 }
 
 #if LLVM_ADDRESS_SANITIZER_BUILD
@@ -206,6 +229,7 @@ quanta::compileToObjects(std::unique_ptr<llvm::Module> module,
   module->setTargetTriple((*machine)->getTargetTriple());
   module->setDataLayout((*machine)->createDataLayout());
   addPackedWrappers(*module);
+  moveAllocasToEntryBlock(*module);
 
   // Each partition as bitcode: a module's context is used by one thread.
   std::vector<std::string> bitcodes;

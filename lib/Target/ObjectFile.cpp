@@ -279,6 +279,7 @@ LogicalResult quanta::emitObjectFile(ModuleOp module,
     if (llvm::Function *function = llvmModule->getFunction(name))
       function->setLinkage(llvm::GlobalValue::InternalLinkage);
   addCpuCheck(*llvmModule, target, names);
+  moveAllocasToEntryBlock(*llvmModule);
   if (llvm::Error error = makeOptimizingTransformer(
           /*optLevel=*/3, /*sizeLevel=*/0, machine.get())(llvmModule.get()))
     return emitError(module.getLoc())

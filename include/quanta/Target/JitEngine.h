@@ -39,6 +39,20 @@ namespace mlir::quanta {
 using SymbolRegistrar = llvm::function_ref<void(
     llvm::orc::SymbolMap &, llvm::orc::MangleAndInterner &)>;
 
+/// Moves the constant-size allocas of `module`'s functions that are outside
+/// loops to the top of their function's entry block, where LLVM treats
+/// them as part of the fixed frame. MLIR allocates a descriptor where a
+/// memref is passed by pointer (a call through the C interface or with an
+/// unranked memref) and a `memref.alloca` where it is written, in any
+/// block; left there they are dynamic allocas, which SROA does not take
+/// apart, and after which LLVM 22's X86 code generator misaligns the
+/// stack: it moves the stack pointer by a multiple of 16 bytes but still
+/// stores 64-byte vectors to a call's stack arguments as if the pointer
+/// were aligned to 64 (a segfault in a calibration entry function that
+/// passes memref descriptors on the stack). Run by compileToObjects and
+/// quant-compile's object files before -O3.
+void moveAllocasToEntryBlock(llvm::Module &module);
+
 /// Optimizes `module` at -O3 and generates object code for `target` (this
 /// machine's architecture), in up to `partitions` partitions compiled on a
 /// thread pool, each in an LLVMContext of its own. Outlined loop nests are
