@@ -149,16 +149,7 @@ public:
 
   /// The module PyTorch's constructor builds; ValueError where it raises
   /// (and for Quanta's rules, the same as the IR verifier's).
-  static Module create(bool fused, ObserverKind observer,
-                       const UniformObserverOptions &observerOptions,
-                       double averagingConstant, int64_t chAxis) {
-    FakeQuantizeOptions options =
-        fused ? FusedMovingAvgObsFakeQuantize::defaultOptions()
-              : FakeQuantizeOptions();
-    options.observer = observer;
-    options.observerOptions = observerOptions;
-    options.averagingConstant = averagingConstant;
-    options.chAxis = chAxis;
+  static Module create(bool fused, const FakeQuantizeOptions &options) {
     if (fused)
       return check(FusedMovingAvgObsFakeQuantize::create(options));
     return check(FakeQuantize::create(options));
@@ -183,6 +174,12 @@ public:
   }
 
   py::tuple qparams() { return toPython(base().getQParams()); }
+
+  std::vector<float> getHistogram() {
+    if (base().getOptions().observer != ObserverKind::Histogram)
+      throw py::attribute_error("only a HistogramObserver has a histogram");
+    return base().getHistogramStats().histogram;
+  }
 
   py::tuple minMax() {
     if (base().isPerChannel())
@@ -331,18 +328,27 @@ PYBIND11_MODULE(_quanta_numerics, m) {
                        const std::string &dtype, const std::string &qscheme,
                        bool reduceRange, std::optional<int64_t> quantMin,
                        std::optional<int64_t> quantMax, float eps,
-                       double averagingConstant, int64_t chAxis) {
-             return FakeQuantizeModule(FakeQuantizeModule::create(
-                 fused, parseKind(observer),
-                 makeOptions(dtype, qscheme, reduceRange, quantMin, quantMax,
-                             eps),
-                 averagingConstant, chAxis));
+                       double averagingConstant, int64_t chAxis, int64_t bins,
+                       int64_t upsampleRate, bool exactHistcRange) {
+             FakeQuantizeOptions options;
+             options.observer = parseKind(observer);
+             options.observerOptions = makeOptions(
+                 dtype, qscheme, reduceRange, quantMin, quantMax, eps);
+             options.averagingConstant = averagingConstant;
+             options.chAxis = chAxis;
+             options.bins = bins;
+             options.upsampleRate = upsampleRate;
+             options.exactHistcRange = exactHistcRange;
+             return FakeQuantizeModule(
+                 FakeQuantizeModule::create(fused, options));
            }),
            py::arg("fused"), py::arg("observer"), py::arg("dtype") = "quint8",
            py::arg("qscheme") = "per_tensor_affine",
            py::arg("reduce_range") = false, py::arg("quant_min") = py::none(),
            py::arg("quant_max") = py::none(), py::arg("eps") = defaultEps,
-           py::arg("averaging_constant") = 0.01, py::arg("ch_axis") = 0)
+           py::arg("averaging_constant") = 0.01, py::arg("ch_axis") = 0,
+           py::arg("bins") = 2048, py::arg("upsample_rate") = 128,
+           py::arg("exact_histc_range") = false)
       .def("forward", &FakeQuantizeModule::forward, py::arg("x"))
       .def(
           "enable_fake_quant",
@@ -358,6 +364,7 @@ PYBIND11_MODULE(_quanta_numerics, m) {
           py::arg("enabled") = true)
       .def_property_readonly("qparams", &FakeQuantizeModule::qparams)
       .def_property_readonly("min_max", &FakeQuantizeModule::minMax)
+      .def_property_readonly("histogram", &FakeQuantizeModule::getHistogram)
       .def_property_readonly("quant_range", [](FakeQuantizeModule &self) {
         QRange range = self.base().getQRange();
         return py::make_tuple(range.quantMin, range.quantMax);

@@ -185,8 +185,12 @@ static constexpr StringLiteral kSessionSymbol = "quanta_calibration_session";
 
 /// Whether calibration runs `op` as a FakeQuantize module (observing and
 /// fake-quantizing with the qparams of the moment) rather than lowering it.
+/// A FixedQParamsFakeQuantize has nothing to observe: it is lowered with
+/// its fixed qparams.
 static bool isCalibratedModule(FakeQuantOp op) {
-  return op.getFakeQuantizeAttr() && op.getObserverEnabled().value_or(true);
+  FakeQuantizeAttr module = op.getFakeQuantizeAttr();
+  return module && op.getObserverEnabled().value_or(true) &&
+         !isa_and_nonnull<FixedQParamsObserverAttr>(module.getObserver());
 }
 
 /// What calibration does with an observe op.
@@ -361,15 +365,22 @@ static FailureOr<FakeQuantModule> createFakeQuantModule(FakeQuantOp op) {
           : numerics::FakeQuantizeOptions();
   if (ObserverAttrInterface observer = attr.getObserver()) {
     std::optional<runtime::ObserverConfig> config = getObserverConfig(observer);
-    if (!config || config->kind == numerics::ObserverKind::Histogram ||
-        isa<OneFlowMinMaxObserverAttr>(observer))
+    if (!config || isa<OneFlowMinMaxObserverAttr>(observer))
       return op.emitOpError("calibrates FakeQuantize modules with PyTorch's "
-                            "min/max observers only, not ")
+                            "min/max and histogram observers only, not ")
              << observer.getPyTorchClassName();
+    if (config->calibration.method != numerics::HistogramCalibration::PyTorch)
+      return op.emitOpError("a FakeQuantize module computes qparams as "
+                            "PyTorch's HistogramObserver does, after each "
+                            "batch; the entropy, percentile and MSE "
+                            "calibrations are for quanta.observe");
     options.observer = config->kind;
     options.observerOptions = config->uniform();
     options.averagingConstant = config->averagingConstant;
     options.chAxis = config->chAxis;
+    options.bins = config->histogram.bins;
+    options.upsampleRate = config->histogram.upsampleRate;
+    options.exactHistcRange = config->histogram.exactHistcRange;
   }
   if (attr.getQuantMin()) {
     options.observerOptions.quantMin = attr.getQuantMin();
@@ -394,19 +405,23 @@ static void writeBackModule(FakeQuantOp op, const FakeQuantModule &variant,
   const numerics::FakeQuantizeBase &module = std::visit(
       [](const auto &m) -> const numerics::FakeQuantizeBase & { return m; },
       variant);
-  Attribute stats =
-      module.isPerChannel()
-          ? MinMaxStatsAttr::get(context,
-                                 DenseF32ArrayAttr::get(
-                                     context, module.getPerChannelStats().min),
-                                 DenseF32ArrayAttr::get(
-                                     context, module.getPerChannelStats().max),
-                                 batches)
-          : MinMaxStatsAttr::get(
-                context, DenseF32ArrayAttr::get(context, module.getStats().min),
-                DenseF32ArrayAttr::get(context, module.getStats().max),
-                batches);
-  op.setStatsAttr(cast<MinMaxStatsAttr>(stats));
+  Attribute stats;
+  if (module.getOptions().observer == numerics::ObserverKind::Histogram) {
+    const numerics::HistogramStats &histogram = module.getHistogramStats();
+    stats = HistogramStatsAttr::get(
+        context, APFloat(histogram.min), APFloat(histogram.max),
+        DenseF32ArrayAttr::get(context, histogram.histogram), batches);
+  } else if (module.isPerChannel()) {
+    stats = MinMaxStatsAttr::get(
+        context, DenseF32ArrayAttr::get(context, module.getPerChannelStats().min),
+        DenseF32ArrayAttr::get(context, module.getPerChannelStats().max),
+        batches);
+  } else {
+    stats = MinMaxStatsAttr::get(
+        context, DenseF32ArrayAttr::get(context, module.getStats().min),
+        DenseF32ArrayAttr::get(context, module.getStats().max), batches);
+  }
+  op.setStatsAttr(stats);
   const numerics::QParams &qparams = module.getQParams();
   op.setScaleAttr(DenseF32ArrayAttr::get(context, qparams.scale));
   if (!qparams.floatZeroPoint.empty())

@@ -291,9 +291,21 @@ static QRange dtypeBounds(DType dtype) {
   return {0, 0};
 }
 
+HistogramOptions FakeQuantizeOptions::getHistogramOptions() const {
+  HistogramOptions histogram;
+  histogram.bins = bins;
+  histogram.upsampleRate = upsampleRate;
+  histogram.uniform = observerOptions;
+  histogram.exactHistcRange = exactHistcRange;
+  return histogram;
+}
+
 FakeQuantizeBase::FakeQuantizeBase(const FakeQuantizeOptions &options,
                                    QRange range)
     : options(options), range(range) {
+  // PyTorch's histogram buffer: `bins` zeros.
+  if (options.observer == ObserverKind::Histogram)
+    histogramStats.histogram.assign(options.bins, 0.0f);
   qparams.scale = {1.0f};
   if (options.observerOptions.qscheme == QScheme::PerChannelAffineFloatQParams)
     qparams.floatZeroPoint = {0.0f};
@@ -307,9 +319,6 @@ bool FakeQuantizeBase::isPerChannel() const {
 
 Status FakeQuantizeBase::validate(const FakeQuantizeOptions &options) {
   const UniformObserverOptions &observer = options.observerOptions;
-  if (options.observer == ObserverKind::Histogram)
-    return Status::error("Quanta's FakeQuantize supports the min/max "
-                         "observers; HistogramObserver is not available here");
   if (observer.hasCustomizedQRange()) {
     const int64_t quantMin = *observer.quantMin, quantMax = *observer.quantMax;
     if (quantMin > quantMax)
@@ -328,6 +337,8 @@ Status FakeQuantizeBase::validate(const FakeQuantizeOptions &options) {
     if (Status status = validateAveragingConstant(options.averagingConstant);
         !status)
       return status;
+  if (options.observer == ObserverKind::Histogram)
+    return validateHistogramOptions(options.getHistogramOptions());
   return validateObserverOptions(options.observer, observer);
 }
 
@@ -363,6 +374,9 @@ FakeQuantize::create(const FakeQuantizeOptions &options) {
 }
 
 StatusOr<QParams> FakeQuantize::calculateQParams() const {
+  if (options.observer == ObserverKind::Histogram)
+    return calculateHistogramQParams(options.getHistogramOptions(),
+                                     histogramStats);
   if (isPerChannelObserver(options.observer))
     return numerics::calculateQParams(options.observerOptions, perChannelStats);
   return numerics::calculateQParams(options.observerOptions, stats);
@@ -390,7 +404,10 @@ Status FakeQuantize::forward(const float *input, float *output,
                                                      options.averagingConstant);
       break;
     case ObserverKind::Histogram:
-      return Status::error("HistogramObserver is not supported here");
+      observed = updateHistogram(histogramStats, options.getHistogramOptions(),
+                                 input, size);
+      stats = {histogramStats.min, histogramStats.max};
+      break;
     }
     if (!observed)
       return observed;

@@ -9,12 +9,16 @@ namespace mlir::quanta::runtime {
 using namespace numerics;
 
 ObserverState::ObserverState(const ObserverConfig &config) : config(config) {
-  if (config.kind == ObserverKind::Histogram)
-    statistics = HistogramStats();
-  else if (isPerChannel(config.uniform().qscheme))
+  if (config.kind == ObserverKind::Histogram) {
+    // PyTorch's buffer: `bins` zeros until a non-empty batch arrives.
+    HistogramStats histogram;
+    histogram.histogram.assign(config.histogram.bins, 0.0f);
+    statistics = std::move(histogram);
+  } else if (isPerChannel(config.uniform().qscheme)) {
     statistics = PerChannelMinMaxStats();
-  else
+  } else {
     statistics = MinMaxStats();
+  }
 }
 
 StatusOr<ObserverState> ObserverState::create(const ObserverConfig &config) {

@@ -41,6 +41,7 @@ from ._quanta_numerics import (  # noqa: F401
 )
 from .observers import (  # noqa: F401
     FakeQuantize,
+    FixedQParamsFakeQuantize,
     FixedQParamsObserver,
     FusedMovingAvgObsFakeQuantize,
     HistogramObserver,
@@ -53,4 +54,9 @@ from .observers import (  # noqa: F401
     PlaceholderObserver,
     RecordingObserver,
     ReuseInputObserver,
+    default_fixed_qparams_range_0to1_fake_quant,
+    default_fixed_qparams_range_0to1_observer,
+    default_fixed_qparams_range_neg1to1_fake_quant,
+    default_fixed_qparams_range_neg1to1_observer,
+    default_histogram_fake_quant,
 )

@@ -1,6 +1,8 @@
 """The binding's observers and fake quantization apply the same rules as the
 IR verifier: one validation in the numeric library, the same message."""
 
+import inspect
+
 import numpy as np
 import pytest
 
@@ -77,7 +79,7 @@ def test_fake_quantize_modules_match_pytorch(source_dir):
     """PyTorch 1.13's FakeQuantize and FusedMovingAvgObsFakeQuantize step
     sequences (goldens generated with torch), bit for bit."""
     cases = quanta.goldens.read_cases(source_dir / GOLDENS / "fake_quant_modules.txt")
-    counts = {"fake_quantize": 0, "fused": 0}
+    counts = {"fake_quantize": 0, "fused": 0, "histogram": 0}
     for case in cases:
         kind = case["kind"][0]
         observer = getattr(quanta, kind + "Observer")
@@ -92,16 +94,25 @@ def test_fake_quantize_modules_match_pytorch(source_dir):
                 case["averaging_constant"][0])
         if "PerChannel" in kind:
             options["ch_axis"] = int(case["ch_axis"][0])
+        if kind == "Histogram":
+            options.update(bins=int(case["bins"][0]),
+                           upsample_rate=int(case["upsample_rate"][0]))
         cls = (quanta.FusedMovingAvgObsFakeQuantize
                if case["module"][0] == "fused" else quanta.FakeQuantize)
         module = cls(observer, quant[0], quant[1], **options)
         counts[case["module"][0]] += 1
+        counts["histogram"] += kind == "Histogram"
         for step in range(int(case["steps"][0])):
             n = str(step)
             module.enable_observer(case["observer_enabled" + n][0] == "1")
             module.enable_fake_quant(case["fake_quant_enabled" + n][0] == "1")
             x = f32(case["input" + n]).reshape(
                 [int(d) for d in case["shape" + n]])
+            if case["ok" + n][0] == "3":
+                # PyTorch could not allocate a histogram combination that
+                # Quanta computes without it.
+                module(x)
+                break
             if case["ok" + n][0] != "1":
                 with pytest.raises(ValueError):
                     module(x)
@@ -121,11 +132,16 @@ def test_fake_quantize_modules_match_pytorch(source_dir):
             assert same_bits(np.ravel(low), f32(case["min" + n]))
             assert same_bits(np.ravel(high), f32(case["max" + n]))
     assert counts["fake_quantize"] > 10 and counts["fused"] > 10
+    assert counts["histogram"] >= 6
 
 
 def test_fake_quantize_rules():
-    with pytest.raises(ValueError, match="min/max observer"):
-        quanta.FakeQuantize(observer=quanta.HistogramObserver)
+    with pytest.raises(ValueError, match="min/max observer classes or "
+                       "HistogramObserver"):
+        quanta.FakeQuantize(observer=quanta.FixedQParamsObserver)
+    with pytest.raises(ValueError, match="percentile and MSE"):
+        quanta.FakeQuantize(observer=quanta.HistogramObserver,
+                            calibration="percentile")
     with pytest.raises(ValueError, match="only works with MovingAverage"):
         quanta.FusedMovingAvgObsFakeQuantize(observer=quanta.MinMaxObserver)
     with pytest.raises(ValueError, match="averaging_constant"):
@@ -152,6 +168,111 @@ def test_fixed_qparams_observer():
         assert str(python.value) in verifier_message(
             "#quanta.fixed_qparams<scale = %r, zero_point = %d, qscheme = %s>"
             % (scale, zero_point, qscheme))
+
+
+# PyTorch 1.13's constructor parameters, in order (inspect.signature of
+# torch.ao.quantization's classes; the moving-average observers pass
+# **kwargs to MinMaxObserver, which takes factory_kwargs only).
+UNIFORM = ["dtype", "qscheme", "reduce_range", "quant_min", "quant_max"]
+PYTORCH_PARAMETERS = {
+    "MinMaxObserver": UNIFORM + ["factory_kwargs", "eps"],
+    "MovingAverageMinMaxObserver":
+        ["averaging_constant"] + UNIFORM + ["eps", "factory_kwargs"],
+    "PerChannelMinMaxObserver":
+        ["ch_axis"] + UNIFORM + ["factory_kwargs", "eps"],
+    "MovingAveragePerChannelMinMaxObserver":
+        ["averaging_constant", "ch_axis"] + UNIFORM + ["eps",
+                                                       "factory_kwargs"],
+    "HistogramObserver": ["bins", "upsample_rate"] + UNIFORM +
+        ["factory_kwargs", "eps", "exact_histc_range", "calibration",
+         "percentile"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(PYTORCH_PARAMETERS))
+def test_observer_takes_pytorchs_arguments(name):
+    cls = getattr(quanta, name)
+    assert list(inspect.signature(cls).parameters) == \
+        PYTORCH_PARAMETERS[name]
+    # What PyTorch rejects is a TypeError here too, not silently ignored.
+    for foreign in ["averaging_constant", "ch_axis", "bins", "scale"]:
+        if foreign not in PYTORCH_PARAMETERS[name]:
+            with pytest.raises(TypeError, match="%s.__init__.. got an "
+                               "unexpected keyword argument '%s'"
+                               % (name, foreign)):
+                cls(**{foreign: 1})
+    with pytest.raises(TypeError, match=name):
+        cls(*range(12))
+    cls(factory_kwargs={"device": "cpu"})
+
+
+def test_fake_quantize_passes_its_arguments_to_the_observer():
+    with pytest.raises(TypeError, match="MinMaxObserver.__init__.. got an "
+                       "unexpected keyword argument 'averaging_constant'"):
+        quanta.FakeQuantize(observer=quanta.MinMaxObserver,
+                            averaging_constant=0.5)
+    # PyTorch 1.13: scale 0x1.83060cp-6, zero point 85.
+    module = quanta.FakeQuantize(
+        observer=quanta.MovingAverageMinMaxObserver.with_args(
+            averaging_constant=0.5), quant_min=0, quant_max=127)
+    module(np.array([1.0, -2.0], np.float32))
+    assert same_bits(module.scale, [float.fromhex("0x1.83060cp-6")])
+    assert module.zero_point == [85]
+
+
+def test_positional_arguments_in_pytorchs_order():
+    observer = quanta.MinMaxObserver("qint8")
+    observer(np.array([1.0, -2.0], np.float32))
+    assert observer.calculate_qparams()[1] == [42]
+    assert quanta.HistogramObserver(64, 4)._observer is not None
+
+
+def test_histogram_of_empty_batches_has_its_bins():
+    # PyTorch: a buffer of `bins` zeros, min +inf, max -inf, qparams (1, 0).
+    observer = quanta.HistogramObserver(bins=16)
+    observer(np.zeros(0, np.float32))
+    assert observer.histogram == [0.0] * 16
+    assert observer.min_val == np.inf and observer.max_val == -np.inf
+    assert observer.calculate_qparams() == ([1.0], [0])
+
+
+@pytest.mark.parametrize("zero_point, expected",
+                         [(2.7, 2), (-2.7, -2), (np.float32(3.9), 3), (5, 5)])
+def test_fixed_qparams_float_zero_point_truncates_as_pytorch(zero_point,
+                                                             expected):
+    # PyTorch keeps zero_point in an int32 buffer.
+    observer = quanta.FixedQParamsObserver(
+        0.1, zero_point, dtype="qint8", quant_min=-128, quant_max=127)
+    assert observer.zero_point == expected
+    assert type(observer.zero_point) is int
+
+
+@pytest.mark.parametrize("zero_point", [float("nan"), float("inf"), "3"])
+def test_fixed_qparams_zero_point_that_is_no_number(zero_point):
+    with pytest.raises((ValueError, TypeError)):
+        quanta.FixedQParamsObserver(0.1, zero_point)
+
+
+def test_fixed_qparams_fake_quantize():
+    module = quanta.default_fixed_qparams_range_0to1_fake_quant()
+    assert (module.scale, module.zero_point) == (1.0 / 256, 0)
+    assert (module.quant_min, module.quant_max) == (0, 255)
+    # PyTorch 1.13's output for the same input.
+    x = np.array([0.5, 1.2, -0.1, 1.0 / 512], np.float32)
+    assert same_bits(module(x), [0.5, 255.0 / 256, 0.0, 0.0])
+    module.disable_observer()
+    assert same_bits(module(x), [0.5, 255.0 / 256, 0.0, 0.0])
+    module.disable_fake_quant()
+    assert module(x) is x
+    tanh = quanta.default_fixed_qparams_range_neg1to1_fake_quant()
+    assert tanh.calculate_qparams() == ([2.0 / 256], [128])
+    custom = quanta.FixedQParamsFakeQuantize(
+        quanta.FixedQParamsObserver.with_args(scale=0.5, zero_point=1,
+                                              quant_min=0, quant_max=3))
+    assert same_bits(custom(np.array([-1.0, 0.2, 9.0], np.float32)),
+                     [-0.5, 0.0, 1.0])
+    with pytest.raises(ValueError, match="takes a FixedQParamsObserver"):
+        quanta.FixedQParamsFakeQuantize(quanta.MinMaxObserver)
 
 
 @pytest.mark.parametrize("cls", [quanta.PlaceholderObserver,

@@ -3,7 +3,7 @@
 
 Run once with Debian's Python: /usr/bin/python3 scripts/goldens/gen_calibration_qat_test.py
 Uses the batches of gen_calibration_test.py. Writes
-test/Dialect/Quanta/Transforms/calibrate-fake-quant.mlir: a FakeQuantize and
+test/Calibration/calibrate-fake-quant.mlir: a FakeQuantize and
 a FusedMovingAvgObsFakeQuantize run in the JIT during calibration, each
 followed by a MinMaxObserver of its (fake-quantized) output; the CHECK lines
 hold what PyTorch's modules and observers hold after the same five batches.
@@ -18,7 +18,7 @@ from torch.ao.quantization import observer as tq
 from mlir_literals import short_float
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-TEST_DIR = os.path.join(ROOT, "test", "Dialect", "Quanta", "Transforms")
+TEST_DIR = os.path.join(ROOT, "test", "Calibration")
 INPUTS = os.path.join(TEST_DIR, "Inputs", "calibrate")
 batches = [np.load(os.path.join(INPUTS, "x%d.npy" % i)) for i in range(5)]
 
@@ -29,12 +29,18 @@ fused = tfq.FusedMovingAvgObsFakeQuantize(observer=tq.MovingAverageMinMaxObserve
                                           quant_min=-128, quant_max=127,
                                           dtype=torch.qint8,
                                           qscheme=torch.per_tensor_symmetric)
+histogram = tfq.default_histogram_fake_quant()
+fixed = tfq.default_fixed_qparams_range_0to1_fake_quant()
 after_fake_quant = tq.MinMaxObserver()
 after_fused = tq.MinMaxObserver()
+after_histogram = tq.MinMaxObserver()
+after_fixed = tq.MinMaxObserver()
 for b in batches:
     x = torch.from_numpy(b)
     after_fake_quant(fake_quant(x))
     after_fused(fused(x))
+    after_histogram(histogram(x))
+    after_fixed(fixed(torch.sigmoid(x)))
 
 data = ",".join("%%S/Inputs/calibrate/x%d.npy" % i for i in range(5))
 lines = [
@@ -57,17 +63,45 @@ def module_check(name, module):
 
 lines.append(module_check("fq", fake_quant))
 lines.append(module_check("fused", fused))
-for name, obs in (("after_fq", after_fake_quant), ("after_fused", after_fused)):
+# default_histogram_fake_quant: its HistogramObserver's search after every
+# batch (the 2048 bins are PyTorch's too, checked by the numeric goldens).
+obs = histogram.activation_post_process
+lines.append("// CHECK-DAG: quanta.fake_quant %%{{.*}} {{{.*}}name = \"histogram\", "
+             "scale = array<f32: %.9g>, stats = #quanta.histogram_stats<min = %s, "
+             "max = %s, histogram = [{{.*}}], num_batches = 5>, zero_point = array<i64: %d>}\n"
+             % (float(histogram.scale), short_float(float(obs.min_val)),
+                short_float(float(obs.max_val)), int(histogram.zero_point)))
+# FixedQParamsFakeQuantize: nothing observed, its fixed qparams throughout
+# (MLIR prints 1/256 in this exponent form).
+lines.append("// CHECK-DAG: quanta.fake_quant %%{{.*}} {{{.*}}name = \"fixed\", "
+             "observer_enabled = true, scale = array<f32: %e>, zero_point = array<i64: %d>}\n"
+             % (float(fixed.scale), int(fixed.zero_point)))
+for name, obs in (("after_fq", after_fake_quant), ("after_fused", after_fused),
+                  ("after_histogram", after_histogram),
+                  ("after_fixed", after_fixed)):
     lines.append("// CHECK-DAG: name = \"%s\", observer = #quanta.min_max<>, stats = "
                  "#quanta.min_max_stats<min = [%s], max = [%s], num_batches = 5>\n"
                  % (name, short_float(float(obs.min_val)), short_float(float(obs.max_val))))
 lines.append("""
-func.func @model(%x: tensor<4x16xf32>) -> (tensor<4x16xf32>, tensor<4x16xf32>) {
+func.func @model(%x: tensor<4x16xf32>) -> (tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>) {
   %0 = quanta.fake_quant %x {name = "fq", fake_quantize = #quanta.fake_quantize<observer = #quanta.moving_average_min_max<reduce_range = true>, quant_min = 0, quant_max = 255>} : tensor<4x16xf32>
   %1 = quanta.observe %0 {name = "after_fq", observer = #quanta.min_max<>} : tensor<4x16xf32>
   %2 = quanta.fake_quant %x {name = "fused", fake_quantize = #quanta.fake_quantize<observer = #quanta.moving_average_min_max<dtype = qint8, qscheme = per_tensor_symmetric>, quant_min = -128, quant_max = 127, fused = true>} : tensor<4x16xf32>
   %3 = quanta.observe %2 {name = "after_fused", observer = #quanta.min_max<>} : tensor<4x16xf32>
-  return %1, %3 : tensor<4x16xf32>, tensor<4x16xf32>
+  %4 = quanta.fake_quant %x {name = "histogram", fake_quantize = #quanta.fake_quantize<observer = #quanta.histogram<reduce_range = true>, quant_min = 0, quant_max = 255>} : tensor<4x16xf32>
+  %5 = quanta.observe %4 {name = "after_histogram", observer = #quanta.min_max<>} : tensor<4x16xf32>
+  %sigmoid = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x16xf32>) outs(%x : tensor<4x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %negated = arith.negf %in : f32
+    %exp = math.exp %negated : f32
+    %one = arith.constant 1.0 : f32
+    %denominator = arith.addf %one, %exp : f32
+    %y = arith.divf %one, %denominator : f32
+    linalg.yield %y : f32
+  } -> tensor<4x16xf32>
+  %6 = quanta.fake_quant %sigmoid {name = "fixed", fake_quantize = #quanta.fake_quantize<observer = #quanta.fixed_qparams<scale = 0.00390625, zero_point = 0>>, observer_enabled = true, scale = array<f32: 0.00390625>, zero_point = array<i64: 0>} : tensor<4x16xf32>
+  %7 = quanta.observe %6 {name = "after_fixed", observer = #quanta.min_max<>} : tensor<4x16xf32>
+  return %1, %3, %5, %7 : tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>
 }
 """)
 with open(os.path.join(TEST_DIR, "calibrate-fake-quant.mlir"), "w") as f:

@@ -4,7 +4,7 @@
 Run once with Debian's Python: /usr/bin/python3 scripts/goldens/gen_calibration_test.py
 Writes calibration batches (.npy, .npz) under
 test/Calibration/Inputs/calibrate/ and the lit test
-test/Dialect/Quanta/Transforms/calibrate.mlir, whose CHECK lines hold the
+test/Calibration/calibrate.mlir, whose CHECK lines hold the
 statistics and qparams PyTorch's observers reach after the same forward()
 calls (ranges that grow, shrink and are one-sided, moving averages).
 """
@@ -17,7 +17,7 @@ from torch.ao.quantization import observer as tq
 from mlir_literals import short_float
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-TEST_DIR = os.path.join(ROOT, "test", "Dialect", "Quanta", "Transforms")
+TEST_DIR = os.path.join(ROOT, "test", "Calibration")
 INPUTS = os.path.join(TEST_DIR, "Inputs", "calibrate")
 os.makedirs(INPUTS, exist_ok=True)
 rng = np.random.default_rng(2026)

@@ -801,6 +801,13 @@ MODULES = [
     ("fused_symmetric_quint8", True, "MovingAverageMinMax",
      dict(quant_min=0, quant_max=255, dtype="quint8",
           qscheme="per_tensor_symmetric")),
+    # Last, so that the cases above keep their random inputs.
+    ("default_histogram_fake_quant", False, "Histogram",
+     dict(quant_min=0, quant_max=255, dtype="quint8",
+          qscheme="per_tensor_affine", reduce_range=True)),
+    ("histogram_fake_quant_small", False, "Histogram",
+     dict(dtype="qint8", qscheme="per_tensor_symmetric", bins=64,
+          upsample_rate=4)),
 ]
 
 # (observer_enabled, fake_quant_enabled, data pattern) per step.
@@ -848,7 +855,8 @@ def make_module(fused, kind, kwargs):
 def gen_fake_quant_modules():
     w = Writer("fake_quant_modules.txt",
                "FakeQuantize / FusedMovingAvgObsFakeQuantize step sequences; "
-               "ok0 = PyTorch raised at that step (the sequence ends)")
+               "ok0 = PyTorch raised at that step (the sequence ends), 3 = "
+               "PyTorch could not allocate a histogram combination")
     gen = torch.Generator().manual_seed(2022)
     index = 0
     for (name, fused, kind, kwargs), plan_index in itertools.product(
@@ -873,6 +881,9 @@ def gen_fake_quant_modules():
         fields += [("averaging_constant", observer.averaging_constant
                     if hasattr(observer, "averaging_constant") else 0.01),
                    ("ch_axis", getattr(observer, "ch_axis", 0))]
+        if kind == "Histogram":
+            fields += [("bins", observer.bins),
+                       ("upsample_rate", observer.upsample_rate)]
         shape = (4, 10) if "PerChannel" in kind else (3, 7)
         if kind == "PerChannelMinMax":
             shape = (5, 3, 4)
@@ -888,8 +899,13 @@ def gen_fake_quant_modules():
             steps += 1
             try:
                 y = m(x)
-            except (RuntimeError, AssertionError, IndexError):
-                fields += [(f"ok{step}", 0)]
+            except (RuntimeError, AssertionError, IndexError,
+                    OverflowError) as error:
+                # ok 3: a histogram's range grew so much that PyTorch could
+                # not allocate its combination grid, which Quanta does not
+                # materialise (the sequence ends there).
+                fields += [(f"ok{step}",
+                            3 if "can't allocate memory" in str(error) else 0)]
                 break
             # PyTorch computes scale inf (or garbage) where Quanta reports
             # an error: ok 2 ends the sequence there.

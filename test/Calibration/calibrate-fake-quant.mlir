@@ -6,13 +6,30 @@
 
 // CHECK-DAG: quanta.fake_quant %{{.*}} {{{.*}}name = "fq", scale = array<f32: 0.0417019166>, stats = #quanta.min_max_stats<min = [-2.031281], max = [3.2648628], num_batches = 5>, zero_point = array<i64: 49>}
 // CHECK-DAG: quanta.fake_quant %{{.*}} {{{.*}}name = "fused", scale = array<f32: 0.0257075801>, stats = #quanta.min_max_stats<min = [-2.031281], max = [3.2648628], num_batches = 5>, zero_point = array<i64: 0>}
+// CHECK-DAG: quanta.fake_quant %{{.*}} {{{.*}}name = "histogram", scale = array<f32: 0.186183661>, stats = #quanta.histogram_stats<min = -14.349789, max = 10.144711, histogram = [{{.*}}], num_batches = 5>, zero_point = array<i64: 77>}
+// CHECK-DAG: quanta.fake_quant %{{.*}} {{{.*}}name = "fixed", observer_enabled = true, scale = array<f32: 3.906250e-03>, zero_point = array<i64: 0>}
 // CHECK-DAG: name = "after_fq", observer = #quanta.min_max<>, stats = #quanta.min_max_stats<min = [-2.0433939], max = [3.2527494], num_batches = 5>
 // CHECK-DAG: name = "after_fused", observer = #quanta.min_max<>, stats = #quanta.min_max_stats<min = [-3.2905703], max = [3.2648628], num_batches = 5>
+// CHECK-DAG: name = "after_histogram", observer = #quanta.min_max<>, stats = #quanta.min_max_stats<min = [-14.336142], max = [9.284869], num_batches = 5>
+// CHECK-DAG: name = "after_fixed", observer = #quanta.min_max<>, stats = #quanta.min_max_stats<min = [0.0], max = [0.99609375], num_batches = 5>
 
-func.func @model(%x: tensor<4x16xf32>) -> (tensor<4x16xf32>, tensor<4x16xf32>) {
+func.func @model(%x: tensor<4x16xf32>) -> (tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>) {
   %0 = quanta.fake_quant %x {name = "fq", fake_quantize = #quanta.fake_quantize<observer = #quanta.moving_average_min_max<reduce_range = true>, quant_min = 0, quant_max = 255>} : tensor<4x16xf32>
   %1 = quanta.observe %0 {name = "after_fq", observer = #quanta.min_max<>} : tensor<4x16xf32>
   %2 = quanta.fake_quant %x {name = "fused", fake_quantize = #quanta.fake_quantize<observer = #quanta.moving_average_min_max<dtype = qint8, qscheme = per_tensor_symmetric>, quant_min = -128, quant_max = 127, fused = true>} : tensor<4x16xf32>
   %3 = quanta.observe %2 {name = "after_fused", observer = #quanta.min_max<>} : tensor<4x16xf32>
-  return %1, %3 : tensor<4x16xf32>, tensor<4x16xf32>
+  %4 = quanta.fake_quant %x {name = "histogram", fake_quantize = #quanta.fake_quantize<observer = #quanta.histogram<reduce_range = true>, quant_min = 0, quant_max = 255>} : tensor<4x16xf32>
+  %5 = quanta.observe %4 {name = "after_histogram", observer = #quanta.min_max<>} : tensor<4x16xf32>
+  %sigmoid = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x16xf32>) outs(%x : tensor<4x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %negated = arith.negf %in : f32
+    %exp = math.exp %negated : f32
+    %one = arith.constant 1.0 : f32
+    %denominator = arith.addf %one, %exp : f32
+    %y = arith.divf %one, %denominator : f32
+    linalg.yield %y : f32
+  } -> tensor<4x16xf32>
+  %6 = quanta.fake_quant %sigmoid {name = "fixed", fake_quantize = #quanta.fake_quantize<observer = #quanta.fixed_qparams<scale = 0.00390625, zero_point = 0>>, observer_enabled = true, scale = array<f32: 0.00390625>, zero_point = array<i64: 0>} : tensor<4x16xf32>
+  %7 = quanta.observe %6 {name = "after_fixed", observer = #quanta.min_max<>} : tensor<4x16xf32>
+  return %1, %3, %5, %7 : tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>
 }

@@ -83,6 +83,10 @@ FakeQuantizeOptions moduleOptionsOf(const GoldenCase &c) {
   options.observerOptions = observerOptionsOf(c);
   options.averagingConstant = c.getDouble("averaging_constant");
   options.chAxis = c.getInt("ch_axis");
+  if (c.has("bins")) {
+    options.bins = c.getInt("bins");
+    options.upsampleRate = c.getInt("upsample_rate");
+  }
   return options;
 }
 
@@ -100,6 +104,13 @@ void runModuleSteps(const GoldenCase &c, Module &module) {
     std::vector<float> output(input.size());
     Status status =
         module.forward(input.data(), output.data(), c.ints("shape" + n));
+    // ok 3: PyTorch could not allocate the grid of a histogram's range
+    // growth, which Quanta merges without it (HugeRangeGrowthIsNot-
+    // Materialised): nothing to compare from here on.
+    if (c.getInt("ok" + n) == 3) {
+      EXPECT_TRUE(status.ok()) << status.getMessage();
+      return;
+    }
     // ok 0: PyTorch raises; 2: PyTorch computes a non-finite scale, which
     // Quanta reports as an error.
     ASSERT_EQ(status.ok(), c.getInt("ok" + n) == 1)
@@ -133,7 +144,7 @@ void runModuleSteps(const GoldenCase &c, Module &module) {
 }
 
 TEST(FakeQuantGolden, Modules) {
-  size_t fused = 0, plain = 0;
+  size_t fused = 0, plain = 0, histogram = 0;
   for (const GoldenCase &c : readGoldenFile("fake_quant_modules.txt")) {
     SCOPED_TRACE(c.name);
     const FakeQuantizeOptions options = moduleOptionsOf(c);
@@ -148,10 +159,12 @@ TEST(FakeQuantGolden, Modules) {
       ASSERT_TRUE(module.ok()) << module.getStatus().getMessage();
       runModuleSteps(c, *module);
       ++plain;
+      histogram += options.observer == ObserverKind::Histogram;
     }
   }
   EXPECT_GT(fused, 10u);
   EXPECT_GT(plain, 10u);
+  EXPECT_GE(histogram, 6u);
 }
 
 TEST(FakeQuant, NonFiniteInputsMapToQuantMin) {

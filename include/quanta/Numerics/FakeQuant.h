@@ -14,6 +14,7 @@
 #ifndef QUANTA_NUMERICS_FAKEQUANT_H
 #define QUANTA_NUMERICS_FAKEQUANT_H
 
+#include "quanta/Numerics/Histogram.h"
 #include "quanta/Numerics/Observers.h"
 #include "quanta/Numerics/QParams.h"
 #include "quanta/Numerics/Status.h"
@@ -99,6 +100,13 @@ struct FakeQuantizeOptions {
   double averagingConstant = 0.01;
   /// For the per-channel observers.
   int64_t chAxis = 0;
+  /// For HistogramObserver (PyTorch's default_histogram_fake_quant): its
+  /// bins, upsample_rate and Quanta's exact_histc_range.
+  int64_t bins = 2048;
+  int64_t upsampleRate = 128;
+  bool exactHistcRange = false;
+
+  HistogramOptions getHistogramOptions() const;
 };
 
 /// What FakeQuantize and FusedMovingAvgObsFakeQuantize share: the observer
@@ -118,8 +126,10 @@ public:
   const FakeQuantizeOptions &getOptions() const { return options; }
   bool isPerChannel() const;
 
-  /// Running statistics of the observer (per-tensor or per-channel).
+  /// Running statistics of the observer (per-tensor or per-channel; a
+  /// HistogramObserver's min_val/max_val are in getStats too).
   const MinMaxStats &getStats() const { return stats; }
+  const HistogramStats &getHistogramStats() const { return histogramStats; }
   const PerChannelMinMaxStats &getPerChannelStats() const {
     return perChannelStats;
   }
@@ -141,11 +151,14 @@ protected:
   bool observerEnabled = true;
   MinMaxStats stats;
   PerChannelMinMaxStats perChannelStats;
+  HistogramStats histogramStats;
 };
 
 /// torch.ao.quantization.FakeQuantize: observe (when enabled) and refresh
 /// scale/zero_point from the observer after every observed batch, then
-/// fake-quantize (when enabled).
+/// fake-quantize (when enabled). Its observer is one of the min/max ones or
+/// HistogramObserver (PyTorch's default_histogram_fake_quant), whose
+/// L2-error search then runs after each observed batch, as in PyTorch.
 class FakeQuantize : public FakeQuantizeBase {
 public:
   static StatusOr<FakeQuantize> create(const FakeQuantizeOptions &options);

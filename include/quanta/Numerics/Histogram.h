@@ -34,8 +34,10 @@ struct HistogramOptions {
   bool exactHistcRange = false;
 };
 
-/// The observer's buffers (histogram, min_val, max_val). The histogram is
-/// empty until the first non-empty batch.
+/// The observer's buffers (histogram, min_val, max_val). Until the first
+/// non-empty batch min/max are +inf/-inf and the histogram holds `bins`
+/// zeros (PyTorch's buffer, as ObserverState and FakeQuantize start it) or
+/// nothing (a default HistogramStats).
 struct HistogramStats {
   std::vector<float> histogram;
   float min = std::numeric_limits<float>::infinity();

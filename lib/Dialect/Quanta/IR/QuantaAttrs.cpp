@@ -405,6 +405,15 @@ LogicalResult FakeQuantizeAttr::verify(EmitErrorFn emitError,
   return success();
 }
 
+ObserverAttrInterface FakeQuantizeAttr::getObserverOrDefault() const {
+  if (ObserverAttrInterface observer = getObserver())
+    return observer;
+  return MovingAverageMinMaxObserverAttr::get(
+      getContext(), llvm::APFloat(0.01), DType::quint8,
+      QScheme::per_tensor_affine, /*reduce_range=*/false, getQuantMin(),
+      getQuantMax(), llvm::APFloat(std::numeric_limits<float>::epsilon()));
+}
+
 numerics::QRange FakeQuantizeAttr::getQRange() const {
   ObserverAttrInterface observer = getObserver();
   if (auto fixed = dyn_cast_or_null<FixedQParamsObserverAttr>(observer))

@@ -47,6 +47,43 @@ static LogicalResult verifyChannelCount(Operation *op, StringRef what,
   return success();
 }
 
+/// Checks the `stats` (if any) of an observer on a tensor of `type`, per
+/// channel along `axis` or per tensor: quanta.observe's and those of a
+/// quanta.fake_quant's module.
+static LogicalResult verifyStatistics(Operation *op,
+                                      ObserverAttrInterface observer,
+                                      Attribute stats, RankedTensorType type,
+                                      std::optional<int64_t> axis) {
+  if (!stats)
+    return success();
+  if (!observer.collectsStatistics() || isa<RecordingObserverAttr>(observer))
+    return op->emitOpError() << observer.getPyTorchClassName()
+                             << " does not hold statistics, but 'stats' is set";
+  if (auto histogram = dyn_cast<HistogramObserverAttr>(observer)) {
+    auto histogramStats = dyn_cast<HistogramStatsAttr>(stats);
+    if (!histogramStats)
+      return op->emitOpError("HistogramObserver statistics must be a "
+                             "#quanta.histogram_stats, got ")
+             << stats;
+    if (static_cast<int64_t>(histogramStats.getHistogram().size()) !=
+        histogram.getBins())
+      return op->emitOpError("histogram has ")
+             << histogramStats.getHistogram().size()
+             << " bins but the observer has bins = " << histogram.getBins();
+    return success();
+  }
+  auto minMax = dyn_cast<MinMaxStatsAttr>(stats);
+  if (!minMax)
+    return op->emitOpError()
+           << observer.getPyTorchClassName()
+           << " statistics must be a #quanta.min_max_stats, got " << stats;
+  // Per-channel observers start with no channel (PyTorch's empty buffers).
+  if (axis && minMax.getMin().empty())
+    return success();
+  return verifyChannelCount(op, "min_max_stats", minMax.getMin().size(), type,
+                            axis);
+}
+
 //===----------------------------------------------------------------------===//
 // ObserveOp
 //===----------------------------------------------------------------------===//
@@ -71,35 +108,7 @@ LogicalResult ObserveOp::verify() {
                            << type;
   }
 
-  Attribute stats = getStatsAttr();
-  if (!stats)
-    return success();
-  if (!observer.collectsStatistics() || isa<RecordingObserverAttr>(observer))
-    return emitOpError() << observer.getPyTorchClassName()
-                         << " does not hold statistics, but 'stats' is set";
-  if (auto histogram = dyn_cast<HistogramObserverAttr>(observer)) {
-    auto histogramStats = dyn_cast<HistogramStatsAttr>(stats);
-    if (!histogramStats)
-      return emitOpError("HistogramObserver statistics must be a "
-                         "#quanta.histogram_stats, got ")
-             << stats;
-    if (static_cast<int64_t>(histogramStats.getHistogram().size()) !=
-        histogram.getBins())
-      return emitOpError("histogram has ")
-             << histogramStats.getHistogram().size()
-             << " bins but the observer has bins = " << histogram.getBins();
-    return success();
-  }
-  auto minMax = dyn_cast<MinMaxStatsAttr>(stats);
-  if (!minMax)
-    return emitOpError() << observer.getPyTorchClassName()
-                         << " statistics must be a #quanta.min_max_stats, got "
-                         << stats;
-  // Per-channel observers start with no channel (PyTorch's empty buffers).
-  if (axis && minMax.getMin().empty())
-    return success();
-  return verifyChannelCount(*this, "min_max_stats", minMax.getMin().size(),
-                            type, axis);
+  return verifyStatistics(*this, observer, getStatsAttr(), type, axis);
 }
 
 //===----------------------------------------------------------------------===//
@@ -143,6 +152,22 @@ LogicalResult FakeQuantOp::verify() {
   if (getFloatZeroPointAttr() && !axis)
     return emitOpError("'float_zero_point' (per_channel_affine_float_qparams) "
                        "is per-channel: set 'axis'");
+  if (module && failed(verifyStatistics(*this, module.getObserverOrDefault(),
+                                        getStatsAttr(), type, axis)))
+    return failure();
+  if (auto fixed = dyn_cast_or_null<FixedQParamsObserverAttr>(
+          module ? module.getObserver() : nullptr)) {
+    // FixedQParamsFakeQuantize copies them from its observer when built.
+    float fixedScale = fixed.getScale().convertToFloat();
+    if (!getScaleAttr() || !getZeroPointAttr() ||
+        getScaleAttr().asArrayRef() != ArrayRef<float>(fixedScale) ||
+        getZeroPointAttr().asArrayRef() !=
+            ArrayRef<int64_t>(fixed.getZeroPoint()))
+      return emitOpError("a FixedQParamsFakeQuantize module fake-quantizes "
+                         "with its observer's qparams: set 'scale' and "
+                         "'zero_point' to those of ")
+             << fixed;
+  }
 
   if (!getScaleAttr())
     return success();

@@ -142,11 +142,7 @@ static FailureOr<FrozenQParams> freezeFakeQuant(FakeQuantOp op) {
                           "compute them: calibrate first");
   ObserverAttrInterface observer = module.getObserver();
   if (!module.getFused()) {
-    if (!observer)
-      observer = MovingAverageMinMaxObserverAttr::get(
-          op.getContext(), llvm::APFloat(0.01), DType::quint8,
-          QScheme::per_tensor_affine, false, range.quantMin, range.quantMax,
-          llvm::APFloat(std::numeric_limits<float>::epsilon()));
+    observer = module.getObserverOrDefault();
     FailureOr<numerics::QParams> qparams =
         computeQParams(op.getLoc(), observer, op.getStatsAttr());
     if (failed(qparams))

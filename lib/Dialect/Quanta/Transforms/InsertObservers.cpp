@@ -275,6 +275,15 @@ InsertObserversPass::observe(Value value, Attribute observer,
     auto fakeQuant = FakeQuantOp::create(builder, loc, value.getType(), value);
     fakeQuant.setFakeQuantizeAttr(module);
     fakeQuant.setObserverEnabledAttr(builder.getBoolAttr(true));
+    // FixedQParamsFakeQuantize: its scale and zero point buffers are set
+    // from the observer when it is built.
+    if (auto fixed =
+            dyn_cast_or_null<FixedQParamsObserverAttr>(module.getObserver())) {
+      fakeQuant.setScaleAttr(builder.getDenseF32ArrayAttr(
+          {fixed.getScale().convertToFloat()}));
+      fakeQuant.setZeroPointAttr(
+          builder.getDenseI64ArrayAttr({fixed.getZeroPoint()}));
+    }
     if (axis)
       fakeQuant.setAxisAttr(builder.getI64IntegerAttr(*axis));
     fakeQuant.setNameAttr(nameAttr);
@@ -367,6 +376,18 @@ LogicalResult InsertObserversPass::checkOverridesMatch(ModuleOp module) {
     return failure();
   }
   return success();
+}
+
+/// PyTorch's observer of an op with a fixed output range (`range`:
+/// "range_0to1" or "range_neg1to1"), or, where the qconfig fake-quantizes
+/// (QAT), its FixedQParamsFakeQuantize, as get_default_qat_qconfig_mapping
+/// chooses.
+static Attribute getFixedQParamsObserver(MLIRContext *context, StringRef range,
+                                         Attribute activation) {
+  std::string name = ("default_fixed_qparams_" + range).str();
+  if (isa<FakeQuantizeAttr>(activation))
+    return getFakeQuantizePreset(context, name + "_fake_quant");
+  return getObserverPreset(context, name + "_observer");
 }
 
 /// The min/max observer of `observer` (itself, or a FakeQuantize's).
@@ -496,12 +517,12 @@ LogicalResult InsertObserversPass::insertObservers(func::FuncOp func) {
       }
       break;
     case OpRole::FixedQParamsZeroToOne:
-      outputObserver = getObserverPreset(
-          op->getContext(), "default_fixed_qparams_range_0to1_observer");
+      outputObserver = getFixedQParamsObserver(op->getContext(), "range_0to1",
+                                               activation);
       break;
     case OpRole::FixedQParamsMinusOneToOne:
-      outputObserver = getObserverPreset(
-          op->getContext(), "default_fixed_qparams_range_neg1to1_observer");
+      outputObserver = getFixedQParamsObserver(
+          op->getContext(), "range_neg1to1", activation);
       break;
     case OpRole::Unary:
       break;

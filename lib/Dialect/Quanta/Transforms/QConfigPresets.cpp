@@ -26,6 +26,14 @@ struct Preset {
   "#quanta.per_channel_min_max<ch_axis = 0, dtype = " DTYPE                    \
   ", qscheme = per_channel_affine_float_qparams>"
 
+// The fixed output ranges of sigmoid and softmax (0..1) and tanh (-1..1).
+#define RANGE_0TO1_OBSERVER                                                    \
+  "#quanta.fixed_qparams<scale = 0.00390625, zero_point = 0, "                 \
+  "dtype = quint8, quant_min = 0, quant_max = 255>"
+#define RANGE_NEG1TO1_OBSERVER                                                 \
+  "#quanta.fixed_qparams<scale = 0.0078125, zero_point = 128, "                \
+  "dtype = quint8, quant_min = 0, quant_max = 255>"
+
 // observer.py. 2 ** -12 = 0.000244140625.
 static const Preset observerPresets[] = {
     {"default_observer", "#quanta.min_max<quant_min = 0, quant_max = 127>"},
@@ -49,12 +57,8 @@ static const Preset observerPresets[] = {
      "#quanta.placeholder<dtype = quint8, compute_dtype = quint8>"},
     {"default_float_qparams_observer", FLOAT_QPARAMS_OBSERVER("quint8")},
     {"default_float_qparams_observer_4bit", FLOAT_QPARAMS_OBSERVER("quint4x2")},
-    {"default_fixed_qparams_range_neg1to1_observer",
-     "#quanta.fixed_qparams<scale = 0.0078125, zero_point = 128, "
-     "dtype = quint8, quant_min = 0, quant_max = 255>"},
-    {"default_fixed_qparams_range_0to1_observer",
-     "#quanta.fixed_qparams<scale = 0.00390625, zero_point = 0, "
-     "dtype = quint8, quant_min = 0, quant_max = 255>"},
+    {"default_fixed_qparams_range_neg1to1_observer", RANGE_NEG1TO1_OBSERVER},
+    {"default_fixed_qparams_range_0to1_observer", RANGE_0TO1_OBSERVER},
     // Backward-compatibility aliases PyTorch keeps.
     {"default_symmetric_fixed_qparams_observer",
      "#quanta.fixed_qparams<scale = 0.0078125, zero_point = 128>"},
@@ -89,6 +93,30 @@ static const Preset observerPresets[] = {
   "#quanta.moving_average_per_channel_min_max<dtype = qint8, "                 \
   "qscheme = per_channel_symmetric>, quant_min = -128, quant_max = 127, "      \
   "fused = true>"
+#define FIXED_QPARAMS_FAKE_QUANT(OBSERVER)                                     \
+  "#quanta.fake_quantize<observer = " OBSERVER ">"
+
+// fake_quantize.py's module-level fake-quant modules.
+static const Preset fakeQuantizePresets[] = {
+    {"default_fake_quant", DEFAULT_FAKE_QUANT},
+    {"default_weight_fake_quant", DEFAULT_WEIGHT_FAKE_QUANT},
+    {"default_per_channel_weight_fake_quant",
+     DEFAULT_PER_CHANNEL_WEIGHT_FAKE_QUANT},
+    {"default_histogram_fake_quant",
+     "#quanta.fake_quantize<observer = #quanta.histogram<"
+     "dtype = quint8, qscheme = per_tensor_affine, reduce_range = true>, "
+     "quant_min = 0, quant_max = 255>"},
+    {"default_fused_act_fake_quant", FUSED_ACT_FAKE_QUANT("false")},
+    {"default_fused_wt_fake_quant", DEFAULT_FUSED_WT_FAKE_QUANT},
+    {"default_fused_per_channel_wt_fake_quant",
+     DEFAULT_FUSED_PER_CHANNEL_WT_FAKE_QUANT},
+    // FixedQParamsFakeQuantize: a module whose observer is fixed.
+    {"default_fixed_qparams_range_0to1_fake_quant",
+     FIXED_QPARAMS_FAKE_QUANT(RANGE_0TO1_OBSERVER)},
+    {"default_fixed_qparams_range_neg1to1_fake_quant",
+     FIXED_QPARAMS_FAKE_QUANT(RANGE_NEG1TO1_OBSERVER)},
+};
+
 #define QCONFIG(ACTIVATION, WEIGHT)                                            \
   "#quanta.qconfig<activation = " ACTIVATION ", weight = " WEIGHT ">"
 
@@ -175,6 +203,12 @@ ObserverAttrInterface quanta::getObserverPreset(MLIRContext *context,
                                                 StringRef name) {
   return dyn_cast_or_null<ObserverAttrInterface>(
       lookup(context, observerPresets, name));
+}
+
+FakeQuantizeAttr quanta::getFakeQuantizePreset(MLIRContext *context,
+                                               StringRef name) {
+  return dyn_cast_or_null<FakeQuantizeAttr>(
+      lookup(context, fakeQuantizePresets, name));
 }
 
 QConfigAttr quanta::getQConfigPreset(MLIRContext *context, StringRef name) {

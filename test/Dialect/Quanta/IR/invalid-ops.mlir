@@ -463,3 +463,51 @@ func.func @qbatch_matmul_range(%a: tensor<2x3x4x!a>, %b: tensor<2x4x6x!a>) -> te
   %r = quanta.qbatch_matmul %a, %b {multiplier = 1073741824 : i32, shift = -3 : i32, output_min = 0 : i32, output_max = 255 : i32} : tensor<2x3x4x!a>, tensor<2x4x6x!a> -> tensor<2x3x6x!out>
   return %r : tensor<2x3x6x!out>
 }
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{HistogramObserver statistics must be a #quanta.histogram_stats, got #quanta.min_max_stats}}
+  %0 = quanta.fake_quant %x {fake_quantize = #quanta.fake_quantize<observer = #quanta.histogram<>>, stats = #quanta.min_max_stats<min = [0.0], max = [1.0]>} : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{MovingAverageMinMaxObserver statistics must be a #quanta.min_max_stats, got #quanta.histogram_stats}}
+  %0 = quanta.fake_quant %x {fake_quantize = #quanta.fake_quantize<>, stats = #quanta.histogram_stats<min = 0.0, max = 1.0, histogram = [1.0, 2.0]>} : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{histogram has 2 bins but the observer has bins = 2048}}
+  %0 = quanta.fake_quant %x {fake_quantize = #quanta.fake_quantize<observer = #quanta.histogram<>>, stats = #quanta.histogram_stats<min = 0.0, max = 1.0, histogram = [1.0, 2.0]>} : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{min_max_stats must hold one value per channel (2 along axis 0), got 3}}
+  %0 = quanta.fake_quant %x {axis = 0, fake_quantize = #quanta.fake_quantize<observer = #quanta.moving_average_per_channel_min_max<>>, stats = #quanta.min_max_stats<min = [0.0, 0.0, 0.0], max = [1.0, 1.0, 1.0]>} : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{a FixedQParamsFakeQuantize module fake-quantizes with its observer's qparams: set 'scale' and 'zero_point' to those of #quanta.fixed_qparams<scale = 0.00390625, zero_point = 0>}}
+  %0 = quanta.fake_quant %x {fake_quantize = #quanta.fake_quantize<observer = #quanta.fixed_qparams<scale = 0.00390625, zero_point = 0>>} : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{a FixedQParamsFakeQuantize module fake-quantizes with its observer's qparams: set 'scale' and 'zero_point' to those of #quanta.fixed_qparams<scale = 0.00390625, zero_point = 0>}}
+  %0 = quanta.fake_quant %x {fake_quantize = #quanta.fake_quantize<observer = #quanta.fixed_qparams<scale = 0.00390625, zero_point = 0>>, scale = array<f32: 0.5>, zero_point = array<i64: 0>} : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}

@@ -56,3 +56,21 @@ func.func @fake_quant(%x: tensor<4xf32>) -> tensor<4xf32> {
   %2 = quanta.fake_quant %1 {fake_quantize = #quanta.fake_quantize<observer = #quanta.moving_average_min_max<dtype = qint8, qscheme = per_tensor_symmetric>, quant_min = -128, quant_max = 127, fused = true>, observer_enabled = false, stats = #quanta.min_max_stats<min = [-1.0], max = [2.0]>} : tensor<4xf32>
   return %2 : tensor<4xf32>
 }
+
+// -----
+
+// PyTorch's FakeQuantize(HistogramObserver) computes its qparams with the
+// observer's L2 search over its histogram, and a FixedQParamsFakeQuantize
+// keeps its observer's. The histogram, scale 0.027559055 and zero point 36
+// are PyTorch 1.13's after FakeQuantize(observer=HistogramObserver,
+// quant_min=0, quant_max=255, reduce_range=True, bins=8) saw
+// [[-1, -0.25, 0, 0.5], [0.75, 1.5, 2, 3]].
+
+// CHECK-LABEL: func @histogram_and_fixed_fake_quant
+// CHECK: quant.qcast %{{.*}} : tensor<4xf32> to tensor<4x!quant.uniform<u8<0:127>:f32, 0.027559055015444756:36>>
+// CHECK: quant.qcast %{{.*}} : tensor<4xf32> to tensor<4x!quant.uniform<u8:f32, 3.906250e-03>>
+func.func @histogram_and_fixed_fake_quant(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %0 = quanta.fake_quant %x {fake_quantize = #quanta.fake_quantize<observer = #quanta.histogram<bins = 8, reduce_range = true>, quant_min = 0, quant_max = 255>, stats = #quanta.histogram_stats<min = -1.0, max = 3.0, histogram = [1.0, 1.0, 1.0, 2.0, 0.0, 1.0, 1.0, 1.0], num_batches = 1>} : tensor<4xf32>
+  %1 = quanta.fake_quant %x {fake_quantize = #quanta.fake_quantize<observer = #quanta.fixed_qparams<scale = 0.00390625, zero_point = 0>>, scale = array<f32: 0.00390625>, zero_point = array<i64: 0>} : tensor<4xf32>
+  return %0, %1 : tensor<4xf32>, tensor<4xf32>
+}

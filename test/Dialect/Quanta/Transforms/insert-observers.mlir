@@ -186,6 +186,10 @@ func.func @transposed_constant_weight(%x: tensor<2x3xf32>) -> tensor<2x2xf32> {
 // CHECK: %[[SIG:.*]] = linalg.generic
 // CHECK: math.exp
 // CHECK: quanta.observe %[[SIG]] {name = "sigmoid_0.output", observer = #quanta.fixed_qparams<scale = 0.00390625, zero_point = 0>}
+// Under QAT, PyTorch's FixedQParamsFakeQuantize, its qparams set when built.
+// QAT-LABEL: func @float_op_and_sigmoid
+// QAT: %[[SIG:.*]] = linalg.generic
+// QAT: quanta.fake_quant %[[SIG]] {fake_quantize = #quanta.fake_quantize<observer = #quanta.fixed_qparams<scale = 0.00390625, zero_point = 0>>, name = "sigmoid_0.output", observer_enabled = true, scale = array<f32: 3.906250e-03>, zero_point = array<i64: 0>}
 #id = affine_map<(d0) -> (d0)>
 func.func @float_op_and_sigmoid(%x: tensor<8xf32>) -> tensor<8xf32> {
   %one = arith.constant 1.0 : f32

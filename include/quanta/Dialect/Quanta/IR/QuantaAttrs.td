@@ -216,6 +216,9 @@ def Quanta_FakeQuantizeAttr : Quanta_Attr<"FakeQuantize", "fake_quantize"> {
     /// forwarded to the observer (PyTorch's FakeQuantize.__init__), else the
     /// observer's own range.
     ::mlir::quanta::numerics::QRange getQRange() const;
+    /// The observer, or PyTorch's default MovingAverageMinMaxObserver with
+    /// the module's range when there is none.
+    ::mlir::quanta::ObserverAttrInterface getObserverOrDefault() const;
   }];
 }
 

@@ -58,7 +58,10 @@ def Quanta_FakeQuantOp : Quanta_Op<"fake_quant", [AllTypesMatch<["input", "outpu
 
     The qparams are known (`scale` with `zero_point` or `float_zero_point`),
     or come from a FakeQuantize module given by `fake_quantize` whose
-    observer is run by calibration or training (`observer_enabled`);
+    observer is run by calibration or training (`observer_enabled`) and
+    leaves its statistics in `stats` (`#quanta.min_max_stats`, or
+    `#quanta.histogram_stats` for a HistogramObserver, PyTorch's
+    `default_histogram_fake_quant`);
     `fake_quant_enabled = false` makes the op an identity, as in PyTorch.
     `quanta-lower-fake-quant` lowers ops with known qparams to linalg.
   }];
@@ -74,7 +77,8 @@ def Quanta_FakeQuantOp : Quanta_Op<"fake_quant", [AllTypesMatch<["input", "outpu
       DefaultValuedAttr<BoolAttr, "true">:$fake_quant_enabled,
       OptionalAttr<BoolAttr>:$observer_enabled,
       OptionalAttr<StrAttr>:$name,
-      OptionalAttr<Quanta_MinMaxStatsAttr>:$stats);
+      OptionalAttr<AnyAttrOf<[Quanta_MinMaxStatsAttr,
+                              Quanta_HistogramStatsAttr]>>:$stats);
   let results = (outs RankedTensorOf<[F32]>:$output);
   let assemblyFormat = "$input attr-dict `:` type($input)";
   let hasVerifier = 1;
