@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "quanta/Numerics/Dynamic.h"
 #include "quanta/Numerics/FakeQuant.h"
 #include "quanta/Numerics/Histogram.h"
 #include "quanta/Numerics/Observers.h"
@@ -273,6 +274,47 @@ PYBIND11_MODULE(_quanta_numerics, m) {
       "top1_agreement of rows of row_length values, rows.");
 
   m.def(
+      "dynamic_linear",
+      [](const py::buffer &input, const py::buffer &weight,
+         std::optional<py::buffer> bias, const std::string &engine,
+         bool perChannel) {
+        FloatTensor x = asFloatTensor(input), w = asFloatTensor(weight);
+        if (x.info.ndim < 2 || w.info.ndim != 2 ||
+            x.info.shape.back() != w.info.shape[1])
+          throw py::value_error(
+              "expected an input [..., K] of rank >= 2 (as PyTorch) and "
+              "weights [N, K]");
+        const int64_t n = w.info.shape[0], k = w.info.shape[1];
+        std::optional<FloatTensor> b;
+        if (bias) {
+          b = asFloatTensor(*bias);
+          if (b->size() != static_cast<size_t>(n))
+            throw py::value_error("expected a bias of " + std::to_string(n) +
+                                  " values, got " + std::to_string(b->size()));
+        }
+        DynamicEngine parsed;
+        if (engine == "onednn")
+          parsed = DynamicEngine::Onednn;
+        else if (engine == "qnnpack")
+          parsed = DynamicEngine::Qnnpack;
+        else
+          throw py::value_error("unknown engine '" + engine +
+                                "' (onednn or qnnpack)");
+        DynamicWeights quantized =
+            check(quantizeDynamicWeights(w.data(), n, k, perChannel));
+        const int64_t m = k == 0 ? 0 : static_cast<int64_t>(x.size()) / k;
+        std::vector<float> output(static_cast<size_t>(m * n));
+        check(dynamicLinear(parsed, x.data(), m, k, quantized, n,
+                            b ? b->data() : nullptr, output.data()));
+        return output;
+      },
+      py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(),
+      py::arg("engine") = "onednn", py::arg("per_channel") = false,
+      "torch.ao.nn.quantized.dynamic.Linear's output (quantize_dynamic with "
+      "default_dynamic_qconfig, or per_channel_dynamic_qconfig) on PyTorch's "
+      "onednn or qnnpack engine, flattened.");
+
+  m.def(
       "fake_quantize_per_tensor_affine",
       [](const py::buffer &input, float scale, int64_t zeroPoint,
          int64_t quantMin, int64_t quantMax) {
@@ -332,8 +374,8 @@ PYBIND11_MODULE(_quanta_numerics, m) {
                        int64_t upsampleRate, bool exactHistcRange) {
              FakeQuantizeOptions options;
              options.observer = parseKind(observer);
-             options.observerOptions = makeOptions(
-                 dtype, qscheme, reduceRange, quantMin, quantMax, eps);
+             options.observerOptions = makeOptions(dtype, qscheme, reduceRange,
+                                                   quantMin, quantMax, eps);
              options.averagingConstant = averagingConstant;
              options.chAxis = chAxis;
              options.bins = bins;

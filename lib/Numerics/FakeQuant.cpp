@@ -265,7 +265,7 @@ StatusOr<ChosenQParams> chooseQuantizationParams(float min, float max,
     zeroPoint = qmax;
   else
     zeroPoint = static_cast<int32_t>(std::nearbyint(initialZeroPoint));
-  return ChosenQParams{static_cast<float>(scale), zeroPoint};
+  return ChosenQParams{scale, zeroPoint};
 }
 
 //===----------------------------------------------------------------------===//
@@ -498,7 +498,7 @@ Status FusedMovingAvgObsFakeQuantize::chooseQParams() {
         static_cast<int32_t>(range.quantMax), symmetric);
     if (!params)
       return params.getStatus();
-    chosen.scale.push_back(params->scale);
+    chosen.scale.push_back(static_cast<float>(params->scale));
     // A float zero-point buffer receives the integer zero point as a float.
     if (floatZeroPoint)
       chosen.floatZeroPoint.push_back(static_cast<float>(params->zeroPoint));

@@ -308,3 +308,41 @@ def test_oneflow_min_max_observer():
         quanta.OneFlowMinMaxObserver(quantization_bit=9)
     assert str(python.value) in verifier_message(
         "#quanta.oneflow_min_max<quantization_bit = 9>")
+
+
+def test_dynamic_linear_matches_pytorch(source_dir):
+    """PyTorch 1.13's dynamic Linear on onednn and qnnpack (goldens generated
+    with torch), bit for bit; NaN and infinities refused."""
+    cases = quanta.goldens.read_cases(
+        source_dir / GOLDENS / "dynamic_linear.txt")
+    compared = 0
+    for case in cases:
+        m, k, n = (int(case[key][0]) for key in ("m", "k", "n"))
+        x = f32(case["input"]).reshape(m, k)
+        weight = f32(case["weight"]).reshape(n, k)
+        bias = None if case["bias"][0] == "none" else f32(case["bias"])
+        options = dict(engine=case["engine"][0],
+                       per_channel=case["per_channel"][0] == "1")
+        if case["ok"][0] == "0":
+            with pytest.raises(ValueError, match="NaN|infinity"):
+                quanta.dynamic_linear(x, weight, bias, **options)
+            continue
+        y = quanta.dynamic_linear(x, weight, bias, **options)
+        assert y.shape == (m, n)
+        assert same_bits(y.ravel(), f32(case["output"])), case["name"]
+        compared += 1
+    assert compared >= 28
+
+
+def test_dynamic_linear_arguments():
+    x = np.ones((2, 3), np.float32)
+    with pytest.raises(ValueError, match="weights .N, K."):
+        quanta.dynamic_linear(x, np.ones((4, 2), np.float32))
+    with pytest.raises(ValueError, match="unknown engine"):
+        quanta.dynamic_linear(x, np.ones((4, 3), np.float32), engine="fbgemm")
+    with pytest.raises(ValueError, match="bias of 4 values"):
+        quanta.dynamic_linear(x, np.ones((4, 3), np.float32),
+                              np.ones(3, np.float32))
+    # Leading dimensions are kept, as PyTorch keeps them.
+    assert quanta.dynamic_linear(np.ones((2, 5, 3), np.float32),
+                                 np.ones((4, 3), np.float32)).shape == (2, 5, 4)

@@ -71,7 +71,8 @@ TEST(FakeQuantGolden, ChooseQuantizationParams) {
           << (chosen.ok() ? "accepted" : chosen.getStatus().getMessage());
       if (ok != 1)
         continue;
-      EXPECT_TRUE(sameFloat(c.floats("scale")[i], chosen->scale));
+      EXPECT_TRUE(
+          sameFloat(c.floats("scale")[i], static_cast<float>(chosen->scale)));
       EXPECT_EQ(c.ints("zero_point")[i], chosen->zeroPoint);
     }
   }

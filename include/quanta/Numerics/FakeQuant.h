@@ -82,7 +82,9 @@ EmbeddingRow getEmbeddingRow(float scale, float zeroPoint, int64_t bits);
 /// PyTorch's TORCH_CHECKs fail (min > max, NaN, qmin >= qmax) and for
 /// infinite ranges.
 struct ChosenQParams {
-  float scale;
+  /// A double, as ATen's TensorQuantizationParams: the fused fake-quant
+  /// stores it in its float buffer, the dynamic kernels use it as it is.
+  double scale;
   int32_t zeroPoint;
 };
 StatusOr<ChosenQParams> chooseQuantizationParams(float min, float max,

@@ -168,7 +168,7 @@ static FailureOr<FrozenQParams> freezeFakeQuant(FakeQuantOp op) {
             static_cast<int32_t>(range.quantMax), symmetric);
     if (!chosen.ok())
       return op.emitOpError() << chosen.getStatus().getMessage();
-    frozen.qparams.scale.push_back(chosen->scale);
+    frozen.qparams.scale.push_back(static_cast<float>(chosen->scale));
     frozen.qparams.zeroPoint.push_back(chosen->zeroPoint);
   }
   return frozen;

@@ -1,0 +1,74 @@
+//===- Dynamic.h - PyTorch's dynamic quantization, bit for bit --*- C++ -*-===//
+//
+// torch.ao.nn.quantized.dynamic.Linear of PyTorch 1.13 (quantize_dynamic)
+// on the two CPU engines Debian's PyTorch has, onednn and qnnpack: weights
+// quantized once to s8 (symmetric, per tensor or per output row), the
+// activation's qparams chosen at every call from its min and max, an exact
+// int32 product, and the output dequantized to float in the engine's order
+// of float operations. docs/PyTorchDynamicNumerics.md derives each formula;
+// unittests/Numerics/goldens/dynamic_linear.txt holds PyTorch's outputs.
+//
+// Not reproduced: onednn's primitive cache, which can give a call the zero
+// point of an earlier call with the same output scales (a PyTorch bug,
+// section 3c of that document). Quanta computes every call as PyTorch
+// computes a call that does not hit it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QUANTA_NUMERICS_DYNAMIC_H
+#define QUANTA_NUMERICS_DYNAMIC_H
+
+#include "quanta/Numerics/Status.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace mlir::quanta::numerics {
+
+/// PyTorch's quantized engines on CPU without FBGEMM.
+enum class DynamicEngine {
+  /// oneDNN (PyTorch's default here): honours the module's reduce_range, so
+  /// activations use 0..127; the output is (acc + bias * s) * (1 / s).
+  Onednn,
+  /// QNNPACK (the ARM-style path): activations use 0..255; the output is
+  /// (weight scale * input scale) * acc + bias.
+  Qnnpack,
+};
+
+/// The s8 weights of a dynamic Linear: `scales` holds one scale (per
+/// tensor, default_dynamic_qconfig) or one per output row
+/// (per_channel_dynamic_qconfig); zero points are 0.
+struct DynamicWeights {
+  std::vector<int8_t> values;
+  std::vector<float> scales;
+};
+
+/// Quantizes the n x k row-major weights as quantize_dynamic does: the
+/// symmetric qint8 MinMaxObserver's scale (per tensor or per row), then
+/// quantize_val. Errors for NaN or infinite weights.
+StatusOr<DynamicWeights> quantizeDynamicWeights(const float *weights, int64_t n,
+                                                int64_t k, bool perChannel);
+
+/// The activation qparams quantized::linear_dynamic chooses from the
+/// input's min and max: ATen's ChooseQuantizationParams over 0..255, halved
+/// to 0..127 by onednn. The scale stays a double, as ATen keeps it.
+struct DynamicActivationQParams {
+  double scale;
+  int32_t zeroPoint;
+};
+StatusOr<DynamicActivationQParams> chooseDynamicQParams(DynamicEngine engine,
+                                                        float min, float max);
+
+/// quantized::linear_dynamic: `input` (m x k, row-major) times the
+/// transposed weights (n x k) plus `bias` (n values, or null) into `output`
+/// (m x n). The input's qparams are chosen over all of it. Errors where
+/// PyTorch raises (NaN, +inf) and for -inf, where onednn computes
+/// infinities and NaN without an error. m = 0 writes nothing.
+Status dynamicLinear(DynamicEngine engine, const float *input, int64_t m,
+                     int64_t k, const DynamicWeights &weights, int64_t n,
+                     const float *bias, float *output);
+
+} // namespace mlir::quanta::numerics
+
+#endif // QUANTA_NUMERICS_DYNAMIC_H

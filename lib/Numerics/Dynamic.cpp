@@ -1,0 +1,167 @@
+//===- Dynamic.cpp - PyTorch's dynamic quantization, bit for bit ----------===//
+//
+// The float operations below are written one per statement, in PyTorch's
+// order: each is rounded to float32 (the build has -ffp-contract=off, and
+// neither oneDNN's reorder nor QNNPACK's SSE2 epilogue fuses a
+// multiply-add). docs/PyTorchDynamicNumerics.md has the evidence.
+//
+//===----------------------------------------------------------------------===//
+
+#include "quanta/Numerics/Dynamic.h"
+
+#include "quanta/Numerics/FakeQuant.h"
+#include "quanta/Numerics/Observers.h"
+#include "quanta/Numerics/Requantize.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace mlir::quanta::numerics {
+
+StatusOr<DynamicWeights> quantizeDynamicWeights(const float *weights, int64_t n,
+                                                int64_t k, bool perChannel) {
+  const auto size = static_cast<size_t>(n * k);
+  if (!std::all_of(weights, weights + size,
+                   [](float w) { return std::isfinite(w); }))
+    return Status::error("the weights hold NaN or infinity: quantize_dynamic "
+                         "would compute an infinite or NaN scale");
+  // default_dynamic_qconfig's / per_channel_dynamic_qconfig's weight
+  // observers: symmetric qint8, -128..127, zero point 0.
+  UniformObserverOptions options;
+  options.dtype = DType::QInt8;
+  StatusOr<QParams> qparams = Status::success();
+  if (perChannel) {
+    options.qscheme = QScheme::PerChannelSymmetric;
+    PerChannelMinMaxStats stats;
+    if (Status status = updatePerChannelMinMax(stats, weights, {n, k}, 0);
+        !status)
+      return status;
+    qparams = calculateQParams(options, stats);
+  } else {
+    options.qscheme = QScheme::PerTensorSymmetric;
+    MinMaxStats stats;
+    updateMinMax(stats, weights, size);
+    qparams = calculateQParams(options, stats);
+  }
+  if (!qparams)
+    return qparams.getStatus();
+  DynamicWeights quantized;
+  quantized.scales = qparams->scale;
+  quantized.values.resize(size);
+  for (int64_t row = 0; row < n; ++row) {
+    const float scale = quantized.scales[perChannel ? row : 0];
+    for (int64_t col = 0; col < k; ++col)
+      quantized.values[row * k + col] = static_cast<int8_t>(
+          quantizeValue(weights[row * k + col], scale, 0, -128, 127));
+  }
+  return quantized;
+}
+
+StatusOr<DynamicActivationQParams> chooseDynamicQParams(DynamicEngine engine,
+                                                        float min, float max) {
+  // The module passes reduce_range = true; QNNPACK ignores it (with a
+  // warning), oneDNN halves the range as ChooseQuantizationParams does.
+  const int32_t quantMax = engine == DynamicEngine::Onednn ? 127 : 255;
+  StatusOr<ChosenQParams> chosen =
+      chooseQuantizationParams(min, max, 0, quantMax,
+                               /*preserveSparsity=*/false);
+  if (!chosen)
+    return chosen.getStatus();
+  return DynamicActivationQParams{chosen->scale, chosen->zeroPoint};
+}
+
+/// The engine's u8 value of `x` for the activation qparams.
+static int32_t quantizeActivation(DynamicEngine engine,
+                                  const DynamicActivationQParams &qparams,
+                                  float x) {
+  if (engine == DynamicEngine::Qnnpack)
+    return static_cast<int32_t>(quantizeValue(
+        x, static_cast<float>(qparams.scale), qparams.zeroPoint, 0, 255));
+  // oneDNN's f32 -> u8 reorder: a float multiply by the reciprocal scale
+  // (computed in double), then the zero point added in float, saturated
+  // and converted with round-half-even.
+  const auto inverseScale = static_cast<float>(1.0 / qparams.scale);
+  const float scaled = x * inverseScale;
+  const float shifted = scaled + static_cast<float>(qparams.zeroPoint);
+  return static_cast<int32_t>(
+      std::nearbyint(std::clamp(shifted, 0.0f, 255.0f)));
+}
+
+Status dynamicLinear(DynamicEngine engine, const float *input, int64_t m,
+                     int64_t k, const DynamicWeights &weights, int64_t n,
+                     const float *bias, float *output) {
+  if (m == 0)
+    return Status::success();
+  const auto size = static_cast<size_t>(m * k);
+  // ATen's min/max of the whole input (empty rows included: 0 when k = 0).
+  float min = 0.0f, max = 0.0f;
+  if (size != 0) {
+    min = *std::min_element(input, input + size);
+    max = *std::max_element(input, input + size);
+  }
+  for (size_t i = 0; i < size; ++i)
+    if (std::isnan(input[i]))
+      return Status::error("the input holds NaN: PyTorch's "
+                           "ChooseQuantizationParams fails its min <= max "
+                           "check");
+  if (std::isinf(min) || std::isinf(max))
+    return Status::error("the input holds an infinity: PyTorch's dynamic "
+                         "Linear raises, or with onednn and -inf alone "
+                         "computes infinities and NaN");
+  StatusOr<DynamicActivationQParams> qparams =
+      chooseDynamicQParams(engine, min, max);
+  if (!qparams)
+    return qparams.getStatus();
+
+  std::vector<int32_t> activation(size);
+  for (size_t i = 0; i < size; ++i)
+    activation[i] =
+        quantizeActivation(engine, *qparams, input[i]) - qparams->zeroPoint;
+
+  const bool perChannel = weights.scales.size() != 1;
+  const auto inputScale = static_cast<float>(qparams->scale);
+  const auto inverseInputScale = static_cast<float>(1.0 / qparams->scale);
+  for (int64_t col = 0; col < n; ++col) {
+    const float weightScale = weights.scales[perChannel ? col : 0];
+    // oneDNN: bias and output scales from reciprocals (ideep's prepack
+    // keeps 1 / weight scale, computed in double); QNNPACK: one multiplier.
+    const auto inverseWeightScale =
+        static_cast<float>(1.0 / static_cast<double>(weightScale));
+    const float biasScale = inverseInputScale * inverseWeightScale;
+    const float outputScale = 1.0f / biasScale;
+    const float scaledBias = bias ? bias[col] * biasScale : 0.0f;
+    const float multiplier = weightScale * inputScale;
+    if (engine == DynamicEngine::Qnnpack &&
+        !(multiplier > 0.0f && std::isnormal(multiplier)))
+      return Status::error("QNNPACK's requantization scale " +
+                           std::to_string(multiplier) +
+                           " is not a positive normal float (PyTorch fails "
+                           "to create the operator)");
+    for (int64_t row = 0; row < m; ++row) {
+      // The engines accumulate in int32; |acc| <= k * 255 * 128 fits it for
+      // k up to 65793, beyond which both wrap (here without undefined
+      // behaviour).
+      int64_t acc = 0;
+      const int32_t *a = &activation[row * k];
+      const int8_t *w = &weights.values[col * k];
+      for (int64_t i = 0; i < k; ++i)
+        acc += a[i] * static_cast<int32_t>(w[i]);
+      const auto accumulator =
+          static_cast<float>(static_cast<int32_t>(static_cast<uint32_t>(acc)));
+      float result;
+      if (engine == DynamicEngine::Onednn) {
+        const float withBias = bias ? accumulator + scaledBias : accumulator;
+        result = withBias * outputScale;
+      } else {
+        // QNNPACK adds a zero bias when there is none (-0 becomes +0).
+        const float product = multiplier * accumulator;
+        result = product + (bias ? bias[col] : 0.0f);
+      }
+      output[row * n + col] = result;
+    }
+  }
+  return Status::success();
+}
+
+} // namespace mlir::quanta::numerics

@@ -1,0 +1,98 @@
+//===- DynamicTest.cpp - Dynamic quantization vs PyTorch ------------------===//
+
+#include "quanta/Numerics/Dynamic.h"
+#include "Golden.h"
+#include "NumericsTestUtil.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir::quanta::numerics;
+using namespace quanta_test;
+
+namespace {
+
+DynamicEngine engineOf(const GoldenCase &c) {
+  return c.str("engine") == "onednn" ? DynamicEngine::Onednn
+                                     : DynamicEngine::Qnnpack;
+}
+
+/// PyTorch 1.13's torch.ao.nn.quantized.dynamic.Linear, each engine, per
+/// tensor and per channel, M = 1 to 16, K up to 768: the quantized weights,
+/// the activation qparams and every output bit.
+TEST(DynamicGolden, Linear) {
+  size_t compared = 0, refused = 0;
+  for (const GoldenCase &c : readGoldenFile("dynamic_linear.txt")) {
+    SCOPED_TRACE(c.name);
+    const int64_t m = c.getInt("m"), k = c.getInt("k"), n = c.getInt("n");
+    const std::vector<float> weight = c.floats("weight");
+    StatusOr<DynamicWeights> weights = quantizeDynamicWeights(
+        weight.data(), n, k, c.getInt("per_channel") != 0);
+    ASSERT_TRUE(weights.ok()) << weights.getStatus().getMessage();
+    const std::vector<float> input = c.floats("input");
+    std::vector<float> bias;
+    if (c.raw("bias").front() != "none")
+      bias = c.floats("bias");
+    std::vector<float> output(static_cast<size_t>(m * n));
+    Status status =
+        dynamicLinear(engineOf(c), input.data(), m, k, *weights, n,
+                      bias.empty() ? nullptr : bias.data(), output.data());
+    if (c.getInt("ok") == 0) {
+      EXPECT_FALSE(status.ok());
+      ++refused;
+      continue;
+    }
+    ASSERT_TRUE(status.ok()) << status.getMessage();
+    const std::vector<int64_t> expectedWeights = c.ints("weight_q");
+    EXPECT_TRUE(std::equal(expectedWeights.begin(), expectedWeights.end(),
+                           weights->values.begin(), weights->values.end()));
+    EXPECT_TRUE(sameFloats(c.floats("weight_scale"), weights->scales));
+    float min = input[0], max = input[0];
+    for (float x : input) {
+      min = std::min(min, x);
+      max = std::max(max, x);
+    }
+    StatusOr<DynamicActivationQParams> qparams =
+        chooseDynamicQParams(engineOf(c), min, max);
+    ASSERT_TRUE(qparams.ok());
+    EXPECT_EQ(qparams->scale, c.getDouble("input_scale"));
+    EXPECT_EQ(qparams->zeroPoint, c.getInt("input_zero_point"));
+    EXPECT_TRUE(sameFloats(c.floats("output"), output));
+    ++compared;
+  }
+  EXPECT_GE(compared, 28u);
+  EXPECT_GE(refused, 8u);
+}
+
+TEST(Dynamic, EmptyBatchWritesNothing) {
+  const float weight[] = {1.0f, -1.0f};
+  StatusOr<DynamicWeights> weights =
+      quantizeDynamicWeights(weight, 1, 2, false);
+  ASSERT_TRUE(weights.ok());
+  EXPECT_TRUE(dynamicLinear(DynamicEngine::Onednn, nullptr, 0, 2, *weights, 1,
+                            nullptr, nullptr)
+                  .ok());
+}
+
+TEST(Dynamic, NonFiniteWeightsAreRefused) {
+  const float weight[] = {1.0f, std::numeric_limits<float>::quiet_NaN()};
+  EXPECT_FALSE(quantizeDynamicWeights(weight, 1, 2, true).ok());
+}
+
+TEST(Dynamic, MinusInfinityIsRefused) {
+  // onednn computes infinities and NaN here without an error.
+  const float weight[] = {0.5f, -0.5f};
+  StatusOr<DynamicWeights> weights =
+      quantizeDynamicWeights(weight, 1, 2, false);
+  ASSERT_TRUE(weights.ok());
+  const float input[] = {-std::numeric_limits<float>::infinity(), 1.0f};
+  float output[1];
+  Status status = dynamicLinear(DynamicEngine::Onednn, input, 1, 2, *weights, 1,
+                                nullptr, output);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.getMessage().find("infinity"), std::string::npos);
+}
+
+} // namespace
