@@ -148,8 +148,8 @@ def linear_onednn(x, wq, wscale, bias, reduce_range=True, return_qparams=False):
         t = ((x2 * xinv).astype(f32) + f32(zp)).astype(f32)
         t = np.where(np.isnan(t), f32(0), t)
         xq = np.rint(np.clip(t, 0, 255))
-        # NB: no reduce_range clamp to 127 here: values are in [0,127] by
-        # construction of (scale,zp) for finite inputs.
+        # NB: no reduce_range clamp to 127 here: values are in [0,128] for
+        # finite inputs (127.5 rounds to 128 where zp was rounded up).
         acc = _int_matmul(xq - zp, wq)                       # exact int32
         accf = acc.astype(np.int32).astype(f32)              # cvtdq2ps (RNE)
         bs = (xinv * winv).astype(f32)                       # ideep bias scale   (float)
