@@ -413,7 +413,8 @@ static void writeBackModule(FakeQuantOp op, const FakeQuantModule &variant,
         DenseF32ArrayAttr::get(context, histogram.histogram), batches);
   } else if (module.isPerChannel()) {
     stats = MinMaxStatsAttr::get(
-        context, DenseF32ArrayAttr::get(context, module.getPerChannelStats().min),
+        context,
+        DenseF32ArrayAttr::get(context, module.getPerChannelStats().min),
         DenseF32ArrayAttr::get(context, module.getPerChannelStats().max),
         batches);
   } else {

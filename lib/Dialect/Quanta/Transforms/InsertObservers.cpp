@@ -279,8 +279,8 @@ InsertObserversPass::observe(Value value, Attribute observer,
     // from the observer when it is built.
     if (auto fixed =
             dyn_cast_or_null<FixedQParamsObserverAttr>(module.getObserver())) {
-      fakeQuant.setScaleAttr(builder.getDenseF32ArrayAttr(
-          {fixed.getScale().convertToFloat()}));
+      fakeQuant.setScaleAttr(
+          builder.getDenseF32ArrayAttr({fixed.getScale().convertToFloat()}));
       fakeQuant.setZeroPointAttr(
           builder.getDenseI64ArrayAttr({fixed.getZeroPoint()}));
     }
@@ -517,12 +517,12 @@ LogicalResult InsertObserversPass::insertObservers(func::FuncOp func) {
       }
       break;
     case OpRole::FixedQParamsZeroToOne:
-      outputObserver = getFixedQParamsObserver(op->getContext(), "range_0to1",
-                                               activation);
+      outputObserver =
+          getFixedQParamsObserver(op->getContext(), "range_0to1", activation);
       break;
     case OpRole::FixedQParamsMinusOneToOne:
-      outputObserver = getFixedQParamsObserver(
-          op->getContext(), "range_neg1to1", activation);
+      outputObserver = getFixedQParamsObserver(op->getContext(),
+                                               "range_neg1to1", activation);
       break;
     case OpRole::Unary:
       break;

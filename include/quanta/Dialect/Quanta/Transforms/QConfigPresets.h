@@ -19,8 +19,9 @@ namespace mlir::quanta {
 ObserverAttrInterface getObserverPreset(MLIRContext *context, StringRef name);
 
 /// The FakeQuantize module PyTorch names `name` (e.g.
-/// "default_histogram_fake_quant", "default_fixed_qparams_range_0to1_fake_quant"
-/// for FixedQParamsFakeQuantize), or null if there is no such preset.
+/// "default_histogram_fake_quant",
+/// "default_fixed_qparams_range_0to1_fake_quant" for FixedQParamsFakeQuantize),
+/// or null if there is no such preset.
 FakeQuantizeAttr getFakeQuantizePreset(MLIRContext *context, StringRef name);
 
 /// The qconfig PyTorch names `name`: a backend of get_default_qconfig
