@@ -302,7 +302,10 @@ PYBIND11_MODULE(_quanta_numerics, m) {
                                 "' (onednn or qnnpack)");
         DynamicWeights quantized =
             check(quantizeDynamicWeights(w.data(), n, k, perChannel));
-        const int64_t m = k == 0 ? 0 : static_cast<int64_t>(x.size()) / k;
+        // The leading dimensions, as PyTorch flattens them (K may be 0).
+        int64_t m = 1;
+        for (ssize_t dim = 0; dim + 1 < x.info.ndim; ++dim)
+          m *= x.info.shape[dim];
         std::vector<float> output(static_cast<size_t>(m * n));
         check(dynamicLinear(parsed, x.data(), m, k, quantized, n,
                             b ? b->data() : nullptr, output.data()));

@@ -94,17 +94,16 @@ Status dynamicLinear(DynamicEngine engine, const float *input, int64_t m,
   if (m == 0)
     return Status::success();
   const auto size = static_cast<size_t>(m * k);
-  // ATen's min/max of the whole input (empty rows included: 0 when k = 0).
-  float min = 0.0f, max = 0.0f;
-  if (size != 0) {
-    min = *std::min_element(input, input + size);
-    max = *std::max_element(input, input + size);
-  }
-  for (size_t i = 0; i < size; ++i)
-    if (std::isnan(input[i]))
-      return Status::error("the input holds NaN: PyTorch's "
-                           "ChooseQuantizationParams fails its min <= max "
-                           "check");
+  // torch.aminmax of the whole input (NaN if any element is; 0 and 0 when
+  // k = 0).
+  MinMaxStats range{0.0f, 0.0f};
+  if (size != 0)
+    range = computeMinMax(input, size);
+  const float min = range.min, max = range.max;
+  if (std::isnan(min) || std::isnan(max))
+    return Status::error("the input holds NaN: PyTorch's "
+                         "ChooseQuantizationParams fails its min <= max "
+                         "check");
   if (std::isinf(min) || std::isinf(max))
     return Status::error("the input holds an infinity: PyTorch's dynamic "
                          "Linear raises, or with onednn and -inf alone "

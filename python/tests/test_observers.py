@@ -343,6 +343,13 @@ def test_dynamic_linear_arguments():
     with pytest.raises(ValueError, match="bias of 4 values"):
         quanta.dynamic_linear(x, np.ones((4, 3), np.float32),
                               np.ones(3, np.float32))
+    # K = 0: acc is 0 and the output the bias (qnnpack adds it exactly).
+    assert np.array_equal(
+        quanta.dynamic_linear(np.ones((2, 0), np.float32),
+                              np.ones((3, 0), np.float32),
+                              np.array([1.5, -2.0, 0.25], np.float32),
+                              engine="qnnpack"),
+        np.tile(np.array([1.5, -2.0, 0.25], np.float32), (2, 1)))
     # Leading dimensions are kept, as PyTorch keeps them.
     assert quanta.dynamic_linear(np.ones((2, 5, 3), np.float32),
                                  np.ones((4, 3), np.float32)).shape == (2, 5, 4)
