@@ -142,8 +142,8 @@ Status dynamicLinear(DynamicEngine engine, const float *input, int64_t m,
       // k up to 65793, beyond which both wrap (here without undefined
       // behaviour).
       int64_t acc = 0;
-      const int32_t *a = &activation[row * k];
-      const int8_t *w = &weights.values[col * k];
+      const int32_t *a = activation.data() + row * k;
+      const int8_t *w = weights.values.data() + col * k;
       for (int64_t i = 0; i < k; ++i)
         acc += a[i] * static_cast<int32_t>(w[i]);
       const auto accumulator =
