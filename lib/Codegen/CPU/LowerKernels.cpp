@@ -110,12 +110,15 @@ LogicalResult mlir::quanta::lowerKernels(ModuleOp module,
     return failure();
   SmallVector<QMatmulOp> qmatmuls;
   SmallVector<QBatchMatmulOp> products;
+  SmallVector<DynamicQMatmulOp> dynamicProducts;
   SmallVector<Operation *> floatGemms, floatDepthwise;
   module->walk([&](Operation *op) {
     if (auto qmatmul = dyn_cast<QMatmulOp>(op))
       qmatmuls.push_back(qmatmul);
     else if (auto product = dyn_cast<QBatchMatmulOp>(op))
       products.push_back(product);
+    else if (auto dynamic = dyn_cast<DynamicQMatmulOp>(op))
+      dynamicProducts.push_back(dynamic);
     else if (llvm::isa<linalg::MatmulOp, linalg::BatchMatmulOp,
                        linalg::Conv2DNhwcFhwcOp, linalg::Conv2DNhwcHwcfOp,
                        linalg::Conv2DNchwFchwOp>(op))
@@ -126,6 +129,10 @@ LogicalResult mlir::quanta::lowerKernels(ModuleOp module,
   });
   SmallVector<Operation *> kernels(llvm::map_range(
       qmatmuls, [](QMatmulOp op) { return op.getOperation(); }));
+  llvm::append_range(kernels, llvm::map_range(dynamicProducts,
+                                             [](DynamicQMatmulOp op) {
+                                               return op.getOperation();
+                                             }));
   llvm::append_range(kernels, floatGemms);
   llvm::append_range(kernels, floatDepthwise);
   for (Operation *op : kernels)
@@ -140,6 +147,11 @@ LogicalResult mlir::quanta::lowerKernels(ModuleOp module,
   for (QBatchMatmulOp op : products) {
     rewriter.setInsertionPoint(op);
     if (failed(lowerQBatchMatmul(rewriter, op, target)))
+      return failure();
+  }
+  for (DynamicQMatmulOp op : dynamicProducts) {
+    rewriter.setInsertionPoint(op);
+    if (failed(lowerDynamicQMatmul(rewriter, op, target, pass)))
       return failure();
   }
   if (target.getArch() == TargetArch::X86_64 &&
@@ -215,6 +227,21 @@ struct LowerQBatchMatmulPattern : public OpRewritePattern<QBatchMatmulOp> {
   TargetDescription target;
 };
 
+/// quanta.dynamic_qmatmul to its kernel for a target.
+struct LowerDynamicQMatmulPattern : public OpRewritePattern<DynamicQMatmulOp> {
+  LowerDynamicQMatmulPattern(MLIRContext *context,
+                             const TargetDescription &target, StringRef pass)
+      : OpRewritePattern(context), target(target), pass(pass.str()) {}
+  LogicalResult matchAndRewrite(DynamicQMatmulOp op,
+                                PatternRewriter &rewriter) const override {
+    if (failed(checkConstantOperands(op)))
+      return failure();
+    return lowerDynamicQMatmul(rewriter, op, target, pass);
+  }
+  TargetDescription target;
+  std::string pass;
+};
+
 /// An f32 GEMM or convolution with constant weights to its tiled kernel.
 template <typename OpTy>
 struct LowerFloatGemmPattern : public OpRewritePattern<OpTy> {
@@ -277,6 +304,7 @@ void mlir::quanta::populateLowerKernelPatterns(RewritePatternSet &patterns,
   MLIRContext *context = patterns.getContext();
   patterns.add<LowerQMatmulPattern>(context, target, pass);
   patterns.add<LowerQBatchMatmulPattern>(context, target);
+  patterns.add<LowerDynamicQMatmulPattern>(context, target, pass);
   patterns.add<LowerImageTransposePattern>(context);
   if (!lowerFloat)
     return;

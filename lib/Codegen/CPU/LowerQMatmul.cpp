@@ -23,10 +23,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "DynamicQParams.h"
 #include "TiledGemm.h"
 #include "VectorRequantize.h"
 
 #include "quanta/Dialect/Quanta/IR/QuantaOps.h"
+#include "quanta/Numerics/Dynamic.h"
 #include "quanta/Numerics/IntegerKernels.h"
 #include "quanta/Support/TargetDescription.h"
 
@@ -184,9 +186,24 @@ static bool isMaddUbsExact(ArrayRef<int8_t> weights, int64_t k, int64_t n,
 }
 
 namespace {
+/// The epilogue of a dynamic Linear (quanta.dynamic_qmatmul): the
+/// accumulator converted to f32 and scaled by a factor of the input known
+/// only at run time and one of each column's weights, in the engine's order
+/// (numerics::dynamicLinear).
+struct FloatEpilogue {
+  DynamicEngine engine;
+  /// f32, computed before the kernel: onednn's f32(1 / input scale),
+  /// QNNPACK's f32(input scale).
+  Value inputFactor;
+  /// One per column, or one for all.
+  SmallVector<float> weightScales;
+  std::optional<SmallVector<float>> bias;
+};
+
 /// What one integer kernel computes, in quanta.qmatmul's terms: a
 /// quanta.qmatmul, or one batch of a quanta.qbatch_matmul, whose weights
-/// (its rhs) and column offsets are known only at run time.
+/// (its rhs) and column offsets are known only at run time, or a dynamic
+/// Linear, whose output is float.
 struct IntegerGemmOperands {
   /// Where the kernel is built.
   Operation *anchor;
@@ -202,6 +219,8 @@ struct IntegerGemmOperands {
   int32_t outputMin, outputMax;
   /// The padding around the image the kernel may skip (getSkippablePad).
   tensor::PadOp skippablePad;
+  /// Instead of the requantization: an f32 output.
+  std::optional<FloatEpilogue> floatEpilogue = std::nullopt;
 };
 
 static IntegerGemmOperands getOperands(QMatmulOp op) {
@@ -253,6 +272,12 @@ public:
   Value
   runTimeOffsets(Value storage, int64_t inputZeroPoint,
                  function_ref<Value(OpBuilder &, Location, Value)> toWeight);
+  /// The constant weights packed as the dot step reads them.
+  Value packConstantWeights();
+  /// The packed column offsets, [paddedN], of the constant weights and the
+  /// input zero point `zeroPoint` (i32) known only at run time:
+  /// -(za + flipDelta) * colsum.
+  Value zeroPointOffsets(Value zeroPoint);
 
 private:
   Value initialAccumulator(Value output, Value row, Value column,
@@ -265,6 +290,7 @@ private:
   Value toAccumulator(ArrayRef<Value> rows) override;
   SmallVector<Value> fromAccumulator(Value acc) override;
   Value finish(Value acc, Value row, Value column) override;
+  Value finishFloat(Value acc, Value column);
   Value narrowPairs(ArrayRef<Value> outputs) override;
 
   Value callIntrinsic(StringRef name, Type type, ValueRange args) {
@@ -294,6 +320,9 @@ private:
   tensor::PadOp pad;
   Value input, groupOffsets, offsets, weightZero, rowSums;
   std::optional<VectorRequantizer> requantizer;
+  /// With a float epilogue: per packed column, the weights' factor
+  /// (onednn: f32(1 / scale), QNNPACK: the scale) and the bias.
+  Value columnFactors, columnBias;
   VectorType i32Vector;
   /// The dot step's input operand (i16 pairs for vpmaddwd, else bytes).
   VectorType lhsVector;
@@ -699,6 +728,8 @@ Value QMatmulLowering::dot(Value acc, Value lhs, Value rhs) {
 /// out = clamp((acc * mul + 2^(t-1)) >> t + zo): requantize() of the
 /// numeric library on L lanes.
 Value QMatmulLowering::finish(Value acc, Value row, Value column) {
+  if (operands.floatEpilogue)
+    return finishFloat(acc, column);
   if (hasWeightZeroPoints) {
     Value rowSum = tensor::ExtractOp::create(b, loc, rowSums, row);
     Value sums = vector::BroadcastOp::create(b, loc, i32Vector, rowSum);
@@ -717,6 +748,37 @@ Value QMatmulLowering::finish(Value acc, Value row, Value column) {
           arith::MaxSIOp::create(b, loc, result,
                                  splat(b, loc, i32Vector, operands.outputMin)),
           splat(b, loc, i32Vector, operands.outputMax)));
+}
+
+/// numerics::dynamicLinear's output from the accumulator, one float
+/// operation at a time in its order (LLVM contracts none of them into an
+/// FMA without fast-math flags): onednn (acc + bias * s) * (1 / s) with s
+/// = f32(1 / sa) * f32(1 / sw), QNNPACK (sw * sa) * acc + bias (+0 without
+/// one, as QNNPACK adds).
+Value QMatmulLowering::finishFloat(Value acc, Value column) {
+  const FloatEpilogue &epilogue = *operands.floatEpilogue;
+  auto floatVector = VectorType::get({tiling.lanes}, b.getF32Type());
+  Value value = arith::SIToFPOp::create(b, loc, floatVector, acc);
+  Value weightFactor = readColumns(b, loc, columnFactors, column, floatVector);
+  Value inputFactor =
+      vector::BroadcastOp::create(b, loc, floatVector, epilogue.inputFactor);
+  Value bias =
+      epilogue.bias ? readColumns(b, loc, columnBias, column, floatVector)
+                    : Value();
+  if (epilogue.engine == DynamicEngine::qnnpack) {
+    Value multiplier = arith::MulFOp::create(b, loc, weightFactor, inputFactor);
+    Value product = arith::MulFOp::create(b, loc, multiplier, value);
+    if (!bias)
+      bias = createConstant(cast<TypedAttr>(b.getZeroAttr(floatVector)));
+    return arith::AddFOp::create(b, loc, product, bias);
+  }
+  Value biasScale = arith::MulFOp::create(b, loc, inputFactor, weightFactor);
+  Value one = createConstant(DenseElementsAttr::get(floatVector, 1.0f));
+  Value outputScale = arith::DivFOp::create(b, loc, one, biasScale);
+  if (bias)
+    value = arith::AddFOp::create(b, loc, value,
+                                  arith::MulFOp::create(b, loc, bias, biasScale));
+  return arith::MulFOp::create(b, loc, value, outputScale);
 }
 
 int64_t QMatmulLowering::outputZeroPoint() {
@@ -904,9 +966,10 @@ void QMatmulLowering::configure(bool runTimeWeights) {
                                  wordPairs && !widenWeights ? inputElement
                                                             : b.getI8Type());
   i32Vector = VectorType::get({tiling.lanes}, b.getI32Type());
-  pairedStrips = shape.packs;
+  // A float output is written vector by vector: nothing to narrow.
+  pairedStrips = shape.packs && !operands.floatEpilogue;
   laneInterleavedPairs =
-      shape.packs && shape.epilogue != VectorRequantizer::Kind::Neon;
+      pairedStrips && shape.epilogue != VectorRequantizer::Kind::Neon;
   rowPairs = shape.step == DotStep::NeonMmla;
   // The dot step's input: g bytes broadcast to the L lanes, a row pair's 2
   // x 8 bytes (smmla), or a row's 16 bytes (smull).
@@ -965,6 +1028,31 @@ void QMatmulLowering::configure(bool runTimeWeights) {
   }
   if (!runTimeWeights)
     offsets = constantTensor(offsetValues);
+  if (const std::optional<FloatEpilogue> &epilogue = operands.floatEpilogue) {
+    // Padding columns: factor 0, bias 0 (never written).
+    SmallVector<float> factors(paddedN, 0.0f), bias(paddedN, 0.0f);
+    for (int64_t at = 0; at < paddedN; ++at) {
+      const int64_t col = columnAt(at);
+      if (col >= n)
+        continue;
+      const float scale = epilogue->weightScales.size() == 1
+                              ? epilogue->weightScales[0]
+                              : epilogue->weightScales[col];
+      // ideep's prepack keeps 1 / weight scale, divided in double.
+      factors[at] = epilogue->engine == DynamicEngine::onednn
+                        ? static_cast<float>(1.0 / static_cast<double>(scale))
+                        : scale;
+      if (epilogue->bias)
+        bias[at] = (*epilogue->bias)[col];
+    }
+    auto tableType = RankedTensorType::get({paddedN}, b.getF32Type());
+    columnFactors =
+        createConstant(DenseElementsAttr::get(tableType, ArrayRef(factors)));
+    if (epilogue->bias)
+      columnBias =
+          createConstant(DenseElementsAttr::get(tableType, ArrayRef(bias)));
+    return;
+  }
   requantizer.emplace(b, loc, shape.epilogue, tiling.lanes, multiplierValues,
                       totalShifts, outputZeroPoint());
   if (hasWeightZeroPoints)
@@ -979,15 +1067,43 @@ Value QMatmulLowering::buildWithConstantWeights(Value quantizedInput) {
   if (hasWeightZeroPoints)
     rowSums = computeRowSums(storage);
   Value prepared = prepareInput(pad ? pad.getSource() : storage);
-  Value packedWeights;
-  if (packedElement() != b.getI8Type()) {
-    SmallVector<int16_t> widened(weights.begin(), weights.end());
-    packedWeights = packWeights(ArrayRef<int16_t>(widened), packedElement());
-  } else {
-    packedWeights = packWeights(weights, packedElement());
-  }
   return quant::StorageCastOp::create(b, loc, operands.outputType,
-                                      build(prepared, packedWeights));
+                                      build(prepared, packConstantWeights()));
+}
+
+Value QMatmulLowering::packConstantWeights() {
+  if (packedElement() == b.getI8Type())
+    return packWeights(weights, packedElement());
+  SmallVector<int16_t> widened(weights.begin(), weights.end());
+  return packWeights(ArrayRef<int16_t>(widened), packedElement());
+}
+
+Value QMatmulLowering::zeroPointOffsets(Value zeroPoint) {
+  const std::vector<int32_t> columnSums =
+      numerics::computeColumnSums(weights.data(), k, n);
+  SmallVector<int32_t> sums(paddedN, 0);
+  for (int64_t at = 0; at < paddedN; ++at)
+    if (const int64_t col = columnAt(at); col < n)
+      sums[at] = columnSums[col];
+  Type i32 = b.getI32Type();
+  // -(za + flipDelta), the same factor for every column.
+  Value factor = arith::SubIOp::create(
+      b, loc, arith::ConstantIntOp::create(b, loc, i32, -flipDelta),
+      zeroPoint);
+  auto type = RankedTensorType::get({paddedN}, i32);
+  auto identity = b.getMultiDimIdentityMap(1);
+  return linalg::GenericOp::create(
+             b, loc, type, ValueRange{constantTensor(sums)},
+             ValueRange{tensor::EmptyOp::create(b, loc, type.getShape(), i32)},
+             ArrayRef<AffineMap>{identity, identity},
+             ArrayRef<utils::IteratorType>{utils::IteratorType::parallel},
+             [&](OpBuilder &nb, Location nloc, ValueRange args) {
+               linalg::YieldOp::create(
+                   nb, nloc,
+                   arith::MulIOp::create(nb, nloc, args[0], factor)
+                       .getResult());
+             })
+      .getResult(0);
 }
 
 Value QMatmulLowering::build(Value prepared, Value packedWeights,
@@ -1004,8 +1120,9 @@ Value QMatmulLowering::build(Value prepared, Value packedWeights,
     input = packRowPairs(input);
   else if (image)
     classifyImageRows();
-  Value output =
-      tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{m, n}, b.getI8Type());
+  Value output = tensor::EmptyOp::create(
+      b, loc, ArrayRef<int64_t>{m, n},
+      operands.floatEpilogue ? Type(b.getF32Type()) : Type(b.getI8Type()));
   StringRef stepName = shape.name;
   if (rowPairs && !signedInput)
     stepName = "usmmla";
@@ -1132,14 +1249,14 @@ void QMatmulLowering::classifyImageRows() {
   }
 }
 
-/// The weights of `op`, K x N row-major.
-static FailureOr<SmallVector<int8_t>> getWeightValues(QMatmulOp op,
-                                                      StringRef pass) {
-  auto values = op.getWeights().tryGetValues<APInt>();
+/// The i8 `weights` of `op`, K x N row-major.
+static FailureOr<SmallVector<int8_t>>
+getWeightValues(Operation *op, ElementsAttr attr, StringRef pass) {
+  auto values = attr.tryGetValues<APInt>();
   if (!values)
-    return op.emitOpError()
+    return op->emitOpError()
            << pass << " needs weights whose values can be read, got "
-           << op.getWeights();
+           << attr;
   SmallVector<int8_t> weights;
   for (APInt value : *values)
     weights.push_back(static_cast<int8_t>(value.getSExtValue()));
@@ -1185,7 +1302,8 @@ chooseDotStep(const TargetDescription &target,
 LogicalResult mlir::quanta::lowerQMatmul(RewriterBase &rewriter, QMatmulOp op,
                                          const TargetDescription &target,
                                          StringRef pass) {
-  FailureOr<SmallVector<int8_t>> weights = getWeightValues(op, pass);
+  FailureOr<SmallVector<int8_t>> weights =
+      getWeightValues(op, op.getWeights(), pass);
   if (failed(weights))
     return failure();
   if (op.getDepthwise())
@@ -1345,5 +1463,155 @@ LogicalResult mlir::quanta::lowerQBatchMatmul(RewriterBase &rewriter,
   rewriter.replaceOp(
       op, quant::StorageCastOp::create(b, loc, outputType, loop.getResult(0))
               .getResult());
+  return success();
+}
+
+/// numerics::dynamicLinear's output for an input of K = 0, whose qparams
+/// and accumulators do not depend on it: a constant.
+static FailureOr<Value> emptyProductOutput(OpBuilder &b, DynamicQMatmulOp op) {
+  RankedTensorType type = op.getOutput().getType();
+  const int64_t m = type.getDimSize(0), n = type.getDimSize(1);
+  ArrayRef<float> scales = op.getWeightScales();
+  numerics::DynamicWeights weights{{}, {scales.begin(), scales.end()}};
+  SmallVector<float> bias, output(m * n);
+  if (std::optional<ArrayRef<float>> values = op.getBias())
+    bias.assign(values->begin(), values->end());
+  if (numerics::Status status = numerics::dynamicLinear(
+          op.getEngine() == DynamicEngine::onednn
+              ? numerics::DynamicEngine::Onednn
+              : numerics::DynamicEngine::Qnnpack,
+          nullptr, m, 0, weights, n, bias.empty() ? nullptr : bias.data(),
+          output.data());
+      !status)
+    return op.emitOpError() << status.getMessage();
+  return arith::ConstantOp::create(
+             b, op.getLoc(), DenseElementsAttr::get(type, ArrayRef(output)))
+      .getResult();
+}
+
+LogicalResult mlir::quanta::lowerDynamicQMatmul(RewriterBase &rewriter,
+                                                DynamicQMatmulOp op,
+                                                const TargetDescription &target,
+                                                StringRef pass) {
+  FailureOr<SmallVector<int8_t>> weights =
+      getWeightValues(op, op.getWeights(), pass);
+  if (failed(weights))
+    return failure();
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  RankedTensorType inputType = op.getInput().getType(),
+                   outputType = op.getOutput().getType();
+  const int64_t m = inputType.getDimSize(0), k = inputType.getDimSize(1),
+                n = outputType.getDimSize(1);
+  if (m == 0) {
+    rewriter.replaceOp(op, tensor::EmptyOp::create(b, loc, outputType.getShape(),
+                                                   b.getF32Type())
+                               .getResult());
+    return success();
+  }
+  if (k == 0) {
+    FailureOr<Value> output = emptyProductOutput(b, op);
+    if (failed(output))
+      return failure();
+    rewriter.replaceOp(op, *output);
+    return success();
+  }
+  const DynamicEngine engine = op.getEngine();
+  const bool onednn = engine == DynamicEngine::onednn;
+  // The activation's u8 range: onednn's reorder reaches 128 (x = max lands
+  // on 127.5 when the zero point rounded down), QNNPACK's all of 0..255.
+  auto activationType = quant::UniformQuantizedType::get(
+      0, b.getI8Type(), b.getF32Type(), 1.0, 0, 0, onednn ? 128 : 255);
+  KernelShape kernel = getKernelShape(
+      chooseDotStep(target, activationType, [&](int64_t lo, int64_t hi) {
+        return isMaddUbsExact(*weights, k, n, k, lo, hi);
+      }));
+
+  // The prologue: min and max, the qparams, each engine's input factor.
+  Value flat = tensor::CollapseShapeOp::create(
+      b, loc, op.getInput(), ArrayRef<ReassociationIndices>{{0, 1}});
+  auto [min, max] = emitMinMax(b, loc, flat, kernel.tiling.lanes);
+  DynamicActivationQParams qparams =
+      emitChooseQParams(b, loc, min, max, onednn ? 127 : 255);
+  Type f32 = b.getF32Type();
+  auto c32 = [&](float value) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
+  };
+  Value inputFactor, inverse;
+  if (onednn) {
+    inverse = arith::TruncFOp::create(
+        b, loc, f32,
+        arith::DivFOp::create(
+            b, loc,
+            arith::ConstantOp::create(b, loc, b.getF64FloatAttr(1.0)),
+            qparams.scale));
+    inputFactor = inverse;
+  } else {
+    inputFactor = arith::TruncFOp::create(b, loc, f32, qparams.scale);
+    // QNNPACK refuses a requantization scale sw * sa that is not a
+    // positive normal float; the products of the extreme weight scales
+    // bound every column's (rounding is monotonic).
+    ArrayRef<float> scales = op.getWeightScales();
+    auto [lowest, highest] = std::minmax_element(scales.begin(), scales.end());
+    Value smallest = arith::MulFOp::create(b, loc, c32(*lowest), inputFactor),
+          largest = arith::MulFOp::create(b, loc, c32(*highest), inputFactor);
+    Value normal = arith::AndIOp::create(
+        b, loc,
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, smallest,
+                              c32(std::numeric_limits<float>::min())),
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLE, largest,
+                              c32(std::numeric_limits<float>::max())));
+    inputFactor = arith::SelectOp::create(
+        b, loc, normal, inputFactor,
+        c32(std::numeric_limits<float>::quiet_NaN()));
+    inverse = arith::DivFOp::create(b, loc, c32(1.0f), inputFactor);
+  }
+  Value zeroPoint = arith::SIToFPOp::create(b, loc, f32, qparams.zeroPoint);
+
+  // The input quantized (a parallel pass over M x K).
+  auto bytesType = RankedTensorType::get({m, k}, b.getI8Type());
+  auto identity = b.getMultiDimIdentityMap(2);
+  Value quantized =
+      linalg::GenericOp::create(
+          b, loc, bytesType, ValueRange{op.getInput()},
+          ValueRange{tensor::EmptyOp::create(b, loc, bytesType.getShape(),
+                                             b.getI8Type())},
+          ArrayRef<AffineMap>{identity, identity},
+          ArrayRef<utils::IteratorType>{utils::IteratorType::parallel,
+                                        utils::IteratorType::parallel},
+          [&](OpBuilder &nb, Location nloc, ValueRange args) {
+            linalg::YieldOp::create(
+                nb, nloc,
+                emitQuantizeActivation(nb, nloc, engine, args[0], inverse,
+                                       zeroPoint));
+          })
+          .getResult(0);
+
+  FloatEpilogue epilogue{engine, inputFactor,
+                         llvm::to_vector(op.getWeightScales()), std::nullopt};
+  if (std::optional<ArrayRef<float>> bias = op.getBias())
+    epilogue.bias = llvm::to_vector(*bias);
+  IntegerGemmOperands operands{op,
+                               RankedTensorType::get({m, k}, activationType),
+                               outputType,
+                               k,
+                               std::nullopt,
+                               {0},
+                               {0},
+                               {0},
+                               {},
+                               0,
+                               0,
+                               {},
+                               std::move(epilogue)};
+  QMatmulLowering lowering(operands, kernel, *weights);
+  lowering.configure(/*runTimeWeights=*/true);
+  Value prepared = lowering.prepareInput(quantized);
+  Value offsets = lowering.zeroPointOffsets(qparams.zeroPoint);
+  Value result =
+      lowering.build(prepared, lowering.packConstantWeights(), offsets);
+  if (target.getArch() == TargetArch::X86_64)
+    requireVectorWidth(op, kernel.tiling.lanes * 32);
+  rewriter.replaceOp(op, result);
   return success();
 }

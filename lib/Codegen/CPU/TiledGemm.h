@@ -305,6 +305,7 @@ void preferVectorWidth(FunctionOpInterface func, int64_t bits);
 
 class QMatmulOp;
 class QBatchMatmulOp;
+class DynamicQMatmulOp;
 class TargetDescription;
 } // namespace mlir::quanta
 
@@ -334,6 +335,13 @@ LogicalResult lowerQMatmul(RewriterBase &rewriter, QMatmulOp op,
 /// column offsets computed at run time before the loop.
 LogicalResult lowerQBatchMatmul(RewriterBase &rewriter, QBatchMatmulOp op,
                                 const TargetDescription &target);
+
+/// Replaces `op` (PyTorch's dynamic Linear) by its prologue (the input's
+/// min, max and qparams, its quantization) and the tiled kernel of
+/// `target`'s best dot step with a float epilogue.
+LogicalResult lowerDynamicQMatmul(RewriterBase &rewriter, DynamicQMatmulOp op,
+                                  const TargetDescription &target,
+                                  StringRef pass);
 
 /// Replaces the depthwise `op`, whose weights are `weights`, by the
 /// depthwise kernel for `target`.

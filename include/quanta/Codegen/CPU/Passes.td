@@ -103,6 +103,15 @@ def LowerX86 : Pass<"quanta-lower-x86", "ModuleOp"> {
     its own order), which LLVM vectorizes across the innermost output
     dimension instead of reducing one tap at a time.
 
+    A `quanta.dynamic_qmatmul` (PyTorch's dynamic Linear) becomes the same
+    integer tiles with a float epilogue: one vector pass for the input's
+    min and max, the activation qparams in scalar arithmetic (ATen's
+    ChooseQuantizationParams, its double scale included), the input
+    quantized to u8 as the engine quantizes it, the column offsets of its
+    zero point computed per call from compile-time column sums, and each
+    accumulator vector converted to f32 and scaled in the engine's order
+    of float operations (`sitofp`, `mulf`, `addf`; no fused multiply-add).
+
     The NCHW <-> NHWC transposes around NCHW convolutions
     (`linalg.transpose` with permutation [0, 2, 3, 1] or [0, 3, 1, 2])
     become 2-D transposes of each image in 16x16 vector tiles, contiguous
@@ -135,6 +144,7 @@ def LowerX86 : Pass<"quanta-lower-x86", "ModuleOp"> {
     "::mlir::arith::ArithDialect",
     "::mlir::quanta::QuantaDialect",
     "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
     "::mlir::quant::QuantDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect",
@@ -206,6 +216,7 @@ def LowerNeon : Pass<"quanta-lower-neon", "ModuleOp"> {
     "::mlir::arm_neon::ArmNeonDialect",
     "::mlir::quanta::QuantaDialect",
     "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
     "::mlir::quant::QuantDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect",
@@ -232,6 +243,7 @@ def LowerCpu : Pass<"quanta-lower-cpu", "ModuleOp"> {
     "::mlir::arm_neon::ArmNeonDialect",
     "::mlir::quanta::QuantaDialect",
     "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
     "::mlir::quant::QuantDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect",

@@ -8,6 +8,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::quanta;
@@ -376,6 +377,49 @@ LogicalResult QBatchMatmulOp::verify() {
                                   static_cast<int32_t>(getShift()))))
     return failure();
   return verifyOutputRange(*this, *output, getOutputMin(), getOutputMax());
+}
+
+//===----------------------------------------------------------------------===//
+// DynamicQMatmulOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult DynamicQMatmulOp::verify() {
+  RankedTensorType input = getInput().getType(), output = getOutput().getType();
+  for (auto [what, type] : {std::pair<StringRef, RankedTensorType>{"input", input},
+                            {"output", output}})
+    if (type.getRank() != 2 || !type.hasStaticShape())
+      return emitOpError() << what << " must be a static 2-D tensor of f32, got "
+                           << type;
+  auto weightsType = cast<ShapedType>(getWeights().getType());
+  if (weightsType.getRank() != 2 || !weightsType.getElementType().isInteger(8))
+    return emitOpError("weights must be a K x N tensor of i8, got ")
+           << weightsType;
+  const int64_t k = weightsType.getDimSize(0), n = weightsType.getDimSize(1);
+  if (input.getDimSize(1) != k || output.getDimSize(1) != n ||
+      input.getDimSize(0) != output.getDimSize(0))
+    return emitOpError("shapes do not compose: input ")
+           << input.getDimSize(0) << "x" << input.getDimSize(1)
+           << ", weights " << k << "x" << n << ", output "
+           << output.getDimSize(0) << "x" << output.getDimSize(1);
+  ArrayRef<float> scales = getWeightScales();
+  if (scales.size() != 1 && static_cast<int64_t>(scales.size()) != n)
+    return emitOpError("weight_scales must hold 1 or ")
+           << n << " values (per tensor or per output column), got "
+           << scales.size();
+  // The symmetric weight observers clamp their scale to eps: a smaller
+  // one, or a non-finite one, cannot come from quantize_dynamic.
+  for (float scale : scales)
+    if (!std::isfinite(scale) ||
+        !(scale >= std::numeric_limits<float>::epsilon()))
+      return emitOpError("weight scales must be finite and at least float "
+                         "eps (the observers' floor), got ")
+             << scale;
+  if (std::optional<ArrayRef<float>> bias = getBias()) {
+    if (static_cast<int64_t>(bias->size()) != n)
+      return emitOpError("bias must hold ")
+             << n << " values (one per output column), got " << bias->size();
+  }
+  return success();
 }
 
 LogicalResult IntrinsicOp::verify() {

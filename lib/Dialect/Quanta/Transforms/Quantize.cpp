@@ -120,8 +120,7 @@ struct GemmShape {
 };
 } // namespace
 
-/// The f32 splat or dense constant `value` is defined by.
-static DenseElementsAttr getFloatConstant(Value value) {
+DenseElementsAttr quanta::detail::getFloatConstant(Value value) {
   DenseElementsAttr attr;
   if (!matchPattern(value, m_Constant(&attr)) || !attr.getElementType().isF32())
     return {};
@@ -142,16 +141,8 @@ Block *quanta::detail::getElementwiseBody(linalg::GenericOp generic) {
   return generic.getBody();
 }
 
-/// The dimension a bias broadcasts along when it is one value for all.
-constexpr int64_t kScalarBias = -2;
-
-/// The constant read by `op`'s input `index` if it varies along at most one
-/// output dimension, the broadcast of a bias, and that dimension
-/// (kScalarBias for a single value). TOSA broadcasts through the map
-/// ((d0, ..., dr) -> (dj)) or through size-1 dimensions of the constant,
-/// linalg.broadcast through its dimensions.
-static std::optional<std::pair<DenseElementsAttr, int64_t>>
-getBroadcast(linalg::LinalgOp op, unsigned index) {
+std::optional<std::pair<DenseElementsAttr, int64_t>>
+quanta::detail::getBroadcast(linalg::LinalgOp op, unsigned index) {
   AffineMap map = op.getIndexingMapsArray()[index];
   DenseElementsAttr constant =
       getFloatConstant(op.getDpsInputOperand(index)->get());
@@ -198,10 +189,8 @@ quanta::detail::matchClamp(linalg::GenericOp generic) {
   return activation;
 }
 
-/// Matches `generic` as `in + broadcast(bias)`; returns the bias, the
-/// dimension it broadcasts along and the other input's index.
-static std::optional<std::tuple<DenseElementsAttr, int64_t, unsigned>>
-matchBiasAdd(linalg::GenericOp generic) {
+std::optional<std::tuple<DenseElementsAttr, int64_t, unsigned>>
+quanta::detail::matchBiasAdd(linalg::GenericOp generic) {
   Block *body = getElementwiseBody(generic);
   if (!body || generic.getNumDpsInputs() != 2 ||
       !llvm::hasSingleElement(body->without_terminator()))
@@ -221,11 +210,8 @@ matchBiasAdd(linalg::GenericOp generic) {
   return std::nullopt;
 }
 
-/// The bias a core's init holds: none for a fill with 0, the constant of a
-/// broadcast (a linalg.broadcast, or a linalg.generic as TOSA lowers a
-/// biased matmul or convolution) and the dimension it broadcasts along.
-static FailureOr<std::optional<std::pair<DenseElementsAttr, int64_t>>>
-matchCoreInit(Value init) {
+FailureOr<std::optional<std::pair<DenseElementsAttr, int64_t>>>
+quanta::detail::matchCoreInit(Value init) {
   if (auto fill = init.getDefiningOp<linalg::FillOp>()) {
     std::optional<float> value = getScalarFloat(fill.getInputs()[0]);
     if (value && *value == 0.0f)

@@ -3,8 +3,9 @@
 // Private to the Transforms library: the matchers and storage casts that the
 // GEMM rewrite (Quantize.cpp), the elementwise, lookup-table and
 // data-movement rewrites (QuantizeElementwise.cpp) and the embedding tables
-// (QuantizeEmbedding.cpp) and the products of two activations
-// (QuantizeProduct.cpp) share.
+// (QuantizeEmbedding.cpp), the products of two activations
+// (QuantizeProduct.cpp) and dynamic quantization (QuantizeDynamic.cpp)
+// share.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,6 +30,31 @@ namespace mlir::quanta::detail {
 /// The single block of `generic` if it is an elementwise op whose output
 /// map is the identity.
 Block *getElementwiseBody(linalg::GenericOp generic);
+
+/// The f32 splat or dense constant `value` is defined by.
+DenseElementsAttr getFloatConstant(Value value);
+
+/// The dimension a bias broadcasts along when it is one value for all.
+constexpr int64_t kScalarBias = -2;
+
+/// The constant read by `op`'s input `index` if it varies along at most one
+/// output dimension, the broadcast of a bias, and that dimension
+/// (kScalarBias for a single value). TOSA broadcasts through the map
+/// ((d0, ..., dr) -> (dj)) or through size-1 dimensions of the constant,
+/// linalg.broadcast through its dimensions.
+std::optional<std::pair<DenseElementsAttr, int64_t>>
+getBroadcast(linalg::LinalgOp op, unsigned index);
+
+/// Matches `generic` as `in + broadcast(bias)`; returns the bias, the
+/// dimension it broadcasts along and the other input's index.
+std::optional<std::tuple<DenseElementsAttr, int64_t, unsigned>>
+matchBiasAdd(linalg::GenericOp generic);
+
+/// The bias a core's init holds: none for a fill with 0, the constant of a
+/// broadcast (a linalg.broadcast, or a linalg.generic as TOSA lowers a
+/// biased matmul or convolution) and the dimension it broadcasts along.
+FailureOr<std::optional<std::pair<DenseElementsAttr, int64_t>>>
+matchCoreInit(Value init);
 
 /// Matches `generic` as a clamp of its only input by constants:
 /// minimumf/maximumf/minnumf/maxnumf chains (TOSA's clamp and relu).

@@ -70,6 +70,14 @@ def Quanta_HistogramCalibration : I32EnumAttr<"HistogramCalibration",
   let genSpecializedAttr = 0;
 }
 
+def Quanta_DynamicEngine : I32EnumAttr<"DynamicEngine",
+    "the PyTorch engine whose dynamic Linear numerics a kernel reproduces", [
+    I32EnumAttrCase<"onednn", 0>,
+    I32EnumAttrCase<"qnnpack", 1>,
+  ]> {
+  let cppNamespace = "::mlir::quanta";
+}
+
 def Quanta_OneFlowFormula : I32EnumAttr<"OneFlowFormula",
     "OneFlow quantization_formula", [
     I32EnumAttrCase<"google", 0>,

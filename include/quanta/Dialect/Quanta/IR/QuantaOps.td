@@ -196,6 +196,45 @@ def Quanta_QBatchMatmulOp : Quanta_Op<"qbatch_matmul", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Quanta_DynamicQMatmulOp : Quanta_Op<"dynamic_qmatmul", [Pure]> {
+  let summary = "PyTorch's dynamic quantized Linear: float in, int8 GEMM, "
+                "float out";
+  let description = [{
+    `torch.ao.nn.quantized.dynamic.Linear` of PyTorch 1.13 on its `engine`
+    (numerics::dynamicLinear, bit for bit): an f32 M x K `input` times the
+    s8 K x N `weights` (quantized at compile time, zero point 0, scales
+    `weight_scales`: one, or one per output column) plus `bias`, into an
+    f32 M x N output. At every call:
+
+        min, max = aminmax(input)                       (over all M x K)
+        scale, za = ChooseQuantizationParams(min, max, 0, qmax)
+                                       qmax = 127 (onednn), 255 (qnnpack)
+        a = the engine's u8 quantization of input       (onednn: 0..128)
+        acc[m][n] = sum_k (a[m][k] - za) * weights[k][n]   (wrapping i32)
+        onednn:  s = (f32(1 / scale) * f32(1 / weight_scales[n]))
+                 out = (f32(acc) + bias[n] * s) * (1 / s)
+        qnnpack: out = (weight_scales[n] * f32(scale)) * f32(acc) + bias[n]
+
+    each float operation rounded to f32 (no fused multiply-add). Where
+    PyTorch raises (NaN or an infinity in the input, a requantization
+    scale QNNPACK refuses) every output is NaN: compiled code has no error
+    channel. onednn's primitive cache, which can reuse an earlier call's
+    zero point, is not reproduced (docs/PyTorchDynamicNumerics.md).
+  }];
+  let arguments = (ins
+      RankedTensorOf<[F32]>:$input,
+      ElementsAttr:$weights,
+      DenseF32ArrayAttr:$weight_scales,
+      OptionalAttr<DenseF32ArrayAttr>:$bias,
+      Quanta_DynamicEngine:$engine);
+  let results = (outs RankedTensorOf<[F32]>:$output);
+  let assemblyFormat = [{
+    $input `engine` `(` $engine `)` attr-dict `:` type($input) `->`
+    type($output)
+  }];
+  let hasVerifier = 1;
+}
+
 def Quanta_IntrinsicOp : Quanta_Op<"intrinsic", [Pure]> {
   let summary = "A side-effect-free LLVM vector intrinsic, named";
   let description = [{

@@ -198,6 +198,46 @@ def ReportQParams : Pass<"quanta-report-qparams", "ModuleOp"> {
   ];
 }
 
+def QuantizeDynamic : Pass<"quanta-quantize-dynamic", "ModuleOp"> {
+  let summary = "PyTorch's quantize_dynamic: Linear layers with int8 "
+                "weights and activations quantized at run time";
+  let description = [{
+    `torch.ao.quantization.quantize_dynamic(model, {nn.Linear})`: every f32
+    `linalg.matmul` whose right-hand side is a constant (weights [K, N], or
+    [N, K] through a transposed B's maps, as PyTorch's Linear and ONNX's
+    Gemm with transB) and whose accumulator starts from zero or a broadcast
+    bias becomes one `quanta.dynamic_qmatmul`, together with a following
+    bias add (`in + broadcast(bias)` along N, after the matmul or after an
+    `expand_shape` of it that keeps N last: ONNX's MatMul on a [B, S, K]
+    input followed by Add). No observers and no calibration: the weights
+    are quantized here with default_dynamic_qconfig's symmetric qint8
+    MinMaxObserver (per tensor) or per_channel_dynamic_qconfig's
+    PerChannelMinMaxObserver (per output column), by the numeric library
+    (numerics::quantizeDynamicWeights); the input's qparams are chosen at
+    every call by the kernel, as PyTorch's engine does (`engine`). Products
+    of two activations (attention's) stay float, as PyTorch leaves them.
+
+    An op's `quanta.qconfig` attribute ("none", "default_dynamic" or
+    "per_channel_dynamic") overrides `qconfig` for it; any other qconfig
+    there is an error. Weights holding NaN or infinity stay float, with a
+    remark (quantize_dynamic would compute a NaN scale).
+  }];
+  let options = [
+    Option<"engine", "engine", "std::string", /*default=*/"\"onednn\"",
+           "the PyTorch engine whose numerics the kernels reproduce: "
+           "onednn (PyTorch's default on x86; activations over 0..127) or "
+           "qnnpack (0..255)">,
+    Option<"qconfig", "qconfig", "std::string",
+           /*default=*/"\"default_dynamic\"",
+           "default_dynamic (weights per tensor) or per_channel_dynamic "
+           "(per output column)">,
+  ];
+  let dependentDialects = [
+    "::mlir::quanta::QuantaDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 def Quantize : Pass<"quanta-quantize", "ModuleOp"> {
   let summary = "Rewrite float ops between dequantize and quantize into "
                 "integer ops";

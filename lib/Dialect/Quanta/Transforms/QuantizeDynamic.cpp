@@ -1,0 +1,261 @@
+//===- QuantizeDynamic.cpp - PyTorch's quantize_dynamic for Linear --------===//
+//
+// quanta-quantize-dynamic: each f32 Linear layer (a linalg.matmul with
+// constant weights, its bias in the accumulator or added after it) becomes
+// one quanta.dynamic_qmatmul, its weights quantized here by the numeric
+// library as quantize_dynamic quantizes them. The kernel chooses the
+// activation's qparams at run time (LowerQMatmul.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#include "QuantizeSupport.h"
+
+#include "quanta/Dialect/Quanta/IR/QuantaOps.h"
+#include "quanta/Dialect/Quanta/Transforms/Passes.h"
+#include "quanta/Dialect/Quanta/Transforms/QConfigPresets.h"
+#include "quanta/Numerics/Dynamic.h"
+#include "quanta/Support/MatmulLayout.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
+
+namespace mlir::quanta {
+#define GEN_PASS_DEF_QUANTIZEDYNAMIC
+#include "quanta/Dialect/Quanta/Transforms/Passes.h.inc"
+} // namespace mlir::quanta
+
+using namespace mlir;
+using namespace mlir::quanta;
+using namespace mlir::quanta::detail;
+namespace nx = mlir::quanta::numerics;
+
+namespace {
+/// A Linear layer: out = input x weights + bias, as the importers write
+/// it.
+struct LinearChain {
+  linalg::MatmulOp matmul;
+  DenseElementsAttr weights;
+  /// [N, K] instead of [K, N].
+  bool transposedWeights = false;
+  /// N values, or none.
+  SmallVector<float> bias;
+  /// After the matmul: an expand_shape keeping N last, then the bias add;
+  /// or the bias add alone. Null where absent.
+  tensor::ExpandShapeOp expand;
+  linalg::GenericOp biasAdd;
+};
+} // namespace
+
+/// The N bias values of a broadcast along dimension `dim` of an output of
+/// rank `rank` (N in its last dimension), or nothing if it is no such
+/// bias.
+static std::optional<SmallVector<float>>
+getBiasValues(std::pair<DenseElementsAttr, int64_t> broadcast, int64_t rank,
+              int64_t n) {
+  auto [attr, dim] = broadcast;
+  if (dim != kScalarBias && dim != rank - 1)
+    return std::nullopt;
+  auto values = llvm::to_vector(attr.getValues<float>());
+  if (values.size() == 1)
+    return SmallVector<float>(n, values[0]);
+  if (static_cast<int64_t>(values.size()) != n)
+    return std::nullopt;
+  return values;
+}
+
+/// The bias add reading `value` (its only use), if any: `value` +
+/// broadcast(bias) along the last dimension.
+static std::optional<std::pair<linalg::GenericOp, SmallVector<float>>>
+matchFollowingBiasAdd(Value value, int64_t n) {
+  if (!value.hasOneUse())
+    return std::nullopt;
+  auto generic = dyn_cast<linalg::GenericOp>(*value.getUsers().begin());
+  if (!generic)
+    return std::nullopt;
+  auto add = matchBiasAdd(generic);
+  if (!add)
+    return std::nullopt;
+  auto [attr, dim, other] = *add;
+  if (generic.getDpsInputOperand(other)->get() != value)
+    return std::nullopt;
+  std::optional<SmallVector<float>> bias = getBiasValues(
+      {attr, dim}, cast<ShapedType>(value.getType()).getRank(), n);
+  if (!bias)
+    return std::nullopt;
+  return std::make_pair(generic, *bias);
+}
+
+static std::optional<LinearChain> matchLinear(linalg::MatmulOp matmul) {
+  std::optional<MatmulWeightLayout> layout = getMatmulWeightLayout(matmul);
+  auto lhsType = dyn_cast<RankedTensorType>(matmul.getInputs()[0].getType());
+  auto outputType = dyn_cast<RankedTensorType>(matmul.getResult(0).getType());
+  if (!layout || !lhsType || !outputType || !lhsType.hasStaticShape() ||
+      !outputType.hasStaticShape() || !lhsType.getElementType().isF32() ||
+      !outputType.getElementType().isF32())
+    return std::nullopt;
+  LinearChain chain;
+  chain.matmul = matmul;
+  chain.weights = getFloatConstant(matmul.getInputs()[1]);
+  chain.transposedWeights = layout->transposed;
+  if (!chain.weights || matchPattern(matmul.getInputs()[0], m_Constant()))
+    return std::nullopt;
+  const int64_t n = outputType.getDimSize(1);
+  auto init = matchCoreInit(matmul.getOutputs()[0]);
+  if (failed(init))
+    return std::nullopt;
+  if (*init) {
+    std::optional<SmallVector<float>> bias = getBiasValues(**init, 2, n);
+    if (!bias)
+      return std::nullopt;
+    chain.bias = *bias;
+    return chain;
+  }
+  Value result = matmul.getResult(0);
+  if (auto add = matchFollowingBiasAdd(result, n)) {
+    std::tie(chain.biasAdd, chain.bias) = *add;
+    return chain;
+  }
+  // ONNX's MatMul of a [B, S, K] input: collapsed, multiplied, expanded,
+  // then Add.
+  if (!result.hasOneUse())
+    return chain;
+  auto expand = dyn_cast<tensor::ExpandShapeOp>(*result.getUsers().begin());
+  if (!expand || expand.getReassociationIndices().back() !=
+                     ReassociationIndices{expand.getResultType().getRank() - 1})
+    return chain;
+  if (auto add = matchFollowingBiasAdd(expand.getResult(), n)) {
+    chain.expand = expand;
+    std::tie(chain.biasAdd, chain.bias) = *add;
+  }
+  return chain;
+}
+
+namespace {
+struct QuantizeDynamicPass
+    : public quanta::impl::QuantizeDynamicBase<QuantizeDynamicPass> {
+  using QuantizeDynamicBase::QuantizeDynamicBase;
+
+  LogicalResult initialize(MLIRContext *context) override;
+  void runOnOperation() override;
+
+private:
+  /// Whether `op`'s weights are quantized per output column; null if it
+  /// stays float.
+  FailureOr<std::optional<bool>> getPerChannel(Operation *op);
+  LogicalResult rewrite(LinearChain chain, bool perChannel);
+
+  DynamicEngine dynamicEngine = DynamicEngine::onednn;
+  bool defaultPerChannel = false;
+  QConfigAttr perTensorPreset, perChannelPreset;
+};
+} // namespace
+
+LogicalResult QuantizeDynamicPass::initialize(MLIRContext *context) {
+  std::optional<DynamicEngine> parsed = symbolizeDynamicEngine(engine);
+  if (!parsed)
+    return emitError(UnknownLoc::get(context))
+           << "quanta-quantize-dynamic: unknown engine '" << engine
+           << "' (expected onednn or qnnpack)";
+  dynamicEngine = *parsed;
+  perTensorPreset = getQConfigPreset(context, "default_dynamic");
+  perChannelPreset = getQConfigPreset(context, "per_channel_dynamic");
+  QConfigAttr preset = getQConfigPreset(context, qconfig);
+  if (!preset || (preset != perTensorPreset && preset != perChannelPreset))
+    return emitError(UnknownLoc::get(context))
+           << "quanta-quantize-dynamic: qconfig '" << qconfig
+           << "' is no dynamic qconfig (expected default_dynamic or "
+              "per_channel_dynamic)";
+  defaultPerChannel = preset == perChannelPreset;
+  return success();
+}
+
+FailureOr<std::optional<bool>>
+QuantizeDynamicPass::getPerChannel(Operation *op) {
+  Attribute attr = op->getAttr("quanta.qconfig");
+  if (!attr)
+    return std::optional<bool>(defaultPerChannel);
+  QConfigAttr qconfigAttr = dyn_cast<QConfigAttr>(attr);
+  if (auto name = dyn_cast<StringAttr>(attr)) {
+    FailureOr<QConfigAttr> parsed =
+        parseQConfig(op->getContext(), name.getValue(),
+                     [&]() { return op->emitOpError(); });
+    if (failed(parsed))
+      return failure();
+    if (!*parsed)
+      return std::optional<bool>(); // "none"
+    qconfigAttr = *parsed;
+  }
+  if (qconfigAttr == perTensorPreset || qconfigAttr == perChannelPreset)
+    return std::optional<bool>(qconfigAttr == perChannelPreset);
+  return op->emitOpError("'quanta.qconfig' must be 'none', "
+                         "'default_dynamic' or 'per_channel_dynamic' for "
+                         "quanta-quantize-dynamic, got ")
+         << attr;
+}
+
+LogicalResult QuantizeDynamicPass::rewrite(LinearChain chain,
+                                           bool perChannel) {
+  linalg::MatmulOp matmul = chain.matmul;
+  auto inputType = cast<RankedTensorType>(matmul.getInputs()[0].getType());
+  auto outputType = cast<RankedTensorType>(matmul.getResult(0).getType());
+  const int64_t k = inputType.getDimSize(1), n = outputType.getDimSize(1);
+  // The n x k rows quantize_dynamic quantizes (nn.Linear's weight).
+  auto values = llvm::to_vector(chain.weights.getValues<float>());
+  std::vector<float> rows(n * k);
+  for (int64_t col = 0; col < n; ++col)
+    for (int64_t i = 0; i < k; ++i)
+      rows[col * k + i] =
+          chain.transposedWeights ? values[col * k + i] : values[i * n + col];
+  nx::StatusOr<nx::DynamicWeights> quantized =
+      nx::quantizeDynamicWeights(rows.data(), n, k, perChannel);
+  if (!quantized) {
+    matmul.emitRemark("stays float: ") << quantized.getStatus().getMessage();
+    return success();
+  }
+  SmallVector<int8_t> weights(k * n);
+  for (int64_t col = 0; col < n; ++col)
+    for (int64_t i = 0; i < k; ++i)
+      weights[i * n + col] = quantized->values[col * k + i];
+  Operation *last = chain.biasAdd ? chain.biasAdd.getOperation()
+                                  : matmul.getOperation();
+  OpBuilder b(last);
+  Location loc = matmul.getLoc();
+  auto weightsType = RankedTensorType::get({k, n}, b.getI8Type());
+  Value result = DynamicQMatmulOp::create(
+      b, loc, outputType, matmul.getInputs()[0],
+      DenseElementsAttr::get(weightsType, ArrayRef(weights)),
+      b.getDenseF32ArrayAttr(quantized->scales),
+      chain.bias.empty() ? DenseF32ArrayAttr()
+                         : b.getDenseF32ArrayAttr(chain.bias),
+      DynamicEngineAttr::get(b.getContext(), dynamicEngine));
+  if (chain.expand)
+    result = tensor::ExpandShapeOp::create(
+        b, loc, chain.expand.getResultType(), result,
+        chain.expand.getReassociationIndices());
+  last->getResult(0).replaceAllUsesWith(result);
+  // The chain, last op first, then what only its accumulator read.
+  Operation *init = matmul.getOutputs()[0].getDefiningOp();
+  for (Operation *op : {chain.biasAdd.getOperation(),
+                        chain.expand.getOperation(), matmul.getOperation()})
+    if (op)
+      op->erase();
+  if (init && init->use_empty())
+    init->erase();
+  return success();
+}
+
+void QuantizeDynamicPass::runOnOperation() {
+  SmallVector<linalg::MatmulOp> matmuls;
+  getOperation()->walk([&](linalg::MatmulOp op) { matmuls.push_back(op); });
+  for (linalg::MatmulOp matmul : matmuls) {
+    FailureOr<std::optional<bool>> perChannel = getPerChannel(matmul);
+    if (failed(perChannel))
+      return signalPassFailure();
+    if (!*perChannel)
+      continue;
+    std::optional<LinearChain> chain = matchLinear(matmul);
+    if (chain && failed(rewrite(*chain, **perChannel)))
+      return signalPassFailure();
+  }
+}

@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""Generates test/Tools/Inputs/dynamic_linear_exec.mlir and its inputs and
+expected outputs from PyTorch 1.13.
+
+Run once with Debian's Python: /usr/bin/python3 scripts/goldens/gen_dynamic_exec.py
+
+Each function is a float Linear layer in one of the forms the importers
+write (a matmul from zero then a bias add, ONNX's Gemm; weights [N, K]
+through transposed maps with the bias in the accumulator, PyTorch's Linear;
+a [B, S, K] input collapsed, multiplied, expanded, then Add, ONNX's MatMul;
+no bias). quant-run applies quanta-quantize-dynamic{engine, qconfig} and
+the kernels to it; the expected outputs are those of
+torch.ao.nn.quantized.dynamic.Linear (quantize_dynamic) on the same weights
+and input, one file per engine (onednn, qnnpack) and qconfig
+(default_dynamic, per_channel_dynamic). Where PyTorch raises (a NaN in the
+input) the kernel's documented result, every output NaN, is expected.
+"""
+import os
+import sys
+import warnings
+
+import numpy as np
+import torch
+
+sys.path.insert(0, os.path.dirname(__file__))
+from gen_dynamic_goldens import dynamic_linear  # noqa: E402
+
+warnings.filterwarnings("ignore")
+OUT = os.path.join(os.path.dirname(__file__), "..", "..", "test", "Tools",
+                   "Inputs")
+PREFIX = "dynamic_linear"
+CONFIGS = [(engine, qconfig) for engine in ["onednn", "qnnpack"]
+           for qconfig in ["default_dynamic", "per_channel_dynamic"]]
+
+
+def hex_constant(array):
+    return 'dense<"0x%s">' % np.ascontiguousarray(
+        array, "<f4").tobytes().hex().upper()
+
+
+def tensor(*shape):
+    return "tensor<%sxf32>" % "x".join(str(s) for s in shape)
+
+
+def gemm_form(name, m, k, n, weight, bias):
+    """matmul of [K, N] weights from a zero fill, then a bias add."""
+    body = [f"  %w = arith.constant {hex_constant(weight.T)} : {tensor(k, n)}",
+            "  %zero = arith.constant 0.0 : f32",
+            f"  %e = tensor.empty() : {tensor(m, n)}",
+            f"  %init = linalg.fill ins(%zero : f32) outs(%e : {tensor(m, n)}) -> {tensor(m, n)}",
+            f"  %mm = linalg.matmul ins(%x, %w : {tensor(m, k)}, {tensor(k, n)}) outs(%init : {tensor(m, n)}) -> {tensor(m, n)}"]
+    result = "%mm"
+    if bias is not None:
+        body += [f"  %b = arith.constant {hex_constant(bias)} : {tensor(n)}",
+                 f"  %e2 = tensor.empty() : {tensor(m, n)}",
+                 "  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+                 "affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], "
+                 "iterator_types = [\"parallel\", \"parallel\"]} "
+                 f"ins(%mm, %b : {tensor(m, n)}, {tensor(n)}) outs(%e2 : {tensor(m, n)}) {{",
+                 "  ^bb0(%a: f32, %c: f32, %o: f32):",
+                 "    %s = arith.addf %a, %c : f32",
+                 "    linalg.yield %s : f32",
+                 f"  }} -> {tensor(m, n)}"]
+        result = "%r"
+    return (f"func.func @{name}(%x: {tensor(m, k)}) -> {tensor(m, n)} {{\n"
+            + "\n".join(body) + f"\n  return {result} : {tensor(m, n)}\n}}\n")
+
+
+def linear_form(name, m, k, n, weight, bias):
+    """[N, K] weights through transposed maps, bias broadcast into the
+    accumulator."""
+    return f"""func.func @{name}(%x: {tensor(m, k)}) -> {tensor(m, n)} {{
+  %w = arith.constant {hex_constant(weight)} : {tensor(n, k)}
+  %b = arith.constant {hex_constant(bias)} : {tensor(n)}
+  %e = tensor.empty() : {tensor(m, n)}
+  %init = linalg.broadcast ins(%b : {tensor(n)}) outs(%e : {tensor(m, n)}) dimensions = [0]
+  %r = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] ins(%x, %w : {tensor(m, k)}, {tensor(n, k)}) outs(%init : {tensor(m, n)}) -> {tensor(m, n)}
+  return %r : {tensor(m, n)}
+}}
+"""
+
+
+def matmul_add_form(name, batch, seq, k, n, weight, bias):
+    """ONNX's MatMul of a [B, S, K] input, then Add."""
+    m = batch * seq
+    return f"""func.func @{name}(%x: {tensor(batch, seq, k)}) -> {tensor(batch, seq, n)} {{
+  %w = arith.constant {hex_constant(weight.T)} : {tensor(k, n)}
+  %b = arith.constant {hex_constant(bias)} : {tensor(n)}
+  %zero = arith.constant 0.0 : f32
+  %rows = tensor.collapse_shape %x [[0, 1], [2]] : {tensor(batch, seq, k)} into {tensor(m, k)}
+  %e = tensor.empty() : {tensor(m, n)}
+  %init = linalg.fill ins(%zero : f32) outs(%e : {tensor(m, n)}) -> {tensor(m, n)}
+  %mm = linalg.matmul ins(%rows, %w : {tensor(m, k)}, {tensor(k, n)}) outs(%init : {tensor(m, n)}) -> {tensor(m, n)}
+  %y = tensor.expand_shape %mm [[0, 1], [2]] output_shape [{batch}, {seq}, {n}] : {tensor(m, n)} into {tensor(batch, seq, n)}
+  %e2 = tensor.empty() : {tensor(batch, seq, n)}
+  %r = linalg.generic {{indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}} ins(%y, %b : {tensor(batch, seq, n)}, {tensor(n)}) outs(%e2 : {tensor(batch, seq, n)}) {{
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %s = arith.addf %a, %c : f32
+    linalg.yield %s : f32
+  }} -> {tensor(batch, seq, n)}
+  return %r : {tensor(batch, seq, n)}
+}}
+"""
+
+
+def torch_output(engine, qconfig, weight, bias, x):
+    module = dynamic_linear(engine, qconfig == "per_channel_dynamic",
+                            torch.from_numpy(weight),
+                            None if bias is None else torch.from_numpy(bias))
+    try:
+        with torch.no_grad():
+            return module(torch.from_numpy(x)).numpy()
+    except RuntimeError:
+        # Quanta's kernels have no error channel: every output NaN.
+        shape = x.shape[:-1] + (weight.shape[0],)
+        return np.full(shape, np.nan, np.float32)
+
+
+def main():
+    rng = np.random.default_rng(2033)
+
+    def randn(*shape, scale=1.0):
+        return (rng.standard_normal(shape) * scale).astype(np.float32)
+
+    cases = []
+    # (name, form, input, weight [N, K], bias)
+    cases.append(("gemm", "gemm", randn(4, 64, scale=2.0),
+                  randn(48, 64, scale=0.2), randn(48)))
+    weight = randn(37, 100, scale=0.1)
+    weight[5] *= 30  # a row far wider than the others: per-channel matters
+    cases.append(("linear", "linear", randn(3, 100), weight, randn(37)))
+    cases.append(("matmul_add", "matmul_add", randn(2, 5, 24, scale=0.5),
+                  randn(20, 24, scale=0.3), randn(20)))
+    # A decoder's GEMV: M = 1, K = 768, no bias.
+    cases.append(("gemv", "gemm", randn(1, 768), randn(96, 768, scale=0.05),
+                  None))
+    # Inputs on the ties of onednn's reorder: [-1, 1] in steps of 1/127.5
+    # (x = 1 reaches u8 128).
+    ties = rng.integers(-127, 128, (2, 16)).astype(np.float32) / 127.0
+    ties[0, 0], ties[0, 1] = -1.0, 1.0
+    cases.append(("ties", "gemm", ties, randn(9, 16, scale=0.5), randn(9)))
+    # A tiny positive range: ChooseQuantizationParams' 6.1e-5 floor with
+    # min = 0.
+    cases.append(("tiny", "gemm", np.abs(randn(2, 20, scale=1e-6)),
+                  randn(8, 20), randn(8)))
+    # K = 3072: accumulators beyond 2^24 (their rounding to float).
+    cases.append(("deep", "gemm", randn(2, 3072, scale=40.0),
+                  randn(16, 3072), None))
+    # A NaN: PyTorch raises.
+    nan_input = randn(3, 12)
+    nan_input[1, 4] = np.nan
+    cases.append(("nan", "gemm", nan_input, randn(5, 12), randn(5)))
+
+    module = ["// Generated by scripts/goldens/gen_dynamic_exec.py."]
+    for name, form, x, weight, bias in cases:
+        n, k = weight.shape
+        if form == "gemm":
+            module.append(gemm_form(name, x.shape[0], k, n, weight, bias))
+        elif form == "linear":
+            module.append(linear_form(name, x.shape[0], k, n, weight, bias))
+        else:
+            module.append(matmul_add_form(name, x.shape[0], x.shape[1], k, n,
+                                          weight, bias))
+        np.save(os.path.join(OUT, f"{PREFIX}_{name}_input.npy"), x)
+        for engine, qconfig in CONFIGS:
+            expected = torch_output(engine, qconfig, weight, bias, x)
+            np.save(os.path.join(
+                OUT, f"{PREFIX}_{name}_{engine}_{qconfig}_expected.npy"),
+                expected.astype(np.float32))
+    with open(os.path.join(OUT, f"{PREFIX}_exec.mlir"), "w") as f:
+        f.write("\n".join(module))
+
+
+if __name__ == "__main__":
+    main()
