@@ -211,4 +211,16 @@ void quanta::registerQuantaPassesAndPipelines() {
        [](OpPassManager &pm, PassList passes) {
          addCompilePasses(pm, std::move(passes[0]), std::move(passes[1]));
        }});
+  registerComposedPipeline(
+      "quanta-compile-dynamic",
+      "PyTorch's quantize_dynamic of a float module, to kernels for its "
+      "target: TOSA to linalg, quanta-quantize-dynamic, quanta-lower-cpu "
+      "(their options); no observers, no calibration",
+      {passesOf([] { return createQuantizeDynamic(); },
+                [] { return createLowerCpu(); }),
+       [](OpPassManager &pm, PassList passes) {
+         buildFrontEndPipeline(pm);
+         pm.addPass(std::move(passes[0]));
+         pm.addPass(std::move(passes[1]));
+       }});
 }

@@ -9,6 +9,9 @@
     >>> run = model.compile()
     >>> logits = run(images)                         # numpy in, numpy out
 
+    >>> model = quanta.Module.load("bert.onnx")     # or quantize_dynamic:
+    >>> run = model.quantize_dynamic(engine="onednn").compile()
+
 Every error (malformed IR, a bad pass option, a batch of the wrong shape or
 dtype, NaN in an observed tensor) raises quanta.Error, a ValueError whose
 message holds MLIR's diagnostics with their locations.
@@ -29,6 +32,7 @@ OPTION_ALIASES = {
     "quanta-prepare": {"overrides": "override"},
     "quanta-calibrate": {},
     "quanta-compile": {"float_kernels": "float"},
+    "quanta-compile-dynamic": {"float_kernels": "float"},
 }
 
 
@@ -85,6 +89,23 @@ def _convert(self, triple="", cpu="", features="", report_float_ops=None,
     return _run_named(self, "quanta-compile", {
         "report_float_ops": report_float_ops, "float_kernels": float_kernels,
         "keep_float": keep_float})
+
+
+def _quantize_dynamic(self, engine=None, qconfig=None, triple="", cpu="",
+                      features="", float_kernels=None):
+    """PyTorch's quantize_dynamic(model, {nn.Linear}) and the kernels for a
+    target (default: this machine), in one step (quanta-compile-dynamic):
+    every Linear layer (a matmul with constant weights, its bias) gets int8
+    weights quantized now and activations quantized at every call from
+    their own min and max, its output float; no observers, no calibration.
+    `engine`: "onednn" (default) or "qnnpack", whose numerics the kernels
+    reproduce bit for bit; `qconfig`: "default_dynamic" (weights per
+    tensor) or "per_channel_dynamic". Returns the module; compile() then
+    runs it.
+    """
+    self.set_target(triple, cpu, features)
+    return _run_named(self, "quanta-compile-dynamic", {
+        "engine": engine, "qconfig": qconfig, "float_kernels": float_kernels})
 
 
 class _PlainProgress:
@@ -167,3 +188,4 @@ def _calibrate(self, batches, entry=None, batch_limit=None, threads=None,
 Module.prepare = _prepare
 Module.calibrate = _calibrate
 Module.convert = _convert
+Module.quantize_dynamic = _quantize_dynamic

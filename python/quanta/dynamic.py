@@ -20,3 +20,28 @@ def dynamic_linear(x, weight, bias=None, engine="onednn", per_channel=False):
     output = _dynamic_linear(x, weight, bias, engine, per_channel)
     return np.asarray(output, np.float32).reshape(
         x.shape[:-1] + (weight.shape[0],))
+
+
+def linear_mlir(weight, bias, rows):
+    """MLIR text of a float nn.Linear of `weight` [N, K] and `bias` [N] on a
+    [rows, K] input, as PyTorch's ONNX export imports (the weights through
+    a transposed B, the bias broadcast into the accumulator): a module to
+    try Module.quantize_dynamic on, and compare with dynamic_linear."""
+    n, k = weight.shape
+
+    def dense(array):
+        return 'dense<"0x%s">' % np.ascontiguousarray(
+            array, "<f4").tobytes().hex().upper()
+    x, w, y = (f"tensor<{rows}x{k}xf32>", f"tensor<{n}x{k}xf32>",
+               f"tensor<{rows}x{n}xf32>")
+    maps = ", ".join("affine_map<(d0, d1, d2) -> (%s)>" % dims
+                     for dims in ["d0, d2", "d1, d2", "d0, d1"])
+    return f"""func.func @linear(%x: {x}) -> {y} {{
+  %w = arith.constant {dense(weight)} : {w}
+  %b = arith.constant {dense(bias)} : tensor<{n}xf32>
+  %e = tensor.empty() : {y}
+  %init = linalg.broadcast ins(%b : tensor<{n}xf32>) outs(%e : {y}) dimensions = [0]
+  %r = linalg.matmul indexing_maps = [{maps}] ins(%x, %w : {x}, {w}) outs(%init : {y}) -> {y}
+  return %r : {y}
+}}
+"""

@@ -23,11 +23,13 @@ PIPELINE_PASSES = {
     "quanta-prepare": ["quanta-insert-observers"],
     "quanta-calibrate": ["quanta-calibrate"],
     "quanta-compile": ["quanta-quantize", "quanta-lower-cpu"],
+    "quanta-compile-dynamic": ["quanta-quantize-dynamic", "quanta-lower-cpu"],
 }
 METHODS = [
     (quanta.Module.prepare, "quanta-prepare"),
     (quanta.Module.calibrate, "quanta-calibrate"),
     (quanta.Module.convert, "quanta-compile"),
+    (quanta.Module.quantize_dynamic, "quanta-compile-dynamic"),
 ]
 
 

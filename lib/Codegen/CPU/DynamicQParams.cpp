@@ -42,8 +42,8 @@ std::pair<Value, Value> mlir::quanta::emitMinMax(OpBuilder &b, Location loc,
   auto combine = [&](OpBuilder &nb, SmallVectorImpl<Value> &acc, int64_t i,
                      Value v) {
     acc[i] = arith::MinimumFOp::create(nb, loc, acc[i], v);
-    acc[kAccumulators + i] = arith::MaximumFOp::create(
-        nb, loc, acc[kAccumulators + i], v);
+    acc[kAccumulators + i] =
+        arith::MaximumFOp::create(nb, loc, acc[kAccumulators + i], v);
   };
   SmallVector<Value> acc = init;
   if (whole > 0) {
@@ -54,10 +54,9 @@ std::pair<Value, Value> mlir::quanta::emitMinMax(OpBuilder &b, Location loc,
           for (int64_t i = 0; i < kAccumulators; ++i)
             combine(nb, next, i,
                     read(nb,
-                         arith::AddIOp::create(
-                             nb, loc, at,
-                             arith::ConstantIndexOp::create(nb, loc,
-                                                            i * lanes)),
+                         arith::AddIOp::create(nb, loc, at,
+                                               arith::ConstantIndexOp::create(
+                                                   nb, loc, i * lanes)),
                          /*inBounds=*/true));
           scf::YieldOp::create(nb, loc, next);
         });
@@ -68,8 +67,9 @@ std::pair<Value, Value> mlir::quanta::emitMinMax(OpBuilder &b, Location loc,
   auto reduce = [&](ArrayRef<Value> parts, bool isMin) -> Value {
     Value total = parts[0];
     for (Value part : parts.drop_front())
-      total = isMin ? arith::MinimumFOp::create(b, loc, total, part).getResult()
-                    : arith::MaximumFOp::create(b, loc, total, part).getResult();
+      total = isMin
+                  ? arith::MinimumFOp::create(b, loc, total, part).getResult()
+                  : arith::MaximumFOp::create(b, loc, total, part).getResult();
     return vector::ReductionOp::create(b, loc,
                                        isMin ? vector::CombiningKind::MINIMUMF
                                              : vector::CombiningKind::MAXIMUMF,
@@ -80,9 +80,10 @@ std::pair<Value, Value> mlir::quanta::emitMinMax(OpBuilder &b, Location loc,
           reduce(parts.drop_front(kAccumulators), false)};
 }
 
-DynamicActivationQParams
-mlir::quanta::emitChooseQParams(OpBuilder &b, Location loc, Value min,
-                                Value max, int32_t qmax) {
+DynamicActivationQParams mlir::quanta::emitChooseQParams(OpBuilder &b,
+                                                         Location loc,
+                                                         Value min, Value max,
+                                                         int32_t qmax) {
   Type f32 = b.getF32Type(), f64 = b.getF64Type();
   auto c32 = [&](float value) -> Value {
     return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
@@ -128,17 +129,16 @@ mlir::quanta::emitChooseQParams(OpBuilder &b, Location loc, Value min,
   constexpr float kSmallScaleThreshold = 6.1e-5f;
   const float widened = kSmallScaleThreshold * static_cast<float>(qmax);
   Value small = cmp(P::OLT, scale, c64(kSmallScaleThreshold));
-  Value amplifier = arith::DivFOp::create(
-      b, loc, c32(kSmallScaleThreshold),
-      arith::TruncFOp::create(b, loc, f32, scale));
+  Value amplifier =
+      arith::DivFOp::create(b, loc, c32(kSmallScaleThreshold),
+                            arith::TruncFOp::create(b, loc, f32, scale));
   Value loIsZero = cmp(P::OEQ, lo, zero), hiIsZero = cmp(P::OEQ, hi, zero);
-  Value smallLo =
-      select(loIsZero, lo,
-             select(hiIsZero, c32(-widened),
-                    arith::MulFOp::create(b, loc, lo, amplifier)));
-  Value smallHi =
-      select(loIsZero, c32(widened),
-             select(hiIsZero, hi, arith::MulFOp::create(b, loc, hi, amplifier)));
+  Value smallLo = select(loIsZero, lo,
+                         select(hiIsZero, c32(-widened),
+                                arith::MulFOp::create(b, loc, lo, amplifier)));
+  Value smallHi = select(
+      loIsZero, c32(widened),
+      select(hiIsZero, hi, arith::MulFOp::create(b, loc, hi, amplifier)));
   lo = select(small, smallLo, lo);
   hi = select(small, smallHi, hi);
   scale = select(small, c64(kSmallScaleThreshold), scale);
@@ -151,16 +151,14 @@ mlir::quanta::emitChooseQParams(OpBuilder &b, Location loc, Value min,
                                          math::AbsFOp::create(b, loc, fromMin));
   Value maxError = arith::SubFOp::create(b, loc, c64(qmax),
                                          math::AbsFOp::create(b, loc, fromMax));
-  Value initial =
-      select(cmp(P::OLT, minError, maxError),
-             arith::SubFOp::create(b, loc, c64(0.0), fromMin),
-             arith::SubFOp::create(b, loc, c64(qmax), fromMax));
+  Value initial = select(cmp(P::OLT, minError, maxError),
+                         arith::SubFOp::create(b, loc, c64(0.0), fromMin),
+                         arith::SubFOp::create(b, loc, c64(qmax), fromMax));
   // Invalid inputs take 0 before the conversion, which is poison for NaN.
   initial = select(valid, initial, c64(0.0));
-  Value zeroPoint =
-      select(cmp(P::OLT, initial, c64(0.0)), c64(0.0),
-             select(cmp(P::OGT, initial, c64(qmax)), c64(qmax),
-                    math::RoundEvenOp::create(b, loc, initial)));
+  Value zeroPoint = select(cmp(P::OLT, initial, c64(0.0)), c64(0.0),
+                           select(cmp(P::OGT, initial, c64(qmax)), c64(qmax),
+                                  math::RoundEvenOp::create(b, loc, initial)));
   return {select(valid, scale, c64(std::numeric_limits<double>::quiet_NaN())),
           arith::FPToSIOp::create(b, loc, b.getI32Type(), zeroPoint)};
 }

@@ -129,10 +129,10 @@ LogicalResult mlir::quanta::lowerKernels(ModuleOp module,
   });
   SmallVector<Operation *> kernels(llvm::map_range(
       qmatmuls, [](QMatmulOp op) { return op.getOperation(); }));
-  llvm::append_range(kernels, llvm::map_range(dynamicProducts,
-                                             [](DynamicQMatmulOp op) {
-                                               return op.getOperation();
-                                             }));
+  llvm::append_range(kernels,
+                     llvm::map_range(dynamicProducts, [](DynamicQMatmulOp op) {
+                       return op.getOperation();
+                     }));
   llvm::append_range(kernels, floatGemms);
   llvm::append_range(kernels, floatDepthwise);
   for (Operation *op : kernels)

@@ -762,9 +762,9 @@ Value QMatmulLowering::finishFloat(Value acc, Value column) {
   Value weightFactor = readColumns(b, loc, columnFactors, column, floatVector);
   Value inputFactor =
       vector::BroadcastOp::create(b, loc, floatVector, epilogue.inputFactor);
-  Value bias =
-      epilogue.bias ? readColumns(b, loc, columnBias, column, floatVector)
-                    : Value();
+  Value bias = epilogue.bias
+                   ? readColumns(b, loc, columnBias, column, floatVector)
+                   : Value();
   if (epilogue.engine == DynamicEngine::qnnpack) {
     Value multiplier = arith::MulFOp::create(b, loc, weightFactor, inputFactor);
     Value product = arith::MulFOp::create(b, loc, multiplier, value);
@@ -776,8 +776,8 @@ Value QMatmulLowering::finishFloat(Value acc, Value column) {
   Value one = createConstant(DenseElementsAttr::get(floatVector, 1.0f));
   Value outputScale = arith::DivFOp::create(b, loc, one, biasScale);
   if (bias)
-    value = arith::AddFOp::create(b, loc, value,
-                                  arith::MulFOp::create(b, loc, bias, biasScale));
+    value = arith::AddFOp::create(
+        b, loc, value, arith::MulFOp::create(b, loc, bias, biasScale));
   return arith::MulFOp::create(b, loc, value, outputScale);
 }
 
@@ -1088,8 +1088,7 @@ Value QMatmulLowering::zeroPointOffsets(Value zeroPoint) {
   Type i32 = b.getI32Type();
   // -(za + flipDelta), the same factor for every column.
   Value factor = arith::SubIOp::create(
-      b, loc, arith::ConstantIntOp::create(b, loc, i32, -flipDelta),
-      zeroPoint);
+      b, loc, arith::ConstantIntOp::create(b, loc, i32, -flipDelta), zeroPoint);
   auto type = RankedTensorType::get({paddedN}, i32);
   auto identity = b.getMultiDimIdentityMap(1);
   return linalg::GenericOp::create(
@@ -1255,8 +1254,7 @@ getWeightValues(Operation *op, ElementsAttr attr, StringRef pass) {
   auto values = attr.tryGetValues<APInt>();
   if (!values)
     return op->emitOpError()
-           << pass << " needs weights whose values can be read, got "
-           << attr;
+           << pass << " needs weights whose values can be read, got " << attr;
   SmallVector<int8_t> weights;
   for (APInt value : *values)
     weights.push_back(static_cast<int8_t>(value.getSExtValue()));
@@ -1504,8 +1502,8 @@ LogicalResult mlir::quanta::lowerDynamicQMatmul(RewriterBase &rewriter,
   const int64_t m = inputType.getDimSize(0), k = inputType.getDimSize(1),
                 n = outputType.getDimSize(1);
   if (m == 0) {
-    rewriter.replaceOp(op, tensor::EmptyOp::create(b, loc, outputType.getShape(),
-                                                   b.getF32Type())
+    rewriter.replaceOp(op, tensor::EmptyOp::create(
+                               b, loc, outputType.getShape(), b.getF32Type())
                                .getResult());
     return success();
   }
@@ -1542,8 +1540,7 @@ LogicalResult mlir::quanta::lowerDynamicQMatmul(RewriterBase &rewriter,
     inverse = arith::TruncFOp::create(
         b, loc, f32,
         arith::DivFOp::create(
-            b, loc,
-            arith::ConstantOp::create(b, loc, b.getF64FloatAttr(1.0)),
+            b, loc, arith::ConstantOp::create(b, loc, b.getF64FloatAttr(1.0)),
             qparams.scale));
     inputFactor = inverse;
   } else {
@@ -1561,9 +1558,9 @@ LogicalResult mlir::quanta::lowerDynamicQMatmul(RewriterBase &rewriter,
                               c32(std::numeric_limits<float>::min())),
         arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLE, largest,
                               c32(std::numeric_limits<float>::max())));
-    inputFactor = arith::SelectOp::create(
-        b, loc, normal, inputFactor,
-        c32(std::numeric_limits<float>::quiet_NaN()));
+    inputFactor =
+        arith::SelectOp::create(b, loc, normal, inputFactor,
+                                c32(std::numeric_limits<float>::quiet_NaN()));
     inverse = arith::DivFOp::create(b, loc, c32(1.0f), inputFactor);
   }
   Value zeroPoint = arith::SIToFPOp::create(b, loc, f32, qparams.zeroPoint);
@@ -1580,10 +1577,10 @@ LogicalResult mlir::quanta::lowerDynamicQMatmul(RewriterBase &rewriter,
           ArrayRef<utils::IteratorType>{utils::IteratorType::parallel,
                                         utils::IteratorType::parallel},
           [&](OpBuilder &nb, Location nloc, ValueRange args) {
-            linalg::YieldOp::create(
-                nb, nloc,
-                emitQuantizeActivation(nb, nloc, engine, args[0], inverse,
-                                       zeroPoint));
+            linalg::YieldOp::create(nb, nloc,
+                                    emitQuantizeActivation(nb, nloc, engine,
+                                                           args[0], inverse,
+                                                           zeroPoint));
           })
           .getResult(0);
 

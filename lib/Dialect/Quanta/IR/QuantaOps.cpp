@@ -385,10 +385,12 @@ LogicalResult QBatchMatmulOp::verify() {
 
 LogicalResult DynamicQMatmulOp::verify() {
   RankedTensorType input = getInput().getType(), output = getOutput().getType();
-  for (auto [what, type] : {std::pair<StringRef, RankedTensorType>{"input", input},
-                            {"output", output}})
+  for (auto [what, type] :
+       {std::pair<StringRef, RankedTensorType>{"input", input},
+        {"output", output}})
     if (type.getRank() != 2 || !type.hasStaticShape())
-      return emitOpError() << what << " must be a static 2-D tensor of f32, got "
+      return emitOpError() << what
+                           << " must be a static 2-D tensor of f32, got "
                            << type;
   auto weightsType = cast<ShapedType>(getWeights().getType());
   if (weightsType.getRank() != 2 || !weightsType.getElementType().isInteger(8))
@@ -398,9 +400,9 @@ LogicalResult DynamicQMatmulOp::verify() {
   if (input.getDimSize(1) != k || output.getDimSize(1) != n ||
       input.getDimSize(0) != output.getDimSize(0))
     return emitOpError("shapes do not compose: input ")
-           << input.getDimSize(0) << "x" << input.getDimSize(1)
-           << ", weights " << k << "x" << n << ", output "
-           << output.getDimSize(0) << "x" << output.getDimSize(1);
+           << input.getDimSize(0) << "x" << input.getDimSize(1) << ", weights "
+           << k << "x" << n << ", output " << output.getDimSize(0) << "x"
+           << output.getDimSize(1);
   ArrayRef<float> scales = getWeightScales();
   if (scales.size() != 1 && static_cast<int64_t>(scales.size()) != n)
     return emitOpError("weight_scales must hold 1 or ")

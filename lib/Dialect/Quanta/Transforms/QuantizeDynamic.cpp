@@ -19,6 +19,8 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace mlir::quanta {
 #define GEN_PASS_DEF_QUANTIZEDYNAMIC
@@ -143,7 +145,7 @@ private:
   /// Whether `op`'s weights are quantized per output column; null if it
   /// stays float.
   FailureOr<std::optional<bool>> getPerChannel(Operation *op);
-  LogicalResult rewrite(LinearChain chain, bool perChannel);
+  void rewrite(LinearChain chain, bool perChannel);
 
   DynamicEngine dynamicEngine = DynamicEngine::onednn;
   bool defaultPerChannel = false;
@@ -177,9 +179,8 @@ QuantizeDynamicPass::getPerChannel(Operation *op) {
     return std::optional<bool>(defaultPerChannel);
   QConfigAttr qconfigAttr = dyn_cast<QConfigAttr>(attr);
   if (auto name = dyn_cast<StringAttr>(attr)) {
-    FailureOr<QConfigAttr> parsed =
-        parseQConfig(op->getContext(), name.getValue(),
-                     [&]() { return op->emitOpError(); });
+    FailureOr<QConfigAttr> parsed = parseQConfig(
+        op->getContext(), name.getValue(), [&]() { return op->emitOpError(); });
     if (failed(parsed))
       return failure();
     if (!*parsed)
@@ -194,8 +195,7 @@ QuantizeDynamicPass::getPerChannel(Operation *op) {
          << attr;
 }
 
-LogicalResult QuantizeDynamicPass::rewrite(LinearChain chain,
-                                           bool perChannel) {
+void QuantizeDynamicPass::rewrite(LinearChain chain, bool perChannel) {
   linalg::MatmulOp matmul = chain.matmul;
   auto inputType = cast<RankedTensorType>(matmul.getInputs()[0].getType());
   auto outputType = cast<RankedTensorType>(matmul.getResult(0).getType());
@@ -211,14 +211,14 @@ LogicalResult QuantizeDynamicPass::rewrite(LinearChain chain,
       nx::quantizeDynamicWeights(rows.data(), n, k, perChannel);
   if (!quantized) {
     matmul.emitRemark("stays float: ") << quantized.getStatus().getMessage();
-    return success();
+    return;
   }
   SmallVector<int8_t> weights(k * n);
   for (int64_t col = 0; col < n; ++col)
     for (int64_t i = 0; i < k; ++i)
       weights[i * n + col] = quantized->values[col * k + i];
-  Operation *last = chain.biasAdd ? chain.biasAdd.getOperation()
-                                  : matmul.getOperation();
+  Operation *last =
+      chain.biasAdd ? chain.biasAdd.getOperation() : matmul.getOperation();
   OpBuilder b(last);
   Location loc = matmul.getLoc();
   auto weightsType = RankedTensorType::get({k, n}, b.getI8Type());
@@ -234,15 +234,28 @@ LogicalResult QuantizeDynamicPass::rewrite(LinearChain chain,
         b, loc, chain.expand.getResultType(), result,
         chain.expand.getReassociationIndices());
   last->getResult(0).replaceAllUsesWith(result);
-  // The chain, last op first, then what only its accumulator read.
-  Operation *init = matmul.getOutputs()[0].getDefiningOp();
+  // The chain, last op first, then what only it read (the float weights,
+  // the bias, the accumulator's fill), so that no float copy of the
+  // weights is left for later passes to carry.
+  llvm::SetVector<Operation *> operandOps;
   for (Operation *op : {chain.biasAdd.getOperation(),
-                        chain.expand.getOperation(), matmul.getOperation()})
-    if (op)
-      op->erase();
-  if (init && init->use_empty())
-    init->erase();
-  return success();
+                        chain.expand.getOperation(), matmul.getOperation()}) {
+    if (!op)
+      continue;
+    for (Value operand : op->getOperands())
+      if (Operation *producer = operand.getDefiningOp())
+        operandOps.insert(producer);
+    op->erase();
+  }
+  while (!operandOps.empty()) {
+    Operation *op = operandOps.pop_back_val();
+    if (!isOpTriviallyDead(op))
+      continue;
+    for (Value operand : op->getOperands())
+      if (Operation *producer = operand.getDefiningOp())
+        operandOps.insert(producer);
+    op->erase();
+  }
 }
 
 void QuantizeDynamicPass::runOnOperation() {
@@ -254,8 +267,7 @@ void QuantizeDynamicPass::runOnOperation() {
       return signalPassFailure();
     if (!*perChannel)
       continue;
-    std::optional<LinearChain> chain = matchLinear(matmul);
-    if (chain && failed(rewrite(*chain, **perChannel)))
-      return signalPassFailure();
+    if (std::optional<LinearChain> chain = matchLinear(matmul))
+      rewrite(*chain, **perChannel);
   }
 }

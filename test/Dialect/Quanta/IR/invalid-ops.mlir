@@ -511,3 +511,67 @@ func.func @f(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   %0 = quanta.fake_quant %x {fake_quantize = #quanta.fake_quantize<observer = #quanta.fixed_qparams<scale = 0.00390625, zero_point = 0>>, scale = array<f32: 0.5>, zero_point = array<i64: 0>} : tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
 }
+
+// -----
+
+func.func @dynamic_qmatmul_shapes(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
+  // expected-error @+1 {{'quanta.dynamic_qmatmul' op shapes do not compose: input 3x4, weights 5x2, output 3x2}}
+  %y = quanta.dynamic_qmatmul %x engine(onednn) {weights = dense<1> : tensor<5x2xi8>, weight_scales = array<f32: 0.5>} : tensor<3x4xf32> -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @dynamic_qmatmul_dynamic_input(%x: tensor<?x4xf32>) -> tensor<3x2xf32> {
+  // expected-error @+1 {{'quanta.dynamic_qmatmul' op input must be a static 2-D tensor of f32, got 'tensor<?x4xf32>'}}
+  %y = quanta.dynamic_qmatmul %x engine(onednn) {weights = dense<1> : tensor<4x2xi8>, weight_scales = array<f32: 0.5>} : tensor<?x4xf32> -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @dynamic_qmatmul_weight_type(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
+  // expected-error @+1 {{'quanta.dynamic_qmatmul' op weights must be a K x N tensor of i8, got 'tensor<4x2xi32>'}}
+  %y = quanta.dynamic_qmatmul %x engine(onednn) {weights = dense<1> : tensor<4x2xi32>, weight_scales = array<f32: 0.5>} : tensor<3x4xf32> -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @dynamic_qmatmul_scale_count(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
+  // expected-error @+1 {{'quanta.dynamic_qmatmul' op weight_scales must hold 1 or 2 values (per tensor or per output column), got 3}}
+  %y = quanta.dynamic_qmatmul %x engine(qnnpack) {weights = dense<1> : tensor<4x2xi8>, weight_scales = array<f32: 0.5, 0.5, 0.5>} : tensor<3x4xf32> -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @dynamic_qmatmul_zero_scale(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
+  // expected-error @+1 {{'quanta.dynamic_qmatmul' op weight scales must be finite and at least float eps (the observers' floor), got 0.000000e+00}}
+  %y = quanta.dynamic_qmatmul %x engine(onednn) {weights = dense<1> : tensor<4x2xi8>, weight_scales = array<f32: 0.5, 0.0>} : tensor<3x4xf32> -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @dynamic_qmatmul_nan_scale(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
+  // expected-error @+1 {{weight scales must be finite}}
+  %y = quanta.dynamic_qmatmul %x engine(onednn) {weights = dense<1> : tensor<4x2xi8>, weight_scales = array<f32: 0x7FC00000>} : tensor<3x4xf32> -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @dynamic_qmatmul_bias(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
+  // expected-error @+1 {{'quanta.dynamic_qmatmul' op bias must hold 2 values (one per output column), got 1}}
+  %y = quanta.dynamic_qmatmul %x engine(onednn) {weights = dense<1> : tensor<4x2xi8>, weight_scales = array<f32: 0.5>, bias = array<f32: 1.0>} : tensor<3x4xf32> -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @dynamic_qmatmul_engine(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'engine' [onednn, qnnpack]}}
+  %y = quanta.dynamic_qmatmul %x engine(fbgemm) {weights = dense<1> : tensor<4x2xi8>, weight_scales = array<f32: 0.5>} : tensor<3x4xf32> -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}

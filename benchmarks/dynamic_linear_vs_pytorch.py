@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""PyTorch's dynamic Linear (quantize_dynamic) against Quanta's, side by
+side in one run.
+
+For each engine PyTorch 1.13 has here (onednn, its default, and qnnpack),
+each M (1 as a decoder runs, up to 64) and K = N in --sizes, and each
+--threads: the median latency of torch.ao.nn.quantized.dynamic.Linear, of
+Quanta's compiled quanta-compile-dynamic{engine=...} of the same float
+Linear (per-tensor weights, default_dynamic_qconfig), and of PyTorch's
+fp32 nn.Linear; the ratios; and whether Quanta's outputs are the same
+bits as PyTorch's (they should be: the kernels reproduce each engine's
+numerics). Runs are interleaved round by round, each side's best median
+kept, since the machine is shared and noisy.
+
+    /usr/bin/python3 benchmarks/dynamic_linear_vs_pytorch.py
+        [--sizes 768,3072] [--rows 1,4,16,64] [--threads 1,2]
+        [--engines onednn,qnnpack] [--repeats 50] [--rounds 3]
+
+Needs the build's Python package: PYTHONPATH=build/python_packages. A
+program to read, not a test.
+"""
+import argparse
+import os
+import sys
+import time
+import warnings
+
+import numpy as np
+import torch
+from torch import nn
+from torch.ao.quantization import default_dynamic_qconfig, quantize_dynamic
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "build", "python_packages"))
+import quanta  # noqa: E402
+from quanta.dynamic import linear_mlir  # noqa: E402
+
+warnings.filterwarnings("ignore")
+
+
+def median_ms(call, repeats):
+    call()
+    seconds = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        call()
+        seconds.append(time.perf_counter() - start)
+    return float(np.median(seconds)) * 1e3
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", default="768,3072")
+    parser.add_argument("--rows", default="1,4,16,64")
+    parser.add_argument("--threads", default="1,2")
+    parser.add_argument("--engines", default="onednn,qnnpack")
+    parser.add_argument("--repeats", type=int, default=50)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    ints = lambda text: [int(v) for v in text.split(",")]  # noqa: E731
+    rng = np.random.default_rng(0)
+    print("%-8s %3s %5s %2s  %10s %10s %10s  %8s %8s  %s" % (
+        "engine", "M", "K=N", "T", "torch dyn", "quanta", "torch f32",
+        "vs dyn", "vs f32", "bits"))
+    for size in ints(args.sizes):
+        weight = (rng.standard_normal((size, size)) / np.sqrt(size)).astype(
+            np.float32)
+        bias = rng.standard_normal(size).astype(np.float32)
+        linear = nn.Linear(size, size)
+        with torch.no_grad():
+            linear.weight.copy_(torch.from_numpy(weight))
+            linear.bias.copy_(torch.from_numpy(bias))
+        for engine in args.engines.split(","):
+            torch.backends.quantized.engine = engine
+            dynamic = quantize_dynamic(nn.Sequential(linear),
+                                       {nn.Linear: default_dynamic_qconfig},
+                                       dtype=torch.qint8)
+            for m in ints(args.rows):
+                x = rng.standard_normal((m, size)).astype(np.float32)
+                xt = torch.from_numpy(x)
+                for threads in ints(args.threads):
+                    torch.set_num_threads(threads)
+                    run = quanta.Module.parse(
+                        linear_mlir(weight, bias, m), "linear.mlir"
+                    ).quantize_dynamic(engine=engine).compile(threads=threads)
+                    # A fresh PyTorch module per comparison: onednn's
+                    # primitive cache can reuse an earlier call's zero point.
+                    fresh = quantize_dynamic(
+                        nn.Sequential(linear),
+                        {nn.Linear: default_dynamic_qconfig},
+                        dtype=torch.qint8)
+                    with torch.no_grad():
+                        same = fresh(xt).numpy().tobytes() == run(x).tobytes()
+                    best = [float("inf")] * 3
+                    with torch.no_grad():
+                        for _ in range(args.rounds):
+                            times = [median_ms(lambda: dynamic(xt), args.repeats),
+                                     median_ms(lambda: run(x), args.repeats),
+                                     median_ms(lambda: linear(xt), args.repeats)]
+                            best = [min(a, b) for a, b in zip(best, times)]
+                    print("%-8s %3d %5d %2d  %8.3fms %8.3fms %8.3fms  %7.2fx "
+                          "%7.2fx  %s" % (engine, m, size, threads, best[0],
+                                          best[1], best[2], best[0] / best[1],
+                                          best[2] / best[1],
+                                          "identical" if same else "DIFFER"),
+                          flush=True)
+
+
+if __name__ == "__main__":
+    main()

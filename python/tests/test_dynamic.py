@@ -1,0 +1,55 @@
+"""Module.quantize_dynamic: the compiler's dynamic Linear equals the numeric
+library's quanta.dynamic_linear (itself PyTorch 1.13's bit for bit:
+unittests/Numerics/DynamicTest.cpp) on any input, and bad options are
+errors."""
+
+import numpy as np
+import pytest
+
+import quanta
+from quanta.dynamic import linear_mlir
+
+
+def linear_module(m, weight, bias):
+    return quanta.Module.parse(linear_mlir(weight, bias, m), "linear.mlir")
+
+
+@pytest.mark.parametrize("engine", ["onednn", "qnnpack"])
+@pytest.mark.parametrize("per_channel", [False, True])
+def test_compiled_equals_library(engine, per_channel):
+    rng = np.random.default_rng(7)
+    m, k, n = 5, 67, 29  # K and N not multiples of any tile
+    weight = (rng.standard_normal((n, k)) * 0.1).astype(np.float32)
+    bias = rng.standard_normal(n).astype(np.float32)
+    run = linear_module(m, weight, bias).quantize_dynamic(
+        engine=engine,
+        qconfig="per_channel_dynamic" if per_channel else "default_dynamic"
+    ).compile()
+    for scale in [1e-7, 0.5, 300.0]:
+        x = (rng.standard_normal((m, k)) * scale).astype(np.float32)
+        want = quanta.dynamic_linear(x, weight, bias, engine=engine,
+                                     per_channel=per_channel)
+        got = run(x)
+        assert got.tobytes() == want.tobytes(), (engine, per_channel, scale)
+
+
+def test_nan_input_gives_nan():
+    """PyTorch raises (and the library too); compiled code has no error
+    channel: every output is NaN."""
+    weight = np.ones((3, 4), np.float32)
+    run = linear_module(2, weight, np.zeros(3, np.float32)) \
+        .quantize_dynamic().compile()
+    x = np.ones((2, 4), np.float32)
+    x[1, 2] = np.nan
+    with pytest.raises(ValueError):
+        quanta.dynamic_linear(x, weight)
+    assert np.isnan(run(x)).all()
+
+
+def test_bad_options():
+    module = linear_module(1, np.ones((2, 2), np.float32),
+                           np.zeros(2, np.float32))
+    with pytest.raises(quanta.Error, match="unknown engine 'fbgemm'"):
+        module.quantize_dynamic(engine="fbgemm")
+    with pytest.raises(quanta.Error, match="'x86' is no dynamic qconfig"):
+        module.quantize_dynamic(qconfig="x86")

@@ -1,0 +1,56 @@
+// RUN: quant-opt %s --quanta-lower-x86=isa=avx2 | FileCheck %s
+// RUN: quant-opt %s --quanta-lower-neon=features=i8mm | FileCheck %s --check-prefix=NEON
+
+// The kernel of PyTorch's dynamic Linear: the input's min and max (one
+// vector pass, NaN propagating), ChooseQuantizationParams in f64 scalar
+// code, the input quantized as the engine does, the integer tiles, and an
+// epilogue converting each accumulator vector to f32 and scaling it with
+// separate multiplies, adds and a divide (no fused multiply-add: PyTorch's
+// engines round each step). onednn's activations (0..128) keep AVX2's
+// vpmaddubsw exact for any s8 weights; qnnpack's (0..255) times weights of
+// 127 could saturate it: vpmaddwd.
+// CHECK-LABEL: func.func @onednn
+// CHECK: vector.reduction <minimumf>
+// CHECK: vector.reduction <maximumf>
+// CHECK: math.roundeven %{{.*}} : f64
+// CHECK: linalg.generic
+// CHECK: math.roundeven %{{.*}} : f32
+// CHECK: arith.sitofp %{{.*}} : vector<8xi32> to vector<8xf32>
+// CHECK-NOT: fma
+// CHECK: arith.divf %{{.*}} : vector<8xf32>
+// CHECK: arith.mulf %{{.*}} : vector<8xf32>
+// CHECK: arith.addf %{{.*}} : vector<8xf32>
+// CHECK: arith.mulf %{{.*}} : vector<8xf32>
+// CHECK: quanta.dot_step = "vpmaddubsw+vpmaddwd"
+// NEON-LABEL: func.func @onednn
+// NEON: quanta.dot_step = "usmmla"
+func.func @onednn(%x: tensor<4x64xf32>) -> tensor<4x16xf32> {
+  %y = quanta.dynamic_qmatmul %x engine(onednn) {weights = dense<127> : tensor<64x16xi8>, weight_scales = array<f32: 0.25>, bias = array<f32: 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0>} : tensor<4x64xf32> -> tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// CHECK-LABEL: func.func @qnnpack
+// CHECK-NOT: fma
+// CHECK: quanta.dot_step = "vpmaddwd"
+func.func @qnnpack(%x: tensor<4x64xf32>) -> tensor<4x16xf32> {
+  %y = quanta.dynamic_qmatmul %x engine(qnnpack) {weights = dense<127> : tensor<64x16xi8>, weight_scales = array<f32: 0.25>} : tensor<4x64xf32> -> tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// K = 0: min = max = 0, every accumulator 0; the output is the library's
+// (the bias, through onednn's scales), a constant. M = 0: nothing.
+// CHECK-LABEL: func.func @empty_k
+// CHECK-NEXT: %[[C:.*]] = arith.constant dense<{{\[}}[1.500000e+00, -2.000000e+00, 1.000000e-01], [1.500000e+00, -2.000000e+00, 1.000000e-01]]> : tensor<2x3xf32>
+// CHECK-NEXT: return %[[C]]
+func.func @empty_k(%x: tensor<2x0xf32>) -> tensor<2x3xf32> {
+  %y = quanta.dynamic_qmatmul %x engine(onednn) {weights = dense<0> : tensor<0x3xi8>, weight_scales = array<f32: 0.5>, bias = array<f32: 1.5, -2.0, 0.1>} : tensor<2x0xf32> -> tensor<2x3xf32>
+  return %y : tensor<2x3xf32>
+}
+
+// CHECK-LABEL: func.func @empty_m
+// CHECK-NEXT: %[[E:.*]] = tensor.empty() : tensor<0x3xf32>
+// CHECK-NEXT: return %[[E]]
+func.func @empty_m(%x: tensor<0x8xf32>) -> tensor<0x3xf32> {
+  %y = quanta.dynamic_qmatmul %x engine(qnnpack) {weights = dense<1> : tensor<8x3xi8>, weight_scales = array<f32: 0.5>} : tensor<0x8xf32> -> tensor<0x3xf32>
+  return %y : tensor<0x3xf32>
+}
