@@ -276,16 +276,23 @@ def main():
             print(f"  with --keep-float={kept}: {left} float compute ops left")
     int8_mlir = int8_models["none"]
     lower = ["--pass-pipeline=builtin.module(quanta-lower-x86)"]
+    dynamic_pipeline = ["--pass-pipeline=builtin.module("
+                        "quanta-compile-dynamic{engine=onednn})"]
     float_out = os.path.join(work, "float.npy")
     int8_out = os.path.join(work, "int8.npy")
+    dynamic_out = os.path.join(work, "dynamic.npy")
     _, float_compile = run([os.path.join(options.build, "bin", "quant-run"),
                             onnx_path, dims, f"--input={ids_path}",
                             f"--output={float_out}"] + lower)
     _, int8_compile = run([os.path.join(options.build, "bin", "quant-run"),
                            int8_mlir, f"--input={ids_path}",
                            f"--output={int8_out}"] + lower)
+    _, dynamic_compile = run([os.path.join(options.build, "bin", "quant-run"),
+                              onnx_path, dims, f"--input={ids_path}",
+                              f"--output={dynamic_out}"] + dynamic_pipeline)
     print(f"compile (import + JIT + one call): Quanta float "
-          f"{float_compile:.1f} s, int8 {int8_compile:.1f} s")
+          f"{float_compile:.1f} s, int8 {int8_compile:.1f} s, dynamic "
+          f"{dynamic_compile:.1f} s")
 
     reference = model(torch.from_numpy(ids)).detach().numpy()
     dynamic = workload.dynamic_call(
@@ -293,6 +300,17 @@ def main():
     quanta_float = np.load(float_out)
     print(f"Quanta float vs PyTorch: max |difference| "
           f"{np.abs(quanta_float - reference).max():.2e}")
+    # Each Linear Quanta quantizes is PyTorch's dynamic one bit for bit, but
+    # Quanta quantizes every product with constant weights, attention's
+    # projections included, where quantize_dynamic leaves
+    # nn.MultiheadAttention's in_proj (no nn.Linear) and out_proj
+    # (NonDynamicallyQuantizableLinear) float: the outputs differ by that.
+    with torch.no_grad():
+        torch_dynamic = dynamic(torch.from_numpy(ids)).numpy()
+    print(f"Quanta dynamic (onednn) vs PyTorch dynamic: max |difference| "
+          f"{np.abs(np.load(dynamic_out) - torch_dynamic).max():.2e}, "
+          f"SQNR to float {sqnr(reference, np.load(dynamic_out)):.1f} dB "
+          f"(PyTorch's {sqnr(reference, torch_dynamic):.1f} dB)")
     calibration_files = sorted(
         os.path.join(data, name) for name in os.listdir(data))[:-1]
     quanta_sqnr, held_out = held_out_sqnr(options, workload, onnx_path, work,
@@ -310,8 +328,9 @@ def main():
 
     print(f"\n{'threads':>7} {'Quanta int8':>12} {'fl. softmax':>12} "
           f"{'fl. LN':>8} {'Quanta fp32':>12} {'torch fp32':>11} "
-          f"{'torch dyn':>10}   int8 vs: int8 with float softmax, with float "
-          f"LN, Quanta fp32, torch fp32, torch dynamic (median ms)")
+          f"{'torch dyn':>10} {'Quanta dyn':>11}   int8 vs: int8 with float "
+          f"softmax, with float LN, Quanta fp32, torch fp32, torch dynamic; "
+          f"Quanta dynamic vs torch dynamic (median ms)")
     for threads in [int(t) for t in options.threads.split(",")]:
         torch.set_num_threads(threads)
         # Quanta's four models in --rounds interleaved rounds, the best
@@ -320,17 +339,19 @@ def main():
         runs = [(model, int8_out, lower) for model in
                 (int8_models[kept] for kept in KEPT_FLOAT)]
         runs.append((onnx_path, float_out, [dims] + lower))
+        runs.append((onnx_path, dynamic_out, [dims] + dynamic_pipeline))
         medians = [min(rounds) for rounds in zip(*(
             [quant_run(options.build, model, ids_path, out, extra,
                        options.repeats, threads)[0]
              for model, out, extra in runs]
             for _ in range(options.rounds)))]
-        q8, q8s, q8n, qf = medians
+        q8, q8s, q8n, qf, qd = medians
         tf, _ = time_torch(model, torch.from_numpy(ids), options.repeats)
         td, _ = time_torch(dynamic, torch.from_numpy(ids), options.repeats)
         print(f"{threads:>7} {q8:>12.2f} {q8s:>12.2f} {q8n:>8.2f} "
-              f"{qf:>12.2f} {tf:>11.2f} {td:>10.2f}   {q8s / q8:.2f}x "
-              f"{q8n / q8:.2f}x {qf / q8:.2f}x {tf / q8:.2f}x {td / q8:.2f}x")
+              f"{qf:>12.2f} {tf:>11.2f} {td:>10.2f} {qd:>11.2f}   "
+              f"{q8s / q8:.2f}x {q8n / q8:.2f}x {qf / q8:.2f}x {tf / q8:.2f}x "
+              f"{td / q8:.2f}x; {td / qd:.2f}x")
 
 
 if __name__ == "__main__":
