@@ -12,9 +12,17 @@ bits as PyTorch's (they should be: the kernels reproduce each engine's
 numerics). Runs are interleaved round by round, each side's best median
 kept, since the machine is shared and noisy.
 
+Then, at M = 1 (a decoder's token) for K = N in --gemv-sizes, Quanta's
+GEMVs by how their weights are stored: f32 (the float kernel),
+float16_dynamic (f16), weight_only_int8 (s8 per column) and dynamic int8
+(onednn numerics): each one's median, the weights' bytes per second, and
+the read bandwidth of this machine for a buffer of the same size measured
+in the same run (NumPy's max over it: a vectorised read loop).
+
     /usr/bin/python3 benchmarks/dynamic_linear_vs_pytorch.py
         [--sizes 768,3072] [--rows 1,4,16,64] [--threads 1,2]
         [--engines onednn,qnnpack] [--repeats 50] [--rounds 3]
+        [--gemv-sizes 1024,2048,4096]
 
 Needs the build's Python package: PYTHONPATH=build/python_packages. A
 program to read, not a test.
@@ -56,6 +64,7 @@ def main():
     parser.add_argument("--engines", default="onednn,qnnpack")
     parser.add_argument("--repeats", type=int, default=50)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--gemv-sizes", default="1024,2048,4096")
     args = parser.parse_args()
     ints = lambda text: [int(v) for v in text.split(",")]  # noqa: E731
     rng = np.random.default_rng(0)
@@ -104,6 +113,56 @@ def main():
                                           best[2] / best[1],
                                           "identical" if same else "DIFFER"),
                           flush=True)
+    gemv(ints(args.gemv_sizes), args.repeats, args.rounds, rng)
+
+
+def read_bandwidth(size, repeats):
+    """GB/s of NumPy's max over a `size`-byte buffer (best of `repeats`)."""
+    buffer = np.ones(max(size // 8, 1), np.uint64)
+    seconds = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        buffer.max()
+        seconds.append(time.perf_counter() - start)
+    return buffer.nbytes / min(seconds) / 1e9
+
+
+GEMV_VARIANTS = [  # name, bytes per weight, pipeline
+    ("f32", 4, "quanta-lower-cpu"),
+    ("f16", 2, "quanta-compile-dynamic{qconfig=float16_dynamic}"),
+    ("int8 w-only", 1, "quanta-compile-dynamic{qconfig=weight_only_int8}"),
+    ("int8 dynamic", 1, "quanta-compile-dynamic{engine=onednn}"),
+]
+
+
+def gemv(sizes, repeats, rounds, rng):
+    print("\nM = 1, one thread: median, weight bytes read per second, and "
+          "the machine's read bandwidth for a buffer of the weights' size")
+    print("%5s  %-13s %9s %9s %9s %7s %8s" % (
+        "K=N", "weights", "median", "GB/s", "read GB/s", "share",
+        "vs f32"))
+    for size in sizes:
+        weight = (rng.standard_normal((size, size)) / np.sqrt(size)).astype(
+            np.float32)
+        bias = rng.standard_normal(size).astype(np.float32)
+        x = rng.standard_normal((1, size)).astype(np.float32)
+        runs = []
+        for name, width, pipeline in GEMV_VARIANTS:
+            module = quanta.Module.parse(linear_mlir(weight, bias, 1),
+                                         "linear.mlir")
+            module.run_pipeline("builtin.module(%s)" % pipeline)
+            runs.append(module.compile())
+        best = [float("inf")] * len(runs)
+        for _ in range(rounds):
+            best = [min(b, median_ms(lambda: run(x), repeats))
+                    for b, run in zip(best, runs)]
+        for (name, width, _), ms in zip(GEMV_VARIANTS, best):
+            nbytes = size * size * width
+            rate = nbytes / ms / 1e6
+            bandwidth = read_bandwidth(nbytes, repeats)
+            print("%5d  %-13s %7.3fms %9.1f %9.1f %6.0f%% %7.2fx" % (
+                size, name, ms, rate, bandwidth, 100 * rate / bandwidth,
+                best[0] / ms), flush=True)
 
 
 if __name__ == "__main__":

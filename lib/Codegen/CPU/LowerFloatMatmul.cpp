@@ -20,8 +20,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "TiledGemm.h"
+#include "VectorRequantize.h"
 
-#include "quanta/Dialect/Quanta/IR/QuantaDialect.h"
+#include "quanta/Dialect/Quanta/IR/QuantaOps.h"
 #include "quanta/Support/MatmulLayout.h"
 #include "quanta/Support/TargetDescription.h"
 
@@ -49,6 +50,12 @@ struct FloatGemm {
   /// transposed back.
   bool nchw = false;
   Value packedWeights = {};
+  /// quanta.weight_only_matmul: the weights stored narrow instead, K x N
+  /// row-major (`weights` empty): f16 bit patterns, or i8 values...
+  Type narrowElement = {};
+  SmallVector<int16_t> narrowWeights = {};
+  /// ... and per output column, applied to the sum (i8 weights).
+  SmallVector<float> columnScales = {}, columnBias = {};
 };
 
 class FloatGemmLowering : public TiledGemm {
@@ -65,11 +72,26 @@ public:
 
   Value build() {
     Type f32 = b.getF32Type();
-    packedVector = VectorType::get({tiling.lanes}, f32);
-    accumulatorType = packedVector;
-    packed = gemm.packedWeights
-                 ? gemm.packedWeights
-                 : packWeights(ArrayRef<float>(gemm.weights), f32);
+    accumulatorType = VectorType::get({tiling.lanes}, f32);
+    packedVector = accumulatorType;
+    if (gemm.narrowElement) {
+      packedVector = VectorType::get({tiling.lanes}, storageElement());
+      packed = storageElement().isInteger(16)
+                   ? packWeights(ArrayRef<int16_t>(gemm.narrowWeights),
+                                 storageElement())
+                   : packWeights(ArrayRef<int8_t>(SmallVector<int8_t>(
+                                     gemm.narrowWeights.begin(),
+                                     gemm.narrowWeights.end())),
+                                 storageElement());
+      if (!gemm.columnScales.empty())
+        columnScales = columnTable(gemm.columnScales);
+      if (!gemm.columnBias.empty())
+        columnBias = columnTable(gemm.columnBias);
+    } else {
+      packed = gemm.packedWeights
+                   ? gemm.packedWeights
+                   : packWeights(ArrayRef<float>(gemm.weights), f32);
+    }
     if (gemm.image)
       groupOffsets = gemm.image->groupOffsets(b, loc, segmentGroups, 1);
     return emitTiles(gemm.init, stepName);
@@ -112,14 +134,49 @@ private:
         b, loc, accumulatorType,
         vector::ExtractOp::create(b, loc, inputs, ArrayRef<int64_t>{index}));
   }
+  /// Narrow weights are widened in registers (vcvtph2ps, vpmovsxbd +
+  /// vcvtdq2ps; fcvtl, sxtl + scvtf): exact.
   Value dot(Value acc, Value lhs, Value rhs) override {
+    if (Type narrow = gemm.narrowElement) {
+      auto wide = cast<VectorType>(accumulatorType);
+      rhs = narrow.isF16()
+                ? arith::ExtFOp::create(
+                      b, loc, wide,
+                      vector::BitCastOp::create(
+                          b, loc, VectorType::get({tiling.lanes}, narrow), rhs)
+                          .getResult())
+                      .getResult()
+                : arith::SIToFPOp::create(b, loc, wide, rhs).getResult();
+    }
     return vector::FMAOp::create(b, loc, lhs, rhs, acc);
   }
-  Value finish(Value acc, Value, Value) override { return acc; }
+  Value finish(Value acc, Value, Value column) override {
+    auto type = cast<VectorType>(accumulatorType);
+    if (columnScales)
+      acc = arith::MulFOp::create(
+          b, loc, acc, readColumns(b, loc, columnScales, column, type));
+    if (columnBias)
+      acc = arith::AddFOp::create(
+          b, loc, acc, readColumns(b, loc, columnBias, column, type));
+    return acc;
+  }
+  /// How narrow weights are stored: f16 as their i16 bit patterns (a
+  /// DenseElementsAttr of integers packs like any other), i8 as they are.
+  Type storageElement() {
+    return gemm.narrowElement.isF16() ? Type(b.getI16Type())
+                                      : Type(b.getI8Type());
+  }
+  /// `values` (one per output column) padded to paddedN, as a constant.
+  Value columnTable(ArrayRef<float> values) {
+    SmallVector<float> padded(values);
+    padded.resize(paddedN, 0.0f);
+    return createConstant(DenseElementsAttr::get(
+        RankedTensorType::get({paddedN}, b.getF32Type()), ArrayRef(padded)));
+  }
 
   const FloatGemm &gemm;
   StringRef stepName;
-  Value groupOffsets;
+  Value groupOffsets, columnScales, columnBias;
 };
 } // namespace
 
@@ -526,5 +583,86 @@ LogicalResult mlir::quanta::lowerFloatDepthwise(RewriterBase &rewriter,
         linalg::YieldOp::create(nested, nestedLoc, acc);
       });
   rewriter.replaceOp(operation, result.getResult(0));
+  return success();
+}
+
+LogicalResult
+mlir::quanta::lowerWeightOnlyMatmul(RewriterBase &rewriter,
+                                    WeightOnlyMatmulOp op,
+                                    const TargetDescription &target) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  RankedTensorType outputType = op.getOutput().getType();
+  FloatGemm gemm;
+  gemm.input = op.getInput();
+  gemm.m = outputType.getDimSize(0);
+  gemm.k = op.getInput().getType().getDimSize(1);
+  gemm.n = outputType.getDimSize(1);
+  gemm.narrowElement = op.getWeights().getElementType();
+  if (gemm.narrowElement.isF16()) {
+    auto values = op.getWeights().tryGetValues<APFloat>();
+    if (!values)
+      return op.emitOpError("needs weights whose values can be read, got ")
+             << op.getWeights();
+    for (const APFloat &value : *values)
+      gemm.narrowWeights.push_back(
+          static_cast<int16_t>(value.bitcastToAPInt().getZExtValue()));
+  } else {
+    auto values = op.getWeights().tryGetValues<APInt>();
+    if (!values)
+      return op.emitOpError("needs weights whose values can be read, got ")
+             << op.getWeights();
+    for (const APInt &value : *values)
+      gemm.narrowWeights.push_back(static_cast<int16_t>(value.getSExtValue()));
+  }
+  // The sum starts from the bias with f16 weights, from 0 with i8 ones
+  // (the bias is added after the scale).
+  std::optional<ArrayRef<float>> bias = op.getBias();
+  if (std::optional<ArrayRef<float>> scales = op.getScales()) {
+    gemm.columnScales.assign(scales->begin(), scales->end());
+    if (bias)
+      gemm.columnBias.assign(bias->begin(), bias->end());
+  }
+  Value empty =
+      tensor::EmptyOp::create(b, loc, outputType.getShape(), b.getF32Type());
+  if (bias && gemm.columnScales.empty()) {
+    auto biasType = RankedTensorType::get({gemm.n}, b.getF32Type());
+    Value biasValues = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(biasType, *bias));
+    gemm.init = linalg::BroadcastOp::create(b, loc, biasValues, empty,
+                                            ArrayRef<int64_t>{0})
+                    .getResult()[0];
+  } else {
+    Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
+    gemm.init =
+        linalg::FillOp::create(b, loc, zero, ValueRange{empty}).getResult(0);
+  }
+  if (gemm.m == 0 || gemm.n == 0 || gemm.k == 0) {
+    // Nothing to multiply: the init is the result (the scale of a zero sum
+    // is 0; the bias is added).
+    Value result = gemm.init;
+    if (!gemm.columnBias.empty()) {
+      auto biasType = RankedTensorType::get({gemm.n}, b.getF32Type());
+      result =
+          linalg::BroadcastOp::create(
+              b, loc,
+              arith::ConstantOp::create(
+                  b, loc,
+                  DenseElementsAttr::get(biasType, ArrayRef(gemm.columnBias))),
+              empty, ArrayRef<int64_t>{0})
+              .getResult()[0];
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+  const bool neon = target.getArch() == TargetArch::AArch64;
+  StringRef step = gemm.narrowElement.isF16()
+                       ? (neon ? "fcvtl+fmla" : "vcvtph2ps+fma")
+                       : (neon ? "scvtf+fmla" : "vcvtdq2ps+fma");
+  GemmTiling tiling = getFloatTiling(target);
+  Value result = FloatGemmLowering(op, tiling, gemm, step).build();
+  if (target.getArch() == TargetArch::X86_64)
+    requireVectorWidth(op, tiling.lanes * 32);
+  rewriter.replaceOp(op, result);
   return success();
 }

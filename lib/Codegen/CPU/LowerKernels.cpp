@@ -111,6 +111,7 @@ LogicalResult mlir::quanta::lowerKernels(ModuleOp module,
   SmallVector<QMatmulOp> qmatmuls;
   SmallVector<QBatchMatmulOp> products;
   SmallVector<DynamicQMatmulOp> dynamicProducts;
+  SmallVector<WeightOnlyMatmulOp> weightOnlyProducts;
   SmallVector<Operation *> floatGemms, floatDepthwise;
   module->walk([&](Operation *op) {
     if (auto qmatmul = dyn_cast<QMatmulOp>(op))
@@ -119,6 +120,8 @@ LogicalResult mlir::quanta::lowerKernels(ModuleOp module,
       products.push_back(product);
     else if (auto dynamic = dyn_cast<DynamicQMatmulOp>(op))
       dynamicProducts.push_back(dynamic);
+    else if (auto weightOnly = dyn_cast<WeightOnlyMatmulOp>(op))
+      weightOnlyProducts.push_back(weightOnly);
     else if (llvm::isa<linalg::MatmulOp, linalg::BatchMatmulOp,
                        linalg::Conv2DNhwcFhwcOp, linalg::Conv2DNhwcHwcfOp,
                        linalg::Conv2DNchwFchwOp>(op))
@@ -152,6 +155,11 @@ LogicalResult mlir::quanta::lowerKernels(ModuleOp module,
   for (DynamicQMatmulOp op : dynamicProducts) {
     rewriter.setInsertionPoint(op);
     if (failed(lowerDynamicQMatmul(rewriter, op, target, pass)))
+      return failure();
+  }
+  for (WeightOnlyMatmulOp op : weightOnlyProducts) {
+    rewriter.setInsertionPoint(op);
+    if (failed(lowerWeightOnlyMatmul(rewriter, op, target)))
       return failure();
   }
   if (target.getArch() == TargetArch::X86_64 &&
@@ -242,6 +250,19 @@ struct LowerDynamicQMatmulPattern : public OpRewritePattern<DynamicQMatmulOp> {
   std::string pass;
 };
 
+/// quanta.weight_only_matmul to its kernel for a target.
+struct LowerWeightOnlyMatmulPattern
+    : public OpRewritePattern<WeightOnlyMatmulOp> {
+  LowerWeightOnlyMatmulPattern(MLIRContext *context,
+                               const TargetDescription &target)
+      : OpRewritePattern(context), target(target) {}
+  LogicalResult matchAndRewrite(WeightOnlyMatmulOp op,
+                                PatternRewriter &rewriter) const override {
+    return lowerWeightOnlyMatmul(rewriter, op, target);
+  }
+  TargetDescription target;
+};
+
 /// An f32 GEMM or convolution with constant weights to its tiled kernel.
 template <typename OpTy>
 struct LowerFloatGemmPattern : public OpRewritePattern<OpTy> {
@@ -305,6 +326,7 @@ void mlir::quanta::populateLowerKernelPatterns(RewritePatternSet &patterns,
   patterns.add<LowerQMatmulPattern>(context, target, pass);
   patterns.add<LowerQBatchMatmulPattern>(context, target);
   patterns.add<LowerDynamicQMatmulPattern>(context, target, pass);
+  patterns.add<LowerWeightOnlyMatmulPattern>(context, target);
   patterns.add<LowerImageTransposePattern>(context);
   if (!lowerFloat)
     return;

@@ -306,6 +306,7 @@ void preferVectorWidth(FunctionOpInterface func, int64_t bits);
 class QMatmulOp;
 class QBatchMatmulOp;
 class DynamicQMatmulOp;
+class WeightOnlyMatmulOp;
 class TargetDescription;
 } // namespace mlir::quanta
 
@@ -342,6 +343,12 @@ LogicalResult lowerQBatchMatmul(RewriterBase &rewriter, QBatchMatmulOp op,
 LogicalResult lowerDynamicQMatmul(RewriterBase &rewriter, DynamicQMatmulOp op,
                                   const TargetDescription &target,
                                   StringRef pass);
+
+/// Replaces `op` by the f32 tiled kernel of `target` reading its narrow
+/// weights (f16 or i8) and widening them in registers.
+LogicalResult lowerWeightOnlyMatmul(RewriterBase &rewriter,
+                                    WeightOnlyMatmulOp op,
+                                    const TargetDescription &target);
 
 /// Replaces the depthwise `op`, whose weights are `weights`, by the
 /// depthwise kernel for `target`.

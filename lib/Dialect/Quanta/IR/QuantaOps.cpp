@@ -424,6 +424,49 @@ LogicalResult DynamicQMatmulOp::verify() {
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// WeightOnlyMatmulOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult WeightOnlyMatmulOp::verify() {
+  RankedTensorType input = getInput().getType(), output = getOutput().getType();
+  for (auto [what, type] :
+       {std::pair<StringRef, RankedTensorType>{"input", input},
+        {"output", output}})
+    if (type.getRank() != 2 || !type.hasStaticShape())
+      return emitOpError() << what
+                           << " must be a static 2-D tensor of f32, got "
+                           << type;
+  auto weightsType = cast<ShapedType>(getWeights().getType());
+  Type element = weightsType.getElementType();
+  if (weightsType.getRank() != 2 || !(element.isF16() || element.isInteger(8)))
+    return emitOpError("weights must be a K x N tensor of f16 or i8, got ")
+           << weightsType;
+  const int64_t k = weightsType.getDimSize(0), n = weightsType.getDimSize(1);
+  if (input.getDimSize(1) != k || output.getDimSize(1) != n ||
+      input.getDimSize(0) != output.getDimSize(0))
+    return emitOpError("shapes do not compose: input ")
+           << input.getDimSize(0) << "x" << input.getDimSize(1) << ", weights "
+           << k << "x" << n << ", output " << output.getDimSize(0) << "x"
+           << output.getDimSize(1);
+  std::optional<ArrayRef<float>> scales = getScales();
+  if (element.isF16() && scales)
+    return emitOpError("f16 weights take no scales");
+  if (element.isInteger(8)) {
+    if (!scales || static_cast<int64_t>(scales->size()) != n)
+      return emitOpError("i8 weights need one scale per output column (")
+             << n << "), got " << (scales ? scales->size() : 0);
+    for (float scale : *scales)
+      if (!std::isfinite(scale) || !(scale > 0.0f))
+        return emitOpError("scales must be finite and positive, got ") << scale;
+  }
+  if (std::optional<ArrayRef<float>> bias = getBias())
+    if (static_cast<int64_t>(bias->size()) != n)
+      return emitOpError("bias must hold ")
+             << n << " values (one per output column), got " << bias->size();
+  return success();
+}
+
 LogicalResult IntrinsicOp::verify() {
   if (!getName().starts_with("llvm."))
     return emitOpError("names an LLVM intrinsic (llvm.*), got '")

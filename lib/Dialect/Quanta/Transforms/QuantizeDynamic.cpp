@@ -142,16 +142,52 @@ struct QuantizeDynamicPass
   void runOnOperation() override;
 
 private:
-  /// Whether `op`'s weights are quantized per output column; null if it
-  /// stays float.
-  FailureOr<std::optional<bool>> getPerChannel(Operation *op);
-  void rewrite(LinearChain chain, bool perChannel);
+  /// What a Linear becomes.
+  enum class Scheme {
+    /// quanta.dynamic_qmatmul, weights per tensor (default_dynamic) or per
+    /// output column (per_channel_dynamic).
+    PerTensor,
+    PerChannel,
+    /// quanta.weight_only_matmul with f16 weights (float16_dynamic).
+    Float16,
+    /// quanta.weight_only_matmul with per-column symmetric i8 weights
+    /// (weight_only_int8, Quanta's).
+    WeightOnlyInt8,
+  };
+  /// The scheme a qconfig name or attribute stands for; null for "none"
+  /// and for a qconfig that is no dynamic one.
+  std::optional<Scheme> getScheme(MLIRContext *context, StringRef name);
+  std::optional<Scheme> getScheme(QConfigAttr qconfig);
+  /// The scheme of `op`, null if it stays float.
+  FailureOr<std::optional<Scheme>> getSchemeFor(Operation *op);
+  void rewrite(LinearChain chain, Scheme scheme);
 
   DynamicEngine dynamicEngine = DynamicEngine::onednn;
-  bool defaultPerChannel = false;
-  QConfigAttr perTensorPreset, perChannelPreset;
+  Scheme defaultScheme = Scheme::PerTensor;
+  QConfigAttr perTensorPreset, perChannelPreset, float16Preset;
 };
 } // namespace
+
+/// Quanta's own scheme, which PyTorch 1.13 has no qconfig for.
+static constexpr StringLiteral kWeightOnlyInt8 = "weight_only_int8";
+
+std::optional<QuantizeDynamicPass::Scheme>
+QuantizeDynamicPass::getScheme(QConfigAttr qconfig) {
+  if (qconfig && qconfig == perTensorPreset)
+    return Scheme::PerTensor;
+  if (qconfig && qconfig == perChannelPreset)
+    return Scheme::PerChannel;
+  if (qconfig && qconfig == float16Preset)
+    return Scheme::Float16;
+  return std::nullopt;
+}
+
+std::optional<QuantizeDynamicPass::Scheme>
+QuantizeDynamicPass::getScheme(MLIRContext *context, StringRef name) {
+  if (name == kWeightOnlyInt8)
+    return Scheme::WeightOnlyInt8;
+  return getScheme(getQConfigPreset(context, name));
+}
 
 LogicalResult QuantizeDynamicPass::initialize(MLIRContext *context) {
   std::optional<DynamicEngine> parsed = symbolizeDynamicEngine(engine);
@@ -162,40 +198,70 @@ LogicalResult QuantizeDynamicPass::initialize(MLIRContext *context) {
   dynamicEngine = *parsed;
   perTensorPreset = getQConfigPreset(context, "default_dynamic");
   perChannelPreset = getQConfigPreset(context, "per_channel_dynamic");
-  QConfigAttr preset = getQConfigPreset(context, qconfig);
-  if (!preset || (preset != perTensorPreset && preset != perChannelPreset))
+  float16Preset = getQConfigPreset(context, "float16_dynamic");
+  std::optional<Scheme> scheme = getScheme(context, qconfig);
+  if (!scheme)
     return emitError(UnknownLoc::get(context))
            << "quanta-quantize-dynamic: qconfig '" << qconfig
-           << "' is no dynamic qconfig (expected default_dynamic or "
-              "per_channel_dynamic)";
-  defaultPerChannel = preset == perChannelPreset;
+           << "' is no dynamic qconfig (expected default_dynamic, "
+              "per_channel_dynamic, float16_dynamic or "
+           << kWeightOnlyInt8 << ")";
+  defaultScheme = *scheme;
   return success();
 }
 
-FailureOr<std::optional<bool>>
-QuantizeDynamicPass::getPerChannel(Operation *op) {
+FailureOr<std::optional<QuantizeDynamicPass::Scheme>>
+QuantizeDynamicPass::getSchemeFor(Operation *op) {
+  using Result = std::optional<Scheme>;
   Attribute attr = op->getAttr("quanta.qconfig");
   if (!attr)
-    return std::optional<bool>(defaultPerChannel);
-  QConfigAttr qconfigAttr = dyn_cast<QConfigAttr>(attr);
+    return Result(defaultScheme);
+  std::optional<Scheme> scheme;
   if (auto name = dyn_cast<StringAttr>(attr)) {
-    FailureOr<QConfigAttr> parsed = parseQConfig(
-        op->getContext(), name.getValue(), [&]() { return op->emitOpError(); });
-    if (failed(parsed))
-      return failure();
-    if (!*parsed)
-      return std::optional<bool>(); // "none"
-    qconfigAttr = *parsed;
+    if (name.getValue() == "none")
+      return Result();
+    scheme = getScheme(op->getContext(), name.getValue());
+  } else if (auto qconfigAttr = dyn_cast<QConfigAttr>(attr)) {
+    scheme = getScheme(qconfigAttr);
   }
-  if (qconfigAttr == perTensorPreset || qconfigAttr == perChannelPreset)
-    return std::optional<bool>(qconfigAttr == perChannelPreset);
+  if (scheme)
+    return Result(scheme);
   return op->emitOpError("'quanta.qconfig' must be 'none', "
-                         "'default_dynamic' or 'per_channel_dynamic' for "
-                         "quanta-quantize-dynamic, got ")
-         << attr;
+                         "'default_dynamic', 'per_channel_dynamic', "
+                         "'float16_dynamic' or '")
+         << kWeightOnlyInt8 << "' for quanta-quantize-dynamic, got " << attr;
 }
 
-void QuantizeDynamicPass::rewrite(LinearChain chain, bool perChannel) {
+/// The weights rounded to f16 as PyTorch's fp16 prepack does: clamped to
+/// +-65504 first (it warns; here a remark at `op`), then rounded to
+/// nearest even (subnormals kept). K x N row-major, like `rows`' transpose.
+static DenseElementsAttr toHalfWeights(Operation *op, ArrayRef<float> rows,
+                                       int64_t k, int64_t n) {
+  constexpr float kHalfMax = 65504.0f;
+  SmallVector<APFloat> values(k * n, APFloat::getZero(APFloat::IEEEhalf()));
+  int64_t clamped = 0;
+  for (int64_t col = 0; col < n; ++col)
+    for (int64_t i = 0; i < k; ++i) {
+      float value = rows[col * k + i];
+      if (std::abs(value) > kHalfMax) {
+        value = std::copysign(kHalfMax, value);
+        ++clamped;
+      }
+      APFloat half(value);
+      bool lost;
+      half.convert(APFloat::IEEEhalf(), APFloat::rmNearestTiesToEven, &lost);
+      values[i * n + col] = half;
+    }
+  if (clamped)
+    op->emitRemark() << clamped
+                     << " weights outside the f16 range clamped to +-65504, "
+                        "as PyTorch's fp16 prepack clamps them";
+  return DenseElementsAttr::get(
+      RankedTensorType::get({k, n}, Float16Type::get(op->getContext())),
+      values);
+}
+
+void QuantizeDynamicPass::rewrite(LinearChain chain, Scheme scheme) {
   linalg::MatmulOp matmul = chain.matmul;
   auto inputType = cast<RankedTensorType>(matmul.getInputs()[0].getType());
   auto outputType = cast<RankedTensorType>(matmul.getResult(0).getType());
@@ -207,28 +273,43 @@ void QuantizeDynamicPass::rewrite(LinearChain chain, bool perChannel) {
     for (int64_t i = 0; i < k; ++i)
       rows[col * k + i] =
           chain.transposedWeights ? values[col * k + i] : values[i * n + col];
-  nx::StatusOr<nx::DynamicWeights> quantized =
-      nx::quantizeDynamicWeights(rows.data(), n, k, perChannel);
-  if (!quantized) {
-    matmul.emitRemark("stays float: ") << quantized.getStatus().getMessage();
-    return;
-  }
-  SmallVector<int8_t> weights(k * n);
-  for (int64_t col = 0; col < n; ++col)
-    for (int64_t i = 0; i < k; ++i)
-      weights[i * n + col] = quantized->values[col * k + i];
   Operation *last =
       chain.biasAdd ? chain.biasAdd.getOperation() : matmul.getOperation();
   OpBuilder b(last);
   Location loc = matmul.getLoc();
-  auto weightsType = RankedTensorType::get({k, n}, b.getI8Type());
-  Value result = DynamicQMatmulOp::create(
-      b, loc, outputType, matmul.getInputs()[0],
-      DenseElementsAttr::get(weightsType, ArrayRef(weights)),
-      b.getDenseF32ArrayAttr(quantized->scales),
-      chain.bias.empty() ? DenseF32ArrayAttr()
-                         : b.getDenseF32ArrayAttr(chain.bias),
-      DynamicEngineAttr::get(b.getContext(), dynamicEngine));
+  DenseF32ArrayAttr bias = chain.bias.empty()
+                               ? DenseF32ArrayAttr()
+                               : b.getDenseF32ArrayAttr(chain.bias);
+  Value result;
+  if (scheme == Scheme::Float16) {
+    result = WeightOnlyMatmulOp::create(
+        b, loc, outputType, matmul.getInputs()[0],
+        toHalfWeights(matmul, rows, k, n), DenseF32ArrayAttr(), bias);
+  } else {
+    nx::StatusOr<nx::DynamicWeights> quantized = nx::quantizeDynamicWeights(
+        rows.data(), n, k, scheme != Scheme::PerTensor);
+    if (!quantized) {
+      matmul.emitRemark("stays float: ") << quantized.getStatus().getMessage();
+      return;
+    }
+    SmallVector<int8_t> weights(k * n);
+    for (int64_t col = 0; col < n; ++col)
+      for (int64_t i = 0; i < k; ++i)
+        weights[i * n + col] = quantized->values[col * k + i];
+    auto weightsAttr = DenseElementsAttr::get(
+        RankedTensorType::get({k, n}, b.getI8Type()), ArrayRef(weights));
+    DenseF32ArrayAttr scales = b.getDenseF32ArrayAttr(quantized->scales);
+    result = scheme == Scheme::WeightOnlyInt8
+                 ? WeightOnlyMatmulOp::create(b, loc, outputType,
+                                              matmul.getInputs()[0],
+                                              weightsAttr, scales, bias)
+                       .getResult()
+                 : DynamicQMatmulOp::create(
+                       b, loc, outputType, matmul.getInputs()[0], weightsAttr,
+                       scales, bias,
+                       DynamicEngineAttr::get(b.getContext(), dynamicEngine))
+                       .getResult();
+  }
   if (chain.expand)
     result = tensor::ExpandShapeOp::create(
         b, loc, chain.expand.getResultType(), result,
@@ -262,12 +343,12 @@ void QuantizeDynamicPass::runOnOperation() {
   SmallVector<linalg::MatmulOp> matmuls;
   getOperation()->walk([&](linalg::MatmulOp op) { matmuls.push_back(op); });
   for (linalg::MatmulOp matmul : matmuls) {
-    FailureOr<std::optional<bool>> perChannel = getPerChannel(matmul);
-    if (failed(perChannel))
+    FailureOr<std::optional<Scheme>> scheme = getSchemeFor(matmul);
+    if (failed(scheme))
       return signalPassFailure();
-    if (!*perChannel)
+    if (!*scheme)
       continue;
     if (std::optional<LinearChain> chain = matchLinear(matmul))
-      rewrite(*chain, **perChannel);
+      rewrite(*chain, **scheme);
   }
 }

@@ -575,3 +575,51 @@ func.func @dynamic_qmatmul_engine(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
   %y = quanta.dynamic_qmatmul %x engine(fbgemm) {weights = dense<1> : tensor<4x2xi8>, weight_scales = array<f32: 0.5>} : tensor<3x4xf32> -> tensor<3x2xf32>
   return %y : tensor<3x2xf32>
 }
+
+// -----
+
+func.func @weight_only_type(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
+  // expected-error @+1 {{'quanta.weight_only_matmul' op weights must be a K x N tensor of f16 or i8, got 'tensor<4x2xf32>'}}
+  %y = quanta.weight_only_matmul %x {weights = dense<1.0> : tensor<4x2xf32>} : tensor<3x4xf32> -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @weight_only_shapes(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
+  // expected-error @+1 {{'quanta.weight_only_matmul' op shapes do not compose: input 3x4, weights 5x2, output 3x2}}
+  %y = quanta.weight_only_matmul %x {weights = dense<1.0> : tensor<5x2xf16>} : tensor<3x4xf32> -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @weight_only_half_scales(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
+  // expected-error @+1 {{'quanta.weight_only_matmul' op f16 weights take no scales}}
+  %y = quanta.weight_only_matmul %x {weights = dense<1.0> : tensor<4x2xf16>, scales = array<f32: 1.0, 1.0>} : tensor<3x4xf32> -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @weight_only_int8_scales(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
+  // expected-error @+1 {{'quanta.weight_only_matmul' op i8 weights need one scale per output column (2), got 1}}
+  %y = quanta.weight_only_matmul %x {weights = dense<1> : tensor<4x2xi8>, scales = array<f32: 1.0>} : tensor<3x4xf32> -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @weight_only_int8_bad_scale(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
+  // expected-error @+1 {{'quanta.weight_only_matmul' op scales must be finite and positive, got -1.000000e+00}}
+  %y = quanta.weight_only_matmul %x {weights = dense<1> : tensor<4x2xi8>, scales = array<f32: 1.0, -1.0>} : tensor<3x4xf32> -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @weight_only_bias(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
+  // expected-error @+1 {{'quanta.weight_only_matmul' op bias must hold 2 values (one per output column), got 3}}
+  %y = quanta.weight_only_matmul %x {weights = dense<1.0> : tensor<4x2xf16>, bias = array<f32: 1.0, 2.0, 3.0>} : tensor<3x4xf32> -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}

@@ -130,3 +130,13 @@ func.func @dynamic_qmatmul(%x: tensor<3x2xf32>) -> tensor<3x2xf32> {
   %z = quanta.dynamic_qmatmul %y engine(qnnpack) {weights = dense<1> : tensor<2x2xi8>, weight_scales = array<f32: 0.25, 0.5>} : tensor<3x2xf32> -> tensor<3x2xf32>
   return %z : tensor<3x2xf32>
 }
+
+// Weight-only Linear layers: f16 weights, and s8 ones with column scales.
+// CHECK-LABEL: func @weight_only_matmul
+// CHECK: quanta.weight_only_matmul %{{.*}} {bias = array<f32: 1.000000e+00, -2.000000e+00>, weights = dense<5.000000e-01> : tensor<2x2xf16>} : tensor<3x2xf32> -> tensor<3x2xf32>
+// CHECK: quanta.weight_only_matmul %{{.*}} {scales = array<f32: 2.500000e-01, 5.000000e-01>, weights = dense<{{\[}}[1, -2], [3, 127]]> : tensor<2x2xi8>} : tensor<3x2xf32> -> tensor<3x2xf32>
+func.func @weight_only_matmul(%x: tensor<3x2xf32>) -> tensor<3x2xf32> {
+  %y = quanta.weight_only_matmul %x {weights = dense<0.5> : tensor<2x2xf16>, bias = array<f32: 1.0, -2.0>} : tensor<3x2xf32> -> tensor<3x2xf32>
+  %z = quanta.weight_only_matmul %y {weights = dense<[[1, -2], [3, 127]]> : tensor<2x2xi8>, scales = array<f32: 0.25, 0.5>} : tensor<3x2xf32> -> tensor<3x2xf32>
+  return %z : tensor<3x2xf32>
+}

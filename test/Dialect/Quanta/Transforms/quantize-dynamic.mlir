@@ -151,7 +151,30 @@ func.func @static_qconfig(%x: tensor<3x2xf32>) -> tensor<3x2xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<3x2xf32>
   %init = linalg.fill ins(%zero : f32) outs(%e : tensor<3x2xf32>) -> tensor<3x2xf32>
-  // expected-error @+1 {{'quanta.qconfig' must be 'none', 'default_dynamic' or 'per_channel_dynamic' for quanta-quantize-dynamic, got "x86"}}
+  // expected-error @+1 {{'quanta.qconfig' must be 'none', 'default_dynamic', 'per_channel_dynamic', 'float16_dynamic' or 'weight_only_int8' for quanta-quantize-dynamic, got "x86"}}
   %mm = linalg.matmul {quanta.qconfig = "x86"} ins(%x, %w : tensor<3x2xf32>, tensor<2x2xf32>) outs(%init : tensor<3x2xf32>) -> tensor<3x2xf32>
   return %mm : tensor<3x2xf32>
+}
+
+// -----
+
+// The weight-only schemes, per op: f16 weights (float16_dynamic; one
+// beyond 65504 clamped, with a remark, as PyTorch's fp16 prepack clamps
+// it) and per-column s8 weights with their scales (weight_only_int8); the
+// bias stays f32.
+// CHECK-LABEL: func.func @weight_only
+// CHECK: quanta.weight_only_matmul %arg0 {bias = array<f32: 5.000000e-01, -1.500000e+00>, weights = dense<{{\[}}[1.000000e+00, 6.550400e+04], [2.500000e-01, 3.332520e-01]]> : tensor<2x2xf16>} : tensor<3x2xf32> -> tensor<3x2xf32>
+// CHECK: quanta.weight_only_matmul %arg0 {scales = array<f32: 0.00784313772, 0.0156862754>, weights = dense<{{\[}}[127, -32], [32, 127]]> : tensor<2x2xi8>} : tensor<3x2xf32> -> tensor<3x2xf32>
+func.func @weight_only(%x: tensor<3x2xf32>) -> (tensor<3x2xf32>, tensor<3x2xf32>) {
+  %w16 = arith.constant dense<[[1.0, 1.0e+05], [0.25, 0.33333]]> : tensor<2x2xf32>
+  %w8 = arith.constant dense<[[1.0, -0.5], [0.25, 2.0]]> : tensor<2x2xf32>
+  %b = arith.constant dense<[0.5, -1.5]> : tensor<2xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3x2xf32>
+  %biased = linalg.broadcast ins(%b : tensor<2xf32>) outs(%e : tensor<3x2xf32>) dimensions = [0]
+  %zeros = linalg.fill ins(%zero : f32) outs(%e : tensor<3x2xf32>) -> tensor<3x2xf32>
+  // expected-remark @+1 {{1 weights outside the f16 range clamped to +-65504, as PyTorch's fp16 prepack clamps them}}
+  %half = linalg.matmul {quanta.qconfig = "float16_dynamic"} ins(%x, %w16 : tensor<3x2xf32>, tensor<2x2xf32>) outs(%biased : tensor<3x2xf32>) -> tensor<3x2xf32>
+  %int8 = linalg.matmul {quanta.qconfig = "weight_only_int8"} ins(%x, %w8 : tensor<3x2xf32>, tensor<2x2xf32>) outs(%zeros : tensor<3x2xf32>) -> tensor<3x2xf32>
+  return %half, %int8 : tensor<3x2xf32>, tensor<3x2xf32>
 }

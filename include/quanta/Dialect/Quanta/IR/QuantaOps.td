@@ -235,6 +235,39 @@ def Quanta_DynamicQMatmulOp : Quanta_Op<"dynamic_qmatmul", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Quanta_WeightOnlyMatmulOp : Quanta_Op<"weight_only_matmul", [Pure]> {
+  let summary = "A float Linear whose weights are stored in 16 or 8 bits";
+  let description = [{
+    An f32 M x K `input` times K x N `weights` stored narrow, into an f32
+    M x N output; the activations stay float. With f16 `weights`
+    (PyTorch's float16_dynamic_qconfig, which rounds the weights to f16
+    and computes in f32):
+
+        out[m][n] = bias[n] + sum_k input[m][k] * f32(weights[k][n])
+
+    the sum in k order from the bias (0 without one), each step one fused
+    multiply-add, as Quanta's f32 GEMM computes. With i8 `weights` and one
+    `scales` value per output column (symmetric per-channel weight-only
+    int8: the weights of per_channel_dynamic_qconfig's observer, the input
+    not quantized):
+
+        out[m][n] = (sum_k input[m][k] * f32(weights[k][n])) * scales[n]
+                    + bias[n]
+
+    the sum again in k order with fused multiply-adds from 0, then one
+    multiply and one add. The kernels read the narrow weights and widen
+    them in registers: half or a quarter of an f32 GEMV's memory traffic.
+  }];
+  let arguments = (ins
+      RankedTensorOf<[F32]>:$input,
+      ElementsAttr:$weights,
+      OptionalAttr<DenseF32ArrayAttr>:$scales,
+      OptionalAttr<DenseF32ArrayAttr>:$bias);
+  let results = (outs RankedTensorOf<[F32]>:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasVerifier = 1;
+}
+
 def Quanta_IntrinsicOp : Quanta_Op<"intrinsic", [Pure]> {
   let summary = "A side-effect-free LLVM vector intrinsic, named";
   let description = [{

@@ -217,10 +217,18 @@ def QuantizeDynamic : Pass<"quanta-quantize-dynamic", "ModuleOp"> {
     every call by the kernel, as PyTorch's engine does (`engine`). Products
     of two activations (attention's) stay float, as PyTorch leaves them.
 
-    An op's `quanta.qconfig` attribute ("none", "default_dynamic" or
-    "per_channel_dynamic") overrides `qconfig` for it; any other qconfig
-    there is an error. Weights holding NaN or infinity stay float, with a
-    remark (quantize_dynamic would compute a NaN scale).
+    With `qconfig=float16_dynamic` (PyTorch's float16_dynamic_qconfig) a
+    Linear becomes a `quanta.weight_only_matmul` of f16 weights (clamped to
+    +-65504 as PyTorch's fp16 prepack clamps them, with a remark, then
+    rounded to nearest even), computed in f32; with `weight_only_int8`
+    (Quanta's; PyTorch 1.13 has no such qconfig) one of s8 weights with
+    per_channel_dynamic_qconfig's per-column scales, the input staying
+    float. Both halve or quarter the bytes a GEMV reads.
+
+    An op's `quanta.qconfig` attribute ("none" or one of the qconfig names
+    above) overrides `qconfig` for it; any other qconfig there is an error.
+    Weights holding NaN or infinity stay float under the int8 schemes, with
+    a remark (quantize_dynamic would compute a NaN scale).
   }];
   let options = [
     Option<"engine", "engine", "std::string", /*default=*/"\"onednn\"",
@@ -229,8 +237,10 @@ def QuantizeDynamic : Pass<"quanta-quantize-dynamic", "ModuleOp"> {
            "qnnpack (0..255)">,
     Option<"qconfig", "qconfig", "std::string",
            /*default=*/"\"default_dynamic\"",
-           "default_dynamic (weights per tensor) or per_channel_dynamic "
-           "(per output column)">,
+           "default_dynamic (int8, weights per tensor), "
+           "per_channel_dynamic (int8, per output column), float16_dynamic "
+           "(f16 weights, f32 compute) or weight_only_int8 (s8 weights per "
+           "column, f32 activations)">,
   ];
   let dependentDialects = [
     "::mlir::quanta::QuantaDialect",
