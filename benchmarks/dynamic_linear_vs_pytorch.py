@@ -14,8 +14,8 @@ kept, since the machine is shared and noisy.
 
 Then, at M = 1 (a decoder's token) for K = N in --gemv-sizes, Quanta's
 GEMVs by how their weights are stored: f32 (the float kernel),
-float16_dynamic (f16), weight_only_int8 (s8 per column) and dynamic int8
-(onednn numerics): each one's median, the weights' bytes per second, and
+float16_dynamic (f16), weight_only_int8 (s8 per column), dynamic int8
+(onednn numerics) and weight_only_int4 (4 bits, a scale per 32): each one's median, the weights' bytes per second, and
 the read bandwidth of this machine for a buffer of the same size measured
 in the same run (NumPy's max over it: a vectorised read loop).
 
@@ -132,6 +132,9 @@ GEMV_VARIANTS = [  # name, bytes per weight, pipeline
     ("f16", 2, "quanta-compile-dynamic{qconfig=float16_dynamic}"),
     ("int8 w-only", 1, "quanta-compile-dynamic{qconfig=weight_only_int8}"),
     ("int8 dynamic", 1, "quanta-compile-dynamic{engine=onednn}"),
+    # Half a byte per weight and an f32 scale per 32.
+    ("int4 w-only", 0.5 + 4 / 32,
+     "quanta-compile-dynamic{qconfig=weight_only_int4 group-size=32}"),
 ]
 
 
@@ -157,7 +160,7 @@ def gemv(sizes, repeats, rounds, rng):
             best = [min(b, median_ms(lambda: run(x), repeats))
                     for b, run in zip(best, runs)]
         for (name, width, _), ms in zip(GEMV_VARIANTS, best):
-            nbytes = size * size * width
+            nbytes = int(size * size * width)
             rate = nbytes / ms / 1e6
             bandwidth = read_bandwidth(nbytes, repeats)
             print("%5d  %-13s %7.3fms %9.1f %9.1f %6.0f%% %7.2fx" % (

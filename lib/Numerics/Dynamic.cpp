@@ -58,6 +58,38 @@ StatusOr<DynamicWeights> quantizeDynamicWeights(const float *weights, int64_t n,
   return quantized;
 }
 
+StatusOr<DynamicWeights> quantizeInt4Weights(const float *weights, int64_t n,
+                                             int64_t k, int64_t group) {
+  if (group <= 0 || k % group != 0)
+    return Status::error("the group size " + std::to_string(group) +
+                         " does not divide K = " + std::to_string(k));
+  const auto size = static_cast<size_t>(n * k);
+  if (!std::all_of(weights, weights + size,
+                   [](float w) { return std::isfinite(w); }))
+    return Status::error("the weights hold NaN or infinity: no finite scale");
+  const int64_t groups = k / group;
+  DynamicWeights quantized;
+  quantized.values.resize(size);
+  quantized.scales.resize(static_cast<size_t>(groups * n));
+  for (int64_t row = 0; row < n; ++row)
+    for (int64_t g = 0; g < groups; ++g) {
+      const float *w = weights + row * k + g * group;
+      float largest = 0.0f;
+      for (int64_t i = 0; i < group; ++i)
+        largest = std::max(largest, std::fabs(w[i]));
+      // A group of zeros (or of subnormals whose seventh underflows) takes
+      // scale 1: its values all quantize to 0.
+      float scale = largest / 7.0f;
+      if (!(scale > 0.0f))
+        scale = 1.0f;
+      quantized.scales[g * n + row] = scale;
+      for (int64_t i = 0; i < group; ++i)
+        quantized.values[row * k + g * group + i] = static_cast<int8_t>(
+            std::clamp(std::nearbyint(w[i] / scale), -8.0f, 7.0f));
+    }
+  return quantized;
+}
+
 StatusOr<DynamicActivationQParams> chooseDynamicQParams(DynamicEngine engine,
                                                         float min, float max) {
   // The module passes reduce_range = true; QNNPACK ignores it (with a

@@ -96,3 +96,33 @@ TEST(Dynamic, MinusInfinityIsRefused) {
 }
 
 } // namespace
+
+// Quanta's 4-bit weights: per group of k values of a row, scale = largest
+// magnitude / 7, values rounded half to even and clamped to -8..7.
+TEST(Int4Weights, GroupScalesAndValues) {
+  // Two rows (n = 2), k = 4, groups of 2.
+  const float weights[] = {7.0f, -3.5f, 0.0f,  0.0f, //
+                           0.7f, 0.35f, -1.4f, 0.1f};
+  auto quantized = quantizeInt4Weights(weights, 2, 4, 2);
+  ASSERT_TRUE(quantized) << quantized.getStatus().getMessage();
+  // Group-major: group 0 of rows 0 and 1, then group 1.
+  EXPECT_EQ(quantized->scales,
+            (std::vector<float>{1.0f, 0.7f / 7.0f, 1.0f, 1.4f / 7.0f}));
+  // -3.5 / 1 rounds half to even to -4; 0.35 / f32(0.7 / 7) is 3.5000002
+  // in float: 4.
+  EXPECT_EQ(quantized->values, (std::vector<int8_t>{7, -4, 0, 0, 7, 4, -7, 0}));
+}
+
+TEST(Int4Weights, GroupMustDivideK) {
+  const float weights[6] = {};
+  auto quantized = quantizeInt4Weights(weights, 1, 6, 4);
+  ASSERT_FALSE(quantized);
+  EXPECT_EQ(quantized.getStatus().getMessage(),
+            "the group size 4 does not divide K = 6");
+  EXPECT_FALSE(quantizeInt4Weights(weights, 1, 6, 0));
+}
+
+TEST(Int4Weights, NonFiniteWeightsAreRefused) {
+  const float weights[2] = {1.0f, std::numeric_limits<float>::infinity()};
+  EXPECT_FALSE(quantizeInt4Weights(weights, 1, 2, 2));
+}

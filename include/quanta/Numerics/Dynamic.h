@@ -50,6 +50,16 @@ struct DynamicWeights {
 StatusOr<DynamicWeights> quantizeDynamicWeights(const float *weights, int64_t n,
                                                 int64_t k, bool perChannel);
 
+/// Quanta's 4-bit weights (PyTorch 1.13 has none): each run of `group`
+/// consecutive k values of an output row its own symmetric scale, the
+/// largest magnitude over 7 (1 for a group of zeros), values
+/// clamp(round_half_even(w / scale), -8, 7). `values` holds one value per
+/// byte, n x k like the input; `scales` (k / group) x n, group-major (the
+/// order the kernels read them in). Errors for NaN or infinite weights and
+/// for a group size that does not divide k.
+StatusOr<DynamicWeights> quantizeInt4Weights(const float *weights, int64_t n,
+                                             int64_t k, int64_t group);
+
 /// The activation qparams quantized::linear_dynamic chooses from the
 /// input's min and max: ATen's ChooseQuantizationParams over 0..255, halved
 /// to 0..127 by onednn. The scale stays a double, as ATen keeps it.

@@ -56,6 +56,10 @@ struct FloatGemm {
   SmallVector<int16_t> narrowWeights = {};
   /// ... and per output column, applied to the sum (i8 weights).
   SmallVector<float> columnScales = {}, columnBias = {};
+  /// i4 weights: the scale of each run of `groupSize` k values of each
+  /// column, (K / groupSize) x N.
+  SmallVector<float> groupScales = {};
+  int64_t groupSize = 0;
 };
 
 class FloatGemmLowering : public TiledGemm {
@@ -74,7 +78,16 @@ public:
     Type f32 = b.getF32Type();
     accumulatorType = VectorType::get({tiling.lanes}, f32);
     packedVector = accumulatorType;
-    if (gemm.narrowElement) {
+    if (gemm.narrowElement && gemm.narrowElement.isInteger(4)) {
+      packed = packNibbles();
+      SmallVector<float> scales(gemm.k / gemm.groupSize * paddedN, 0.0f);
+      for (int64_t g = 0; g < gemm.k / gemm.groupSize; ++g)
+        llvm::copy(ArrayRef(gemm.groupScales).slice(g * gemm.n, gemm.n),
+                   scales.begin() + g * paddedN);
+      groupScales = createConstant(DenseElementsAttr::get(
+          RankedTensorType::get({static_cast<int64_t>(scales.size())}, f32),
+          ArrayRef(scales)));
+    } else if (gemm.narrowElement) {
       packedVector = VectorType::get({tiling.lanes}, storageElement());
       packed = storageElement().isInteger(16)
                    ? packWeights(ArrayRef<int16_t>(gemm.narrowWeights),
@@ -137,7 +150,7 @@ private:
   /// Narrow weights are widened in registers (vcvtph2ps, vpmovsxbd +
   /// vcvtdq2ps; fcvtl, sxtl + scvtf): exact.
   Value dot(Value acc, Value lhs, Value rhs) override {
-    if (Type narrow = gemm.narrowElement) {
+    if (Type narrow = gemm.narrowElement; narrow && !narrow.isInteger(4)) {
       auto wide = cast<VectorType>(accumulatorType);
       rhs = narrow.isF16()
                 ? arith::ExtFOp::create(
@@ -160,6 +173,62 @@ private:
           b, loc, acc, readColumns(b, loc, columnBias, column, type));
     return acc;
   }
+  /// i4 weights: each strip's L values of a k value in L / 2 bytes, lane j
+  /// in the low nibble of byte j and lane j + L / 2 in its high nibble, so
+  /// that two shifts and one shuffle put them back in lane order.
+  Value packNibbles() {
+    SmallVector<int8_t> values =
+        packValues(ArrayRef<int8_t>(SmallVector<int8_t>(
+            gemm.narrowWeights.begin(), gemm.narrowWeights.end())));
+    const int64_t half = tiling.lanes / 2;
+    SmallVector<int8_t> bytes(values.size() / 2);
+    for (size_t start = 0; start < values.size(); start += tiling.lanes)
+      for (int64_t j = 0; j < half; ++j)
+        bytes[start / 2 + j] = static_cast<int8_t>(
+            (values[start + j] & 0xF) | (values[start + j + half] << 4));
+    return createConstant(DenseElementsAttr::get(
+        RankedTensorType::get({static_cast<int64_t>(bytes.size())},
+                              b.getI8Type()),
+        ArrayRef(bytes)));
+  }
+  /// i4 weights: the nibbles unpacked with sign (shifts), converted, and
+  /// dequantized by their group's scales.
+  Value loadWeights(Value offset, Value column, Value kGroup) override {
+    if (!gemm.narrowElement || !gemm.narrowElement.isInteger(4))
+      return TiledGemm::loadWeights(offset, column, kGroup);
+    const int64_t half = tiling.lanes / 2;
+    auto bytesType = VectorType::get({half}, b.getI8Type());
+    Value pad = createConstant(b.getI8IntegerAttr(0));
+    Value bytes = vector::TransferReadOp::create(
+        b, loc, bytesType, packed,
+        ValueRange{arith::DivUIOp::create(b, loc, offset, index(2))}, pad,
+        ArrayRef<bool>{true});
+    // In i32 lanes: x86 has no byte shifts (LLVM emulates them with
+    // several instructions), and the conversion to float widens anyway.
+    auto wordsType = VectorType::get({half}, b.getI32Type());
+    Value words = arith::ExtSIOp::create(b, loc, wordsType, bytes);
+    auto shift = [&](int32_t bits) -> Value {
+      return createConstant(
+          DenseElementsAttr::get(wordsType, b.getI32IntegerAttr(bits)));
+    };
+    Value low = arith::ShRSIOp::create(
+        b, loc, arith::ShLIOp::create(b, loc, words, shift(28)), shift(28));
+    Value high = arith::ShRSIOp::create(b, loc, words, shift(4));
+    Value nibbles = vector::ShuffleOp::create(
+        b, loc, low, high,
+        llvm::to_vector(llvm::seq<int64_t>(0, tiling.lanes)));
+    auto type = cast<VectorType>(accumulatorType);
+    Value values = arith::SIToFPOp::create(b, loc, type, nibbles);
+    Value at = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(
+            b, loc,
+            arith::DivUIOp::create(b, loc, kGroup, index(gemm.groupSize)),
+            index(paddedN)),
+        column);
+    return arith::MulFOp::create(b, loc, values,
+                                 readColumns(b, loc, groupScales, at, type));
+  }
   /// How narrow weights are stored: f16 as their i16 bit patterns (a
   /// DenseElementsAttr of integers packs like any other), i8 as they are.
   Type storageElement() {
@@ -176,7 +245,7 @@ private:
 
   const FloatGemm &gemm;
   StringRef stepName;
-  Value groupOffsets, columnScales, columnBias;
+  Value groupOffsets, columnScales, columnBias, groupScales;
 };
 } // namespace
 
@@ -618,7 +687,10 @@ mlir::quanta::lowerWeightOnlyMatmul(RewriterBase &rewriter,
   // The sum starts from the bias with f16 weights, from 0 with i8 ones
   // (the bias is added after the scale).
   std::optional<ArrayRef<float>> bias = op.getBias();
-  if (std::optional<ArrayRef<float>> scales = op.getScales()) {
+  if (std::optional<int64_t> group = op.getGroupSize()) {
+    gemm.groupSize = *group;
+    gemm.groupScales = llvm::to_vector(*op.getScales());
+  } else if (std::optional<ArrayRef<float>> scales = op.getScales()) {
     gemm.columnScales.assign(scales->begin(), scales->end());
     if (bias)
       gemm.columnBias.assign(bias->begin(), bias->end());
@@ -656,9 +728,11 @@ mlir::quanta::lowerWeightOnlyMatmul(RewriterBase &rewriter,
     return success();
   }
   const bool neon = target.getArch() == TargetArch::AArch64;
-  StringRef step = gemm.narrowElement.isF16()
-                       ? (neon ? "fcvtl+fmla" : "vcvtph2ps+fma")
-                       : (neon ? "scvtf+fmla" : "vcvtdq2ps+fma");
+  StringRef step =
+      gemm.narrowElement.isF16() ? (neon ? "fcvtl+fmla" : "vcvtph2ps+fma")
+      : gemm.narrowElement.isInteger(4)
+          ? (neon ? "nibbles+scvtf+fmul+fmla" : "nibbles+vcvtdq2ps+vmulps+fma")
+          : (neon ? "scvtf+fmla" : "vcvtdq2ps+fma");
   GemmTiling tiling = getFloatTiling(target);
   Value result = FloatGemmLowering(op, tiling, gemm, step).build();
   if (target.getArch() == TargetArch::X86_64)

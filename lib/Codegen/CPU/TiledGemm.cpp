@@ -237,6 +237,14 @@ Value TiledGemm::createConstant(TypedAttr value) {
   return arith::ConstantOp::create(b, loc, value);
 }
 
+Value TiledGemm::loadWeights(Value offset, Value, Value) {
+  Value pad = createConstant(cast<TypedAttr>(
+      b.getZeroAttr(cast<ShapedType>(packed.getType()).getElementType())));
+  return vector::TransferReadOp::create(b, loc, packedVector, packed,
+                                        ValueRange{offset}, pad,
+                                        ArrayRef<bool>{true});
+}
+
 /// The k loops over every k group (the class's runs with `classes`), from
 /// `init`, the input of each dot row (tiling.rowsPerDot rows) at `bases`.
 /// Returns every accumulator set.
@@ -251,8 +259,6 @@ SmallVector<Value> TiledGemm::groupLoops(ValueRange bases, Value strip0,
   assert(strips % interleave == 0 && "a tile of whole interleaved strips");
   Value stripSize = index(paddedK * tiling.lanes);
   Value stepSize = index(interleave * tiling.lanes * tiling.group);
-  Value packedPad = createConstant(cast<TypedAttr>(
-      b.getZeroAttr(cast<ShapedType>(packed.getType()).getElementType())));
   // A load of a row's inputs serves groupsPerLoad k groups where they are
   // consecutive in memory: within a segment (a tap's channels), which the
   // chunks of a run, starting at segment boundaries, never leave.
@@ -282,9 +288,10 @@ SmallVector<Value> TiledGemm::groupLoops(ValueRange bases, Value strip0,
                 b, loc, arith::MulIOp::create(b, loc, strip, stripSize),
                 arith::MulIOp::create(b, loc, group, stepSize)),
             index(s % interleave * tiling.lanes * tiling.group));
-        rhs.push_back(vector::TransferReadOp::create(
-            b, loc, packedVector, packed, ValueRange{offset}, packedPad,
-            ArrayRef<bool>{true}));
+        Value column = arith::MulIOp::create(
+            b, loc, arith::AddIOp::create(b, loc, strip0, index(s)),
+            index(tiling.lanes));
+        rhs.push_back(loadWeights(offset, column, group));
       }
       for (int64_t q = 0; q < dotRows; ++q) {
         Value lhs = groups > 1 ? inputOfGroup(chunks[q], u)

@@ -162,6 +162,9 @@ protected:
   virtual Value inputOfGroup(Value inputs, int64_t index);
   /// acc plus the g products per lane of lhs and rhs.
   virtual Value dot(Value acc, Value lhs, Value rhs) = 0;
+  /// The dot step's rhs: the weights of output columns `column` .. + L at
+  /// k group `kGroup`, packed at `offset` (a packedVector read by default).
+  virtual Value loadWeights(Value offset, Value column, Value kGroup);
   /// The accumulator of a dot row from its rows' L values (each the
   /// accumulatorType's element type), and back: the identity for one row
   /// per dot step, else the dot step's own layout (2 x 2 blocks for
@@ -185,6 +188,14 @@ protected:
   /// `values` (row-major K x N) packed into strips, each segment and N
   /// zero-padded (to paddedK x paddedN), as a flat constant of `element`.
   template <typename T> Value packWeights(ArrayRef<T> values, Type element) {
+    SmallVector<T> packedValues = packValues(values);
+    auto type = RankedTensorType::get(
+        {static_cast<int64_t>(packedValues.size())}, element);
+    return createConstant(
+        DenseElementsAttr::get(type, ArrayRef<T>(packedValues)));
+  }
+  /// The values packWeights makes its constant of.
+  template <typename T> SmallVector<T> packValues(ArrayRef<T> values) {
     const int64_t groups = paddedK / tiling.group;
     const int64_t segmentK = k / segments,
                   paddedSegmentK = segmentGroups * tiling.group;
@@ -202,10 +213,7 @@ protected:
                              n +
                          col];
           }
-    auto type = RankedTensorType::get(
-        {static_cast<int64_t>(packedValues.size())}, element);
-    return createConstant(
-        DenseElementsAttr::get(type, ArrayRef<T>(packedValues)));
+    return packedValues;
   }
 
   /// The [batch..] x K x N tensor `weights`, computed at run time (the

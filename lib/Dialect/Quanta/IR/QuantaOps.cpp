@@ -439,8 +439,9 @@ LogicalResult WeightOnlyMatmulOp::verify() {
                            << type;
   auto weightsType = cast<ShapedType>(getWeights().getType());
   Type element = weightsType.getElementType();
-  if (weightsType.getRank() != 2 || !(element.isF16() || element.isInteger(8)))
-    return emitOpError("weights must be a K x N tensor of f16 or i8, got ")
+  if (weightsType.getRank() != 2 ||
+      !(element.isF16() || element.isInteger(8) || element.isInteger(4)))
+    return emitOpError("weights must be a K x N tensor of f16, i8 or i4, got ")
            << weightsType;
   const int64_t k = weightsType.getDimSize(0), n = weightsType.getDimSize(1);
   if (input.getDimSize(1) != k || output.getDimSize(1) != n ||
@@ -450,12 +451,23 @@ LogicalResult WeightOnlyMatmulOp::verify() {
            << k << "x" << n << ", output " << output.getDimSize(0) << "x"
            << output.getDimSize(1);
   std::optional<ArrayRef<float>> scales = getScales();
+  std::optional<int64_t> group = getGroupSize();
   if (element.isF16() && scales)
     return emitOpError("f16 weights take no scales");
-  if (element.isInteger(8)) {
-    if (!scales || static_cast<int64_t>(scales->size()) != n)
-      return emitOpError("i8 weights need one scale per output column (")
-             << n << "), got " << (scales ? scales->size() : 0);
+  if (group && !element.isInteger(4))
+    return emitOpError("only i4 weights take a group_size");
+  if (element.isInteger(4) &&
+      (!group || *group <= 0 || (k != 0 && k % *group != 0)))
+    return emitOpError("i4 weights need a group_size dividing K = ")
+           << k << ", got " << (group ? std::to_string(*group) : "none");
+  if (!element.isF16()) {
+    const int64_t expected = element.isInteger(4) ? k / *group * n : n;
+    if (!scales || static_cast<int64_t>(scales->size()) != expected)
+      return emitOpError()
+             << (element.isInteger(4)
+                     ? "i4 weights need (K / group_size) x N scales ("
+                     : "i8 weights need one scale per output column (")
+             << expected << "), got " << (scales ? scales->size() : 0);
     for (float scale : *scales)
       if (!std::isfinite(scale) || !(scale > 0.0f))
         return emitOpError("scales must be finite and positive, got ") << scale;

@@ -153,6 +153,9 @@ private:
     /// quanta.weight_only_matmul with per-column symmetric i8 weights
     /// (weight_only_int8, Quanta's).
     WeightOnlyInt8,
+    /// quanta.weight_only_matmul with i4 weights, a scale per group of
+    /// `group-size` k values (weight_only_int4, Quanta's).
+    WeightOnlyInt4,
   };
   /// The scheme a qconfig name or attribute stands for; null for "none"
   /// and for a qconfig that is no dynamic one.
@@ -168,8 +171,9 @@ private:
 };
 } // namespace
 
-/// Quanta's own scheme, which PyTorch 1.13 has no qconfig for.
-static constexpr StringLiteral kWeightOnlyInt8 = "weight_only_int8";
+/// Quanta's own schemes, which PyTorch 1.13 has no qconfig for.
+static constexpr StringLiteral kWeightOnlyInt8 = "weight_only_int8",
+                               kWeightOnlyInt4 = "weight_only_int4";
 
 std::optional<QuantizeDynamicPass::Scheme>
 QuantizeDynamicPass::getScheme(QConfigAttr qconfig) {
@@ -186,6 +190,8 @@ std::optional<QuantizeDynamicPass::Scheme>
 QuantizeDynamicPass::getScheme(MLIRContext *context, StringRef name) {
   if (name == kWeightOnlyInt8)
     return Scheme::WeightOnlyInt8;
+  if (name == kWeightOnlyInt4)
+    return Scheme::WeightOnlyInt4;
   return getScheme(getQConfigPreset(context, name));
 }
 
@@ -204,8 +210,12 @@ LogicalResult QuantizeDynamicPass::initialize(MLIRContext *context) {
     return emitError(UnknownLoc::get(context))
            << "quanta-quantize-dynamic: qconfig '" << qconfig
            << "' is no dynamic qconfig (expected default_dynamic, "
-              "per_channel_dynamic, float16_dynamic or "
-           << kWeightOnlyInt8 << ")";
+              "per_channel_dynamic, float16_dynamic, "
+           << kWeightOnlyInt8 << " or " << kWeightOnlyInt4 << ")";
+  if (groupSize <= 0)
+    return emitError(UnknownLoc::get(context))
+           << "quanta-quantize-dynamic: group-size must be positive, got "
+           << static_cast<int64_t>(groupSize);
   defaultScheme = *scheme;
   return success();
 }
@@ -228,8 +238,9 @@ QuantizeDynamicPass::getSchemeFor(Operation *op) {
     return Result(scheme);
   return op->emitOpError("'quanta.qconfig' must be 'none', "
                          "'default_dynamic', 'per_channel_dynamic', "
-                         "'float16_dynamic' or '")
-         << kWeightOnlyInt8 << "' for quanta-quantize-dynamic, got " << attr;
+                         "'float16_dynamic', '")
+         << kWeightOnlyInt8 << "' or '" << kWeightOnlyInt4
+         << "' for quanta-quantize-dynamic, got " << attr;
 }
 
 /// The weights rounded to f16 as PyTorch's fp16 prepack does: clamped to
@@ -282,9 +293,28 @@ void QuantizeDynamicPass::rewrite(LinearChain chain, Scheme scheme) {
                                : b.getDenseF32ArrayAttr(chain.bias);
   Value result;
   if (scheme == Scheme::Float16) {
+    result =
+        WeightOnlyMatmulOp::create(b, loc, outputType, matmul.getInputs()[0],
+                                   toHalfWeights(matmul, rows, k, n),
+                                   DenseF32ArrayAttr(), bias, IntegerAttr());
+  } else if (scheme == Scheme::WeightOnlyInt4) {
+    nx::StatusOr<nx::DynamicWeights> quantized =
+        nx::quantizeInt4Weights(rows.data(), n, k, groupSize);
+    if (!quantized) {
+      matmul.emitRemark("stays float: ") << quantized.getStatus().getMessage();
+      return;
+    }
+    SmallVector<APInt> weights(k * n, APInt(4, 0));
+    for (int64_t col = 0; col < n; ++col)
+      for (int64_t i = 0; i < k; ++i)
+        weights[i * n + col] =
+            APInt(4, quantized->values[col * k + i], /*isSigned=*/true);
     result = WeightOnlyMatmulOp::create(
         b, loc, outputType, matmul.getInputs()[0],
-        toHalfWeights(matmul, rows, k, n), DenseF32ArrayAttr(), bias);
+        DenseElementsAttr::get(
+            RankedTensorType::get({k, n}, b.getIntegerType(4)), weights),
+        b.getDenseF32ArrayAttr(quantized->scales), bias,
+        b.getI64IntegerAttr(groupSize));
   } else {
     nx::StatusOr<nx::DynamicWeights> quantized = nx::quantizeDynamicWeights(
         rows.data(), n, k, scheme != Scheme::PerTensor);
@@ -300,9 +330,9 @@ void QuantizeDynamicPass::rewrite(LinearChain chain, Scheme scheme) {
         RankedTensorType::get({k, n}, b.getI8Type()), ArrayRef(weights));
     DenseF32ArrayAttr scales = b.getDenseF32ArrayAttr(quantized->scales);
     result = scheme == Scheme::WeightOnlyInt8
-                 ? WeightOnlyMatmulOp::create(b, loc, outputType,
-                                              matmul.getInputs()[0],
-                                              weightsAttr, scales, bias)
+                 ? WeightOnlyMatmulOp::create(
+                       b, loc, outputType, matmul.getInputs()[0], weightsAttr,
+                       scales, bias, IntegerAttr())
                        .getResult()
                  : DynamicQMatmulOp::create(
                        b, loc, outputType, matmul.getInputs()[0], weightsAttr,

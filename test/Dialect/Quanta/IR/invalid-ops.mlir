@@ -579,7 +579,7 @@ func.func @dynamic_qmatmul_engine(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
 // -----
 
 func.func @weight_only_type(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
-  // expected-error @+1 {{'quanta.weight_only_matmul' op weights must be a K x N tensor of f16 or i8, got 'tensor<4x2xf32>'}}
+  // expected-error @+1 {{'quanta.weight_only_matmul' op weights must be a K x N tensor of f16, i8 or i4, got 'tensor<4x2xf32>'}}
   %y = quanta.weight_only_matmul %x {weights = dense<1.0> : tensor<4x2xf32>} : tensor<3x4xf32> -> tensor<3x2xf32>
   return %y : tensor<3x2xf32>
 }
@@ -621,5 +621,29 @@ func.func @weight_only_int8_bad_scale(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
 func.func @weight_only_bias(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
   // expected-error @+1 {{'quanta.weight_only_matmul' op bias must hold 2 values (one per output column), got 3}}
   %y = quanta.weight_only_matmul %x {weights = dense<1.0> : tensor<4x2xf16>, bias = array<f32: 1.0, 2.0, 3.0>} : tensor<3x4xf32> -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @weight_only_int4_group(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
+  // expected-error @+1 {{'quanta.weight_only_matmul' op i4 weights need a group_size dividing K = 4, got 3}}
+  %y = quanta.weight_only_matmul %x {weights = dense<1> : tensor<4x2xi4>, scales = array<f32: 1.0, 1.0>, group_size = 3} : tensor<3x4xf32> -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @weight_only_int4_scales(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
+  // expected-error @+1 {{'quanta.weight_only_matmul' op i4 weights need (K / group_size) x N scales (4), got 2}}
+  %y = quanta.weight_only_matmul %x {weights = dense<1> : tensor<4x2xi4>, scales = array<f32: 1.0, 1.0>, group_size = 2} : tensor<3x4xf32> -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @weight_only_group_on_i8(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
+  // expected-error @+1 {{'quanta.weight_only_matmul' op only i4 weights take a group_size}}
+  %y = quanta.weight_only_matmul %x {weights = dense<1> : tensor<4x2xi8>, scales = array<f32: 1.0, 1.0>, group_size = 2} : tensor<3x4xf32> -> tensor<3x2xf32>
   return %y : tensor<3x2xf32>
 }

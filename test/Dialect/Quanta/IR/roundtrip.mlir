@@ -140,3 +140,11 @@ func.func @weight_only_matmul(%x: tensor<3x2xf32>) -> tensor<3x2xf32> {
   %z = quanta.weight_only_matmul %y {weights = dense<[[1, -2], [3, 127]]> : tensor<2x2xi8>, scales = array<f32: 0.25, 0.5>} : tensor<3x2xf32> -> tensor<3x2xf32>
   return %z : tensor<3x2xf32>
 }
+
+// 4-bit weights with a scale per group of 2 k values of each column.
+// CHECK-LABEL: func @weight_only_int4
+// CHECK: quanta.weight_only_matmul %{{.*}} {group_size = 2 : i64, scales = array<f32: 2.500000e-01, 5.000000e-01, 1.000000e+00, 2.000000e+00>, weights = dense<{{\[}}[1, -8], [7, 0], [3, -1], [2, 2]]> : tensor<4x2xi4>} : tensor<3x4xf32> -> tensor<3x2xf32>
+func.func @weight_only_int4(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
+  %y = quanta.weight_only_matmul %x {weights = dense<[[1, -8], [7, 0], [3, -1], [2, 2]]> : tensor<4x2xi4>, scales = array<f32: 0.25, 0.5, 1.0, 2.0>, group_size = 2} : tensor<3x4xf32> -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}

@@ -1,5 +1,5 @@
-// RUN: quant-opt %s --quanta-quantize-dynamic -split-input-file -verify-diagnostics | FileCheck %s
-// RUN: quant-opt %s --quanta-quantize-dynamic="engine=qnnpack qconfig=per_channel_dynamic" -split-input-file -verify-diagnostics | FileCheck %s --check-prefix=CHANNEL
+// RUN: quant-opt %s --quanta-quantize-dynamic=group-size=2 -split-input-file -verify-diagnostics | FileCheck %s
+// RUN: quant-opt %s --quanta-quantize-dynamic="engine=qnnpack qconfig=per_channel_dynamic group-size=2" -split-input-file -verify-diagnostics | FileCheck %s --check-prefix=CHANNEL
 
 // ONNX's Gemm: a matmul of [K, N] weights from zero, then a bias add. The
 // weights are nn.Linear's [[1, 0.25], [-0.5, 2]], quantized as
@@ -151,7 +151,7 @@ func.func @static_qconfig(%x: tensor<3x2xf32>) -> tensor<3x2xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<3x2xf32>
   %init = linalg.fill ins(%zero : f32) outs(%e : tensor<3x2xf32>) -> tensor<3x2xf32>
-  // expected-error @+1 {{'quanta.qconfig' must be 'none', 'default_dynamic', 'per_channel_dynamic', 'float16_dynamic' or 'weight_only_int8' for quanta-quantize-dynamic, got "x86"}}
+  // expected-error @+1 {{'quanta.qconfig' must be 'none', 'default_dynamic', 'per_channel_dynamic', 'float16_dynamic', 'weight_only_int8' or 'weight_only_int4' for quanta-quantize-dynamic, got "x86"}}
   %mm = linalg.matmul {quanta.qconfig = "x86"} ins(%x, %w : tensor<3x2xf32>, tensor<2x2xf32>) outs(%init : tensor<3x2xf32>) -> tensor<3x2xf32>
   return %mm : tensor<3x2xf32>
 }
@@ -177,4 +177,23 @@ func.func @weight_only(%x: tensor<3x2xf32>) -> (tensor<3x2xf32>, tensor<3x2xf32>
   %half = linalg.matmul {quanta.qconfig = "float16_dynamic"} ins(%x, %w16 : tensor<3x2xf32>, tensor<2x2xf32>) outs(%biased : tensor<3x2xf32>) -> tensor<3x2xf32>
   %int8 = linalg.matmul {quanta.qconfig = "weight_only_int8"} ins(%x, %w8 : tensor<3x2xf32>, tensor<2x2xf32>) outs(%zeros : tensor<3x2xf32>) -> tensor<3x2xf32>
   return %half, %int8 : tensor<3x2xf32>, tensor<3x2xf32>
+}
+
+// -----
+
+// 4-bit weights, a scale per group of 2 k values of each column (largest
+// magnitude / 7); a K the group size does not divide stays float.
+// CHECK-LABEL: func.func @int4
+// CHECK: quanta.weight_only_matmul %arg0 {group_size = 2 : i64, scales = array<f32: 0.142857149, 0.285714298>, weights = dense<{{\[}}[7, -2], [2, 7]]> : tensor<2x2xi4>} : tensor<3x2xf32> -> tensor<3x2xf32>
+// CHECK: linalg.matmul
+func.func @int4(%x: tensor<3x2xf32>, %y: tensor<3x3xf32>) -> (tensor<3x2xf32>, tensor<3x2xf32>) {
+  %w = arith.constant dense<[[1.0, -0.5], [0.25, 2.0]]> : tensor<2x2xf32>
+  %w3 = arith.constant dense<1.0> : tensor<3x2xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3x2xf32>
+  %zeros = linalg.fill ins(%zero : f32) outs(%e : tensor<3x2xf32>) -> tensor<3x2xf32>
+  %r = linalg.matmul {quanta.qconfig = "weight_only_int4"} ins(%x, %w : tensor<3x2xf32>, tensor<2x2xf32>) outs(%zeros : tensor<3x2xf32>) -> tensor<3x2xf32>
+  // expected-remark @+1 {{stays float: the group size 2 does not divide K = 3}}
+  %s = linalg.matmul {quanta.qconfig = "weight_only_int4"} ins(%y, %w3 : tensor<3x3xf32>, tensor<3x2xf32>) outs(%zeros : tensor<3x2xf32>) -> tensor<3x2xf32>
+  return %r, %s : tensor<3x2xf32>, tensor<3x2xf32>
 }

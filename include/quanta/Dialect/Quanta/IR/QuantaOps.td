@@ -255,14 +255,25 @@ def Quanta_WeightOnlyMatmulOp : Quanta_Op<"weight_only_matmul", [Pure]> {
                     + bias[n]
 
     the sum again in k order with fused multiply-adds from 0, then one
-    multiply and one add. The kernels read the narrow weights and widen
-    them in registers: half or a quarter of an f32 GEMV's memory traffic.
+    multiply and one add. With i4 `weights` (Quanta's 4-bit weights,
+    numerics::quantizeInt4Weights) and a scale per `group_size` run of k
+    values of each column, `scales` holding (K / group_size) x N of them
+    group-major:
+
+        out[m][n] = bias[n] + sum_k input[m][k] *
+                    f32(f32(weights[k][n]) * scales[k / group_size][n])
+
+    each weight dequantized (one rounded multiply), then summed as an f32
+    Linear is. The kernels read the narrow weights (two 4-bit values per
+    byte) and widen them in registers: a half, a quarter or an eighth of an
+    f32 GEMV's memory traffic.
   }];
   let arguments = (ins
       RankedTensorOf<[F32]>:$input,
       ElementsAttr:$weights,
       OptionalAttr<DenseF32ArrayAttr>:$scales,
-      OptionalAttr<DenseF32ArrayAttr>:$bias);
+      OptionalAttr<DenseF32ArrayAttr>:$bias,
+      OptionalAttr<I64Attr>:$group_size);
   let results = (outs RankedTensorOf<[F32]>:$output);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
   let hasVerifier = 1;

@@ -223,7 +223,11 @@ def QuantizeDynamic : Pass<"quanta-quantize-dynamic", "ModuleOp"> {
     rounded to nearest even), computed in f32; with `weight_only_int8`
     (Quanta's; PyTorch 1.13 has no such qconfig) one of s8 weights with
     per_channel_dynamic_qconfig's per-column scales, the input staying
-    float. Both halve or quarter the bytes a GEMV reads.
+    float; with `weight_only_int4` (Quanta's) one of 4-bit weights with a
+    symmetric scale per `group-size` k values of each column
+    (numerics::quantizeInt4Weights; a group size that does not divide K
+    leaves the layer float, with a remark). They halve, quarter or eighth
+    the bytes a GEMV reads.
 
     An op's `quanta.qconfig` attribute ("none" or one of the qconfig names
     above) overrides `qconfig` for it; any other qconfig there is an error.
@@ -239,8 +243,12 @@ def QuantizeDynamic : Pass<"quanta-quantize-dynamic", "ModuleOp"> {
            /*default=*/"\"default_dynamic\"",
            "default_dynamic (int8, weights per tensor), "
            "per_channel_dynamic (int8, per output column), float16_dynamic "
-           "(f16 weights, f32 compute) or weight_only_int8 (s8 weights per "
-           "column, f32 activations)">,
+           "(f16 weights, f32 compute), weight_only_int8 (s8 weights per "
+           "column, f32 activations) or weight_only_int4 (4-bit weights, "
+           "a scale per group-size k values)">,
+    Option<"groupSize", "group-size", "int64_t", /*default=*/"32",
+           "weight_only_int4: the k values that share a scale (32, 64, "
+           "128, ...; must divide K)">,
   ];
   let dependentDialects = [
     "::mlir::quanta::QuantaDialect",
