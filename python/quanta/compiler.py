@@ -91,8 +91,8 @@ def _convert(self, triple="", cpu="", features="", report_float_ops=None,
         "keep_float": keep_float})
 
 
-def _quantize_dynamic(self, engine=None, qconfig=None, triple="", cpu="",
-                      features="", float_kernels=None):
+def _quantize_dynamic(self, engine=None, qconfig=None, group_size=None,
+                      triple="", cpu="", features="", float_kernels=None):
     """PyTorch's quantize_dynamic(model, {nn.Linear}) and the kernels for a
     target (default: this machine), in one step (quanta-compile-dynamic):
     every Linear layer (a matmul with constant weights, its bias) gets int8
@@ -100,12 +100,16 @@ def _quantize_dynamic(self, engine=None, qconfig=None, triple="", cpu="",
     their own min and max, its output float; no observers, no calibration.
     `engine`: "onednn" (default) or "qnnpack", whose numerics the kernels
     reproduce bit for bit; `qconfig`: "default_dynamic" (weights per
-    tensor) or "per_channel_dynamic". Returns the module; compile() then
-    runs it.
+    tensor) or "per_channel_dynamic", or a weight-only scheme whose
+    activations stay float: "float16_dynamic" (f16 weights),
+    "weight_only_int8" (s8 per column) or "weight_only_int4" (4 bits, a
+    scale per `group_size` k values, 32 by default). Returns the module;
+    compile() then runs it.
     """
     self.set_target(triple, cpu, features)
     return _run_named(self, "quanta-compile-dynamic", {
-        "engine": engine, "qconfig": qconfig, "float_kernels": float_kernels})
+        "engine": engine, "qconfig": qconfig, "group_size": group_size,
+        "float_kernels": float_kernels})
 
 
 class _PlainProgress:

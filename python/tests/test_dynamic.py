@@ -53,3 +53,22 @@ def test_bad_options():
         module.quantize_dynamic(engine="fbgemm")
     with pytest.raises(quanta.Error, match="'x86' is no dynamic qconfig"):
         module.quantize_dynamic(qconfig="x86")
+
+
+@pytest.mark.parametrize("qconfig,tolerance", [
+    ("float16_dynamic", 1e-3), ("weight_only_int8", 2e-2),
+    ("weight_only_int4", 0.2)])
+def test_weight_only(qconfig, tolerance):
+    """The weight-only schemes keep the input float: their outputs are the
+    float Linear's within the weights' rounding (f16: 11 bits; s8 per
+    column; 4 bits per group of 32)."""
+    rng = np.random.default_rng(3)
+    m, k, n = 3, 64, 40
+    weight = (rng.standard_normal((n, k)) * 0.1).astype(np.float32)
+    bias = rng.standard_normal(n).astype(np.float32)
+    x = rng.standard_normal((m, k)).astype(np.float32)
+    run = linear_module(m, weight, bias).quantize_dynamic(
+        qconfig=qconfig).compile()
+    want = x.astype(np.float64) @ weight.T.astype(np.float64) + bias
+    error = np.abs(run(x) - want).max() / np.abs(want).max()
+    assert 0 < error < tolerance, (qconfig, error)
