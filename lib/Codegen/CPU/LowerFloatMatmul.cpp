@@ -185,7 +185,8 @@ private:
     for (size_t start = 0; start < values.size(); start += tiling.lanes)
       for (int64_t j = 0; j < half; ++j)
         bytes[start / 2 + j] = static_cast<int8_t>(
-            (values[start + j] & 0xF) | (values[start + j + half] << 4));
+            (static_cast<uint8_t>(values[start + j]) & 0xFu) |
+            (static_cast<uint8_t>(values[start + j + half]) << 4));
     return createConstant(DenseElementsAttr::get(
         RankedTensorType::get({static_cast<int64_t>(bytes.size())},
                               b.getI8Type()),
