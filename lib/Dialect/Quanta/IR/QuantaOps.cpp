@@ -380,29 +380,49 @@ LogicalResult QBatchMatmulOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// Linear layers with float activations (DynamicQMatmulOp, WeightOnlyMatmulOp)
+//===----------------------------------------------------------------------===//
+
+/// Their f32 input and output are static matrices.
+static LogicalResult verifyFloatMatrices(Operation *op, RankedTensorType input,
+                                         RankedTensorType output) {
+  for (auto [what, type] :
+       {std::pair<StringRef, RankedTensorType>{"input", input},
+        {"output", output}})
+    if (type.getRank() != 2 || !type.hasStaticShape())
+      return op->emitOpError()
+             << what << " must be a static 2-D tensor of f32, got " << type;
+  return success();
+}
+
+/// An M x K input times K x N weights gives the M x N output.
+static LogicalResult verifyComposes(Operation *op, RankedTensorType input,
+                                    RankedTensorType output, int64_t k,
+                                    int64_t n) {
+  if (input.getDimSize(1) == k && output.getDimSize(1) == n &&
+      input.getDimSize(0) == output.getDimSize(0))
+    return success();
+  return op->emitOpError("shapes do not compose: input ")
+         << input.getDimSize(0) << "x" << input.getDimSize(1) << ", weights "
+         << k << "x" << n << ", output " << output.getDimSize(0) << "x"
+         << output.getDimSize(1);
+}
+
+//===----------------------------------------------------------------------===//
 // DynamicQMatmulOp
 //===----------------------------------------------------------------------===//
 
 LogicalResult DynamicQMatmulOp::verify() {
   RankedTensorType input = getInput().getType(), output = getOutput().getType();
-  for (auto [what, type] :
-       {std::pair<StringRef, RankedTensorType>{"input", input},
-        {"output", output}})
-    if (type.getRank() != 2 || !type.hasStaticShape())
-      return emitOpError() << what
-                           << " must be a static 2-D tensor of f32, got "
-                           << type;
+  if (failed(verifyFloatMatrices(*this, input, output)))
+    return failure();
   auto weightsType = cast<ShapedType>(getWeights().getType());
   if (weightsType.getRank() != 2 || !weightsType.getElementType().isInteger(8))
     return emitOpError("weights must be a K x N tensor of i8, got ")
            << weightsType;
   const int64_t k = weightsType.getDimSize(0), n = weightsType.getDimSize(1);
-  if (input.getDimSize(1) != k || output.getDimSize(1) != n ||
-      input.getDimSize(0) != output.getDimSize(0))
-    return emitOpError("shapes do not compose: input ")
-           << input.getDimSize(0) << "x" << input.getDimSize(1) << ", weights "
-           << k << "x" << n << ", output " << output.getDimSize(0) << "x"
-           << output.getDimSize(1);
+  if (failed(verifyComposes(*this, input, output, k, n)))
+    return failure();
   ArrayRef<float> scales = getWeightScales();
   if (scales.size() != 1 && static_cast<int64_t>(scales.size()) != n)
     return emitOpError("weight_scales must hold 1 or ")
@@ -430,13 +450,8 @@ LogicalResult DynamicQMatmulOp::verify() {
 
 LogicalResult WeightOnlyMatmulOp::verify() {
   RankedTensorType input = getInput().getType(), output = getOutput().getType();
-  for (auto [what, type] :
-       {std::pair<StringRef, RankedTensorType>{"input", input},
-        {"output", output}})
-    if (type.getRank() != 2 || !type.hasStaticShape())
-      return emitOpError() << what
-                           << " must be a static 2-D tensor of f32, got "
-                           << type;
+  if (failed(verifyFloatMatrices(*this, input, output)))
+    return failure();
   auto weightsType = cast<ShapedType>(getWeights().getType());
   Type element = weightsType.getElementType();
   if (weightsType.getRank() != 2 ||
@@ -444,12 +459,8 @@ LogicalResult WeightOnlyMatmulOp::verify() {
     return emitOpError("weights must be a K x N tensor of f16, i8 or i4, got ")
            << weightsType;
   const int64_t k = weightsType.getDimSize(0), n = weightsType.getDimSize(1);
-  if (input.getDimSize(1) != k || output.getDimSize(1) != n ||
-      input.getDimSize(0) != output.getDimSize(0))
-    return emitOpError("shapes do not compose: input ")
-           << input.getDimSize(0) << "x" << input.getDimSize(1) << ", weights "
-           << k << "x" << n << ", output " << output.getDimSize(0) << "x"
-           << output.getDimSize(1);
+  if (failed(verifyComposes(*this, input, output, k, n)))
+    return failure();
   std::optional<ArrayRef<float>> scales = getScales();
   std::optional<int64_t> group = getGroupSize();
   if (element.isF16() && scales)
