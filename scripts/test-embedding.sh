@@ -32,11 +32,17 @@ install_and_build() {
       -DCMAKE_PREFIX_PATH="$work/prefix" &&
     ninja -C "$work/build"
 }
+# (Output captured first: grep -q would close the pipe at its match, and
+# with pipefail my-opt's SIGPIPE on a later line failed the check.)
 count_observers() {
-  "$work/build/my-opt" "$source_dir/examples/tiny_cnn.mlir" \
+  local out
+  out=$("$work/build/my-opt" "$source_dir/examples/tiny_cnn.mlir" \
     --quanta-prepare --my-count-observers \
-    --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 |
-    grep -q "remark: 16 observers"
+    --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1) &&
+    grep -q "remark: 16 observers" <<<"$out" || {
+    echo "$out"
+    return 1
+  }
 }
 # Quanta's patterns in my-opt's own driver: no quant cast is left, and the
 # int8 arithmetic is there.

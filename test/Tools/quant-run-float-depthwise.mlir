@@ -7,8 +7,9 @@
 // RUN: quant-opt %S/Inputs/float_depthwise_exec.mlir --quanta-lower-x86 | FileCheck %s --check-prefix=LOWERED
 
 // f32 depthwise convolutions lowered by quanta-lower-x86 (one loop nest
-// over the outputs in their own layout, taps unrolled) give the same bytes
-// as the op's own loops on random inputs: the same sums in the same order.
+// over the NHWC outputs, taps unrolled; an NCHW one between transposes, its
+// CHW filter transposed to HWC) give the same bytes as the op's own loops
+// on random inputs: the same sums in the same order.
 // CHECK: nchw_3x3_s1 equal
 // CHECK: nchw_5x5_s2_dilated equal
 // CHECK: nhwc_3x3_s2 equal
@@ -16,9 +17,10 @@
 
 // LOWERED-LABEL: func.func @nchw_3x3_s1
 // LOWERED-NOT: linalg.depthwise
+// LOWERED: linalg.transpose ins(%arg1 : tensor<19x3x3xf32>) outs(%{{.*}} : tensor<3x3x19xf32>) permutation = [1, 2, 0]
 // LOWERED: linalg.generic
 // LOWERED-SAME: iterator_types = ["parallel", "parallel", "parallel", "parallel"]
-// LOWERED-SAME: outs(%{{.*}} : tensor<1x19x9x11xf32>)
+// LOWERED-SAME: outs(%{{.*}} : tensor<1x9x11x19xf32>)
 // LOWERED-COUNT-9: arith.mulf
 // LOWERED: linalg.yield
 // LOWERED-LABEL: func.func @nhwc_5x5_s1

@@ -13,7 +13,7 @@
 // RUN: not quant-run %t.mlir --input=%t.x.npy --profile --target-triple=aarch64-linux-gnu 2>&1 | FileCheck %s --check-prefix=EMULATED
 
 // CHECK: main: 5 calls, best
-// CHECK: main: profile of 5 call(s), {{[0-9.]+}} ms per call; {{[0-9]+}} kernel call site(s) in 9 layer(s) take {{[0-9.]+}}%
+// CHECK: main: profile of 5 call(s), {{[0-9.]+}} ms per call; {{[0-9]+}} kernel call site(s) in 6 layer(s) take {{[0-9.]+}}%
 // CHECK-NEXT: share   ms/call  layer  (kernel functions)
 // CHECK-DAG: % {{ *[0-9.]+}}  /conv1/Conv  (main__quanta_loop{{[0-9]+}}
 // CHECK-DAG: % {{ *[0-9.]+}}  /pool/MaxPool  (
@@ -26,7 +26,7 @@
 // ROWS-NEXT: share
 // ROWS-NEXT: %
 // ROWS-NEXT: %
-// ROWS-NEXT: ... 7 more layer(s)
+// ROWS-NEXT: ... 4 more layer(s)
 // ROWS-NEXT: % {{ *[0-9.]+}}  the rest
 
 // EMULATED: error: --profile times code on this machine's architecture only: under emulation the times mean nothing

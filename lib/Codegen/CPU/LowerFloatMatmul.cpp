@@ -12,13 +12,14 @@
 //
 // A 2-D convolution is the GEMM of its implicit im2col matrix, as for
 // quanta.qmatmul: rows (n, oh, ow), k in the (kh, kw, c) order of the NHWC
-// convolutions' own reduction loops, read in place through an ImageWindow
-// (an NCHW convolution's input transposed to NHWC first, and its output
-// back; its own loops reduce in (c, kh, kw) order, so there the sum's order
-// differs).
+// convolutions' own reduction loops, read in place through an ImageWindow.
+// NCHW convolutions reach it as NHWC ones between transposes (NhwcImages.cpp;
+// their own loops reduce in (c, kh, kw) order, so there the sum's order
+// differs from the op's).
 //
 //===----------------------------------------------------------------------===//
 
+#include "ElementwiseEpilogue.h"
 #include "TiledGemm.h"
 #include "VectorRequantize.h"
 
@@ -46,9 +47,6 @@ struct FloatGemm {
   SmallVector<float> weights;
   int64_t m, k, n;
   std::optional<ImageWindow> image;
-  /// The convolution's output is NCHW: the kernel's NHWC result is
-  /// transposed back.
-  bool nchw = false;
   Value packedWeights = {};
   /// quanta.weight_only_matmul: the weights stored narrow instead, K x N
   /// row-major (`weights` empty): f16 bit patterns, or i8 values...
@@ -60,6 +58,9 @@ struct FloatGemm {
   /// column, (K / groupSize) x N.
   SmallVector<float> groupScales = {};
   int64_t groupSize = 0;
+  /// The elementwise ops after the product applied to its outputs in
+  /// registers (bias add, activation, residual add).
+  ElementwiseEpilogue epilogue = {};
 };
 
 class FloatGemmLowering : public TiledGemm {
@@ -107,6 +108,13 @@ public:
     }
     if (gemm.image)
       groupOffsets = gemm.image->groupOffsets(b, loc, segmentGroups, 1);
+    // The epilogue's inputs of the output's shape, as M x N like it.
+    for (const ElementwiseEpilogue::Stage &stage : gemm.epilogue.getStages())
+      for (auto [input, read] : llvm::zip(
+               linalg::GenericOp(stage.generic).getDpsInputs(), stage.reads))
+        if (read == ElementwiseEpilogue::Read::Element &&
+            !epilogueMatrices.count(input))
+          epilogueMatrices[input] = asMatrix(input);
     return emitTiles(gemm.init, stepName);
   }
 
@@ -163,7 +171,7 @@ private:
     }
     return vector::FMAOp::create(b, loc, lhs, rhs, acc);
   }
-  Value finish(Value acc, Value, Value column) override {
+  Value finish(Value acc, Value row, Value column) override {
     auto type = cast<VectorType>(accumulatorType);
     if (columnScales)
       acc = arith::MulFOp::create(
@@ -171,7 +179,33 @@ private:
     if (columnBias)
       acc = arith::AddFOp::create(
           b, loc, acc, readColumns(b, loc, columnBias, column, type));
-    return acc;
+    if (gemm.epilogue.empty())
+      return acc;
+    // Columns past N (the last strip's padding) read zeros.
+    Value pad = createConstant(b.getF32FloatAttr(0.0f));
+    return gemm.epilogue.apply(
+        b, loc, acc, [&](Value input, ElementwiseEpilogue::Read read) {
+          if (read == ElementwiseEpilogue::Read::Column)
+            return vector::TransferReadOp::create(b, loc, type, input,
+                                                  ValueRange{column}, pad,
+                                                  ArrayRef<bool>{false})
+                .getResult();
+          return vector::TransferReadOp::create(
+                     b, loc, type, epilogueMatrices.lookup(input),
+                     ValueRange{row, column}, pad, ArrayRef<bool>{false})
+              .getResult();
+        });
+  }
+  /// `value`, of the output's shape, collapsed to M x N as the output is.
+  Value asMatrix(Value value) {
+    auto type = cast<RankedTensorType>(value.getType());
+    if (type.getRank() == 2)
+      return value;
+    auto rows = llvm::to_vector_of<int64_t, 2>(
+        llvm::seq<int64_t>(0, type.getRank() - 1));
+    return tensor::CollapseShapeOp::create(
+        b, loc, value,
+        ArrayRef<ReassociationIndices>{rows, {type.getRank() - 1}});
   }
   /// i4 weights: each strip's L values of a k value in L / 2 bytes, lane j
   /// in the low nibble of byte j and lane j + L / 2 in its high nibble, so
@@ -247,6 +281,7 @@ private:
   const FloatGemm &gemm;
   StringRef stepName;
   Value groupOffsets, columnScales, columnBias, groupScales;
+  llvm::DenseMap<Value, Value> epilogueMatrices;
 };
 } // namespace
 
@@ -337,33 +372,14 @@ static std::optional<FloatGemm> matchMatmul(OpBuilder &b, linalg::LinalgOp op) {
 }
 
 /// `value` transposed by `permutation`.
-static Value transpose(OpBuilder &b, Location loc, Value value,
-                       ArrayRef<int64_t> permutation) {
-  auto type = cast<RankedTensorType>(value.getType());
-  SmallVector<int64_t> shape;
-  for (int64_t dim : permutation)
-    shape.push_back(type.getDimSize(dim));
-  Value empty = tensor::EmptyOp::create(b, loc, shape, type.getElementType());
-  return linalg::TransposeOp::create(b, loc, value, empty, permutation)
-      .getResult()[0];
-}
-
-/// A 2-D convolution (NHWC with an FHWC or HWCF filter, or NCHW with an
-/// FCHW one) on static f32 tensors with a constant filter as a FloatGemm
-/// over the flattened NHWC input (NCHW input and init transposed, a copy
-/// the size of each), its init tensor collapsed to M x F. The filter
-/// becomes the (kh, kw, c) x f matrix.
+/// A 2-D NHWC convolution (FHWC or HWCF filter) on static f32 tensors with
+/// a constant filter as a FloatGemm over the flattened input, its init
+/// tensor collapsed to M x F. The filter becomes the (kh, kw, c) x f
+/// matrix.
 static std::optional<FloatGemm> matchConvolution(OpBuilder &b,
                                                  linalg::LinalgOp op) {
-  enum class Layout { Fhwc, Hwcf, Nchw };
-  Layout layout;
-  if (isa<linalg::Conv2DNhwcFhwcOp>(op))
-    layout = Layout::Fhwc;
-  else if (isa<linalg::Conv2DNhwcHwcfOp>(op))
-    layout = Layout::Hwcf;
-  else if (isa<linalg::Conv2DNchwFchwOp>(op))
-    layout = Layout::Nchw;
-  else
+  const bool fhwc = isa<linalg::Conv2DNhwcFhwcOp>(op);
+  if (!fhwc && !isa<linalg::Conv2DNhwcHwcfOp>(op))
     return std::nullopt;
   std::optional<SmallVector<float>> filter = getWeights(op);
   if (!filter)
@@ -374,28 +390,16 @@ static std::optional<FloatGemm> matchConvolution(OpBuilder &b,
     return std::nullopt;
   auto stride = llvm::to_vector(strides.getValues<int64_t>());
   auto dilation = llvm::to_vector(dilations.getValues<int64_t>());
-  const bool nchw = layout == Layout::Nchw;
   Location loc = op.getLoc();
   Value input = op.getDpsInputs()[0], init = op.getDpsInits()[0];
-  // NHWC shapes from here on (the transposes come once the op matches).
-  auto nhwcShape = [&](Value value) {
-    auto shape =
-        llvm::to_vector<4>(cast<RankedTensorType>(value.getType()).getShape());
-    if (nchw)
-      shape = {shape[0], shape[2], shape[3], shape[1]};
-    return shape;
-  };
-  SmallVector<int64_t, 4> in = nhwcShape(input), out = nhwcShape(init);
+  ArrayRef<int64_t> in = cast<RankedTensorType>(input.getType()).getShape(),
+                    out = cast<RankedTensorType>(init.getType()).getShape();
   ArrayRef<int64_t> w =
       cast<RankedTensorType>(op.getDpsInputs()[1].getType()).getShape();
-  // FHWC: [F, KH, KW, C]; HWCF: [KH, KW, C, F]; FCHW: [F, C, KH, KW].
+  // FHWC: [F, KH, KW, C]; HWCF: [KH, KW, C, F].
   const int64_t filters = out[3], channels = in[3];
-  const int64_t kernelH = layout == Layout::Fhwc   ? w[1]
-                          : layout == Layout::Hwcf ? w[0]
-                                                   : w[2];
-  const int64_t kernelW = layout == Layout::Fhwc   ? w[2]
-                          : layout == Layout::Hwcf ? w[1]
-                                                   : w[3];
+  const int64_t kernelH = fhwc ? w[1] : w[0];
+  const int64_t kernelW = fhwc ? w[2] : w[1];
   const int64_t k = kernelH * kernelW * channels;
   // linalg bounds the loops by the output; the last window must fit.
   if ((out[1] - 1) * stride[0] + (kernelH - 1) * dilation[0] >= in[1] ||
@@ -407,24 +411,9 @@ static std::optional<FloatGemm> matchConvolution(OpBuilder &b,
       for (int64_t c = 0; c < channels; ++c)
         for (int64_t f = 0; f < filters; ++f) {
           const int64_t row = (kh * kernelW + kw) * channels + c;
-          int64_t at = 0;
-          switch (layout) {
-          case Layout::Fhwc:
-            at = f * k + row;
-            break;
-          case Layout::Hwcf:
-            at = row * filters + f;
-            break;
-          case Layout::Nchw:
-            at = ((f * channels + c) * kernelH + kh) * kernelW + kw;
-            break;
-          }
-          weights[row * filters + f] = (*filter)[at];
+          weights[row * filters + f] =
+              (*filter)[fhwc ? f * k + row : row * filters + f];
         }
-  if (nchw) {
-    input = transpose(b, loc, input, {0, 2, 3, 1});
-    init = transpose(b, loc, init, {0, 2, 3, 1});
-  }
   Value flat = tensor::CollapseShapeOp::create(
       b, loc, input, ArrayRef<ReassociationIndices>{{0, 1, 2, 3}});
   Value matrix = tensor::CollapseShapeOp::create(
@@ -437,8 +426,7 @@ static std::optional<FloatGemm> matchConvolution(OpBuilder &b,
                    filters,
                    ImageWindow{in[1], in[2], channels, kernelH, kernelW,
                                stride[0], stride[1], dilation[0], dilation[1],
-                               out[1], out[2]},
-                   nchw};
+                               out[1], out[2]}};
 }
 
 /// A linalg.matmul or linalg.batch_matmul (default maps) of two static f32
@@ -554,42 +542,45 @@ LogicalResult mlir::quanta::lowerFloatGemm(RewriterBase &rewriter,
   }
   if (!gemm)
     return failure();
-  Value result = FloatGemmLowering(operation, tiling, *gemm, step).build();
+  // With an epilogue, the kernel replaces its last op, where all the
+  // epilogue's inputs are defined.
+  gemm->epilogue = ElementwiseEpilogue::match(operation->getResult(0));
+  Operation *replaced =
+      gemm->epilogue.empty() ? operation : gemm->epilogue.getLast();
+  b.setInsertionPoint(replaced);
+  FloatGemmLowering lowering(operation, tiling, *gemm, step);
+  lowering.setInsertionPoint(replaced);
+  Value result = lowering.build();
   if (target.getArch() == TargetArch::X86_64)
     requireVectorWidth(operation, tiling.lanes * 32);
   // The M x N result back in the op's shape: rows (batch, m) or
-  // (n, oh, ow), then NCHW's transpose.
+  // (n, oh, ow).
   auto type = cast<RankedTensorType>(operation->getResult(0).getType());
   if (type.getRank() > 2) {
-    auto rowMajor =
-        gemm->nchw
-            ? RankedTensorType::get({type.getDimSize(0), type.getDimSize(2),
-                                     type.getDimSize(3), type.getDimSize(1)},
-                                    type.getElementType())
-            : type;
     auto rows = llvm::to_vector_of<int64_t, 2>(
         llvm::seq<int64_t>(0, type.getRank() - 1));
     result = tensor::ExpandShapeOp::create(
-        b, operation->getLoc(), rowMajor, result,
+        b, operation->getLoc(), type, result,
         ArrayRef<ReassociationIndices>{rows, {type.getRank() - 1}});
-    if (gemm->nchw)
-      result = transpose(b, operation->getLoc(), result, {0, 3, 1, 2});
   }
-  rewriter.replaceOp(operation, result);
+  if (gemm->epilogue.empty())
+    rewriter.replaceOp(operation, result);
+  else
+    gemm->epilogue.replace(rewriter, operation, result);
   return success();
 }
 
-/// The innermost output dimension of either layout is contiguous in the
-/// input too (ow for NCHW, c for NHWC), so LLVM vectorizes the loop nest
-/// across it; the op's own loops reduce over the taps innermost, one scalar
-/// at a time (measured: torchvision's MobileNetV2 in float, 317 ms per
-/// image with the op's loops, 18.5 ms with these). Each output starts from the
-/// init tensor and adds input * filter tap by tap in (kh, kw) order, as the
-/// op's region does.
+/// The innermost output dimension (c) is contiguous in the input and the
+/// filter too, so LLVM vectorizes the loop nest across it; the op's own
+/// loops reduce over the taps innermost, one scalar at a time (measured:
+/// torchvision's MobileNetV2 in float, 317 ms per image with the op's
+/// loops, 18.5 ms with these). Each output starts from the init tensor and
+/// adds input * filter tap by tap in (kh, kw) order, as the op's region
+/// does. NCHW depthwise convolutions arrive as NHWC ones between
+/// transposes (NhwcImages.cpp).
 LogicalResult mlir::quanta::lowerFloatDepthwise(RewriterBase &rewriter,
                                                 Operation *operation) {
-  const bool nchw = isa<linalg::DepthwiseConv2DNchwChwOp>(operation);
-  if (!nchw && !isa<linalg::DepthwiseConv2DNhwcHwcOp>(operation))
+  if (!isa<linalg::DepthwiseConv2DNhwcHwcOp>(operation))
     return failure();
   auto op = cast<linalg::LinalgOp>(operation);
   if (!op.hasPureTensorSemantics() ||
@@ -605,14 +596,17 @@ LogicalResult mlir::quanta::lowerFloatDepthwise(RewriterBase &rewriter,
   Value init = op.getDpsInits()[0];
   ArrayRef<int64_t> filterShape =
       cast<RankedTensorType>(filter.getType()).getShape();
-  // CHW: [C, KH, KW]; HWC: [KH, KW, C]. Spatial dimensions of the image
-  // and the output: 2, 3 (NCHW) or 1, 2 (NHWC); the channel 1 or 3.
-  const int64_t kernelH = nchw ? filterShape[1] : filterShape[0];
-  const int64_t kernelW = nchw ? filterShape[2] : filterShape[1];
-  const int64_t rowDim = nchw ? 2 : 1, channelDim = nchw ? 1 : 3;
+  // [KH, KW, C]; the image's and output's rows are dimension 1, columns 2,
+  // channels 3.
+  const int64_t kernelH = filterShape[0], kernelW = filterShape[1];
+  const int64_t rowDim = 1, channelDim = 3;
   auto type = cast<RankedTensorType>(init.getType());
   MLIRContext *context = operation->getContext();
-  OpBuilder b(operation);
+  // The elementwise ops after it in the same body, built where the last
+  // one is.
+  ElementwiseEpilogue epilogue =
+      ElementwiseEpilogue::match(operation->getResult(0));
+  OpBuilder b(epilogue.empty() ? operation : epilogue.getLast());
   Location loc = operation->getLoc();
   auto result = linalg::GenericOp::create(
       b, loc, type, ValueRange{}, ValueRange{init},
@@ -641,18 +635,29 @@ LogicalResult mlir::quanta::lowerFloatDepthwise(RewriterBase &rewriter,
             inputAt[rowDim + 1] = position(1, kw);
             Value x =
                 tensor::ExtractOp::create(nested, nestedLoc, input, inputAt);
-            SmallVector<Value> tapAt =
-                nchw ? SmallVector<Value>{at[channelDim], index(kh), index(kw)}
-                     : SmallVector<Value>{index(kh), index(kw), at[channelDim]};
-            Value w =
-                tensor::ExtractOp::create(nested, nestedLoc, filter, tapAt);
+            Value w = tensor::ExtractOp::create(
+                nested, nestedLoc, filter,
+                ValueRange{index(kh), index(kw), at[channelDim]});
             acc = arith::AddFOp::create(
                 nested, nestedLoc, acc,
                 arith::MulFOp::create(nested, nestedLoc, x, w));
           }
+        acc = epilogue.apply(
+            nested, nestedLoc, acc,
+            [&](Value input, ElementwiseEpilogue::Read read) {
+              return tensor::ExtractOp::create(
+                         nested, nestedLoc, input,
+                         read == ElementwiseEpilogue::Read::Column
+                             ? ValueRange{at[channelDim]}
+                             : ValueRange(at))
+                  .getResult();
+            });
         linalg::YieldOp::create(nested, nestedLoc, acc);
       });
-  rewriter.replaceOp(operation, result.getResult(0));
+  if (epilogue.empty())
+    rewriter.replaceOp(operation, result.getResult(0));
+  else
+    epilogue.replace(rewriter, operation, result.getResult(0));
   return success();
 }
 

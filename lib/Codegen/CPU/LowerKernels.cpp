@@ -108,6 +108,8 @@ LogicalResult mlir::quanta::lowerKernels(ModuleOp module,
   loadDependentDialects(module.getContext(), *createLowerNeon());
   if (failed(recordLoweredFor(module, target, pass)))
     return failure();
+  if (lowerFloat)
+    convertImagesToNhwc(module);
   SmallVector<QMatmulOp> qmatmuls;
   SmallVector<QBatchMatmulOp> products;
   SmallVector<DynamicQMatmulOp> dynamicProducts;
@@ -123,11 +125,9 @@ LogicalResult mlir::quanta::lowerKernels(ModuleOp module,
     else if (auto weightOnly = dyn_cast<WeightOnlyMatmulOp>(op))
       weightOnlyProducts.push_back(weightOnly);
     else if (llvm::isa<linalg::MatmulOp, linalg::BatchMatmulOp,
-                       linalg::Conv2DNhwcFhwcOp, linalg::Conv2DNhwcHwcfOp,
-                       linalg::Conv2DNchwFchwOp>(op))
+                       linalg::Conv2DNhwcFhwcOp, linalg::Conv2DNhwcHwcfOp>(op))
       floatGemms.push_back(op);
-    else if (llvm::isa<linalg::DepthwiseConv2DNchwChwOp,
-                       linalg::DepthwiseConv2DNhwcHwcOp>(op))
+    else if (isa<linalg::DepthwiseConv2DNhwcHwcOp>(op))
       floatDepthwise.push_back(op);
   });
   SmallVector<Operation *> kernels(llvm::map_range(
@@ -174,8 +174,8 @@ LogicalResult mlir::quanta::lowerKernels(ModuleOp module,
     for (Operation *op : floatDepthwise)
       (void)lowerFloatDepthwise(rewriter, op);
   }
-  // The layout transposes around NCHW convolutions, including those the
-  // float lowering just added.
+  // The layout transposes left around NCHW convolutions (the graph's
+  // boundaries, a flatten).
   SmallVector<linalg::TransposeOp> transposes;
   module->walk([&](linalg::TransposeOp op) { transposes.push_back(op); });
   for (linalg::TransposeOp op : transposes)
@@ -333,10 +333,9 @@ void mlir::quanta::populateLowerKernelPatterns(RewritePatternSet &patterns,
   patterns.add<LowerFloatGemmPattern<linalg::MatmulOp>,
                LowerFloatGemmPattern<linalg::BatchMatmulOp>,
                LowerFloatGemmPattern<linalg::Conv2DNhwcFhwcOp>,
-               LowerFloatGemmPattern<linalg::Conv2DNhwcHwcfOp>,
-               LowerFloatGemmPattern<linalg::Conv2DNchwFchwOp>>(context,
+               LowerFloatGemmPattern<linalg::Conv2DNhwcHwcfOp>>(context,
                                                                 target);
-  patterns.add<LowerFloatDepthwisePattern<linalg::DepthwiseConv2DNchwChwOp>,
-               LowerFloatDepthwisePattern<linalg::DepthwiseConv2DNhwcHwcOp>>(
+  patterns.add<LowerFloatDepthwisePattern<linalg::DepthwiseConv2DNhwcHwcOp>>(
       context);
+  populateNhwcImagePatterns(patterns);
 }

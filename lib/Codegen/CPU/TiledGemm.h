@@ -370,19 +370,27 @@ LogicalResult lowerQDepthwise(RewriterBase &rewriter, QMatmulOp op,
 tensor::PadOp getSkippablePad(QMatmulOp op);
 
 /// Replaces an f32 linalg.matmul or linalg.batch_matmul with constant
-/// weights that is one GEMM (getMatmulWeightLayout), or an f32 2-D
-/// convolution (NHWC, NCHW) with a constant filter, by its tiled FMA kernel
+/// weights that is one GEMM (getMatmulWeightLayout), or an f32 2-D NHWC
+/// convolution with a constant filter, by its tiled FMA kernel
 /// for `target`; returns failure without changing anything when `op` is
 /// neither.
 LogicalResult lowerFloatGemm(RewriterBase &rewriter, Operation *op,
                              const TargetDescription &target);
 
-/// Replaces an f32 depthwise 2-D convolution (NHWC with an HWC filter, NCHW
-/// with a CHW one) on static tensors by one loop nest over its outputs in
-/// their own layout, the taps unrolled in the body (the same sum, in the
-/// same order, as the op's loops); returns failure without changing
-/// anything otherwise.
+/// Replaces an f32 depthwise 2-D NHWC convolution (HWC filter) on static
+/// tensors by one loop nest over its outputs, the taps unrolled in the body
+/// (the same sum, in the same order, as the op's loops); returns failure
+/// without changing anything otherwise.
 LogicalResult lowerFloatDepthwise(RewriterBase &rewriter, Operation *op);
+
+/// f32 NCHW convolutions (constant filters), depthwise convolutions and
+/// pools of transposed images as their NHWC forms between two transposes
+/// (NhwcImages.cpp).
+void populateNhwcImagePatterns(RewritePatternSet &patterns);
+
+/// Those rewrites and the propagate-layout ones on `module`, so that the
+/// float kernels of an NCHW graph run NHWC from its inputs to its outputs.
+void convertImagesToNhwc(ModuleOp module);
 
 /// Replaces a linalg.transpose between NCHW and NHWC (permutation
 /// [0, 2, 3, 1] or [0, 3, 1, 2]) of a static tensor by 16x16 vector tiles

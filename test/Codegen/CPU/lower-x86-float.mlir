@@ -164,3 +164,66 @@ func.func @nchw(%x: tensor<1x3x5x6xf32>, %init: tensor<1x4x4x5xf32>) -> tensor<1
   %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %filter : tensor<1x3x5x6xf32>, tensor<4x3x2x2xf32>) outs(%init : tensor<1x4x4x5xf32>) -> tensor<1x4x4x5xf32>
   return %0 : tensor<1x4x4x5xf32>
 }
+
+// -----
+
+// Elementwise ops after a float kernel run in its epilogue only where the
+// kernel's value is theirs alone: a product also returned keeps its ReLU
+// as a loop nest, and so does an op that reads its init (an accumulation
+// into an argument). The fused one (the last product's) is a vector
+// maximum after the FMA loop.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+// YMM-LABEL: func.func @epilogues
+// YMM: {quanta.dot_step = "fma"{{(, quanta.parallel)?}}}
+// YMM: linalg.generic
+// YMM: arith.maximumf %{{.*}}, %{{.*}} : f32
+// YMM: {quanta.dot_step = "fma"{{(, quanta.parallel)?}}}
+// YMM: linalg.generic
+// YMM: arith.addf %{{.*}}, %{{.*}} : f32
+// YMM: vector.fma
+// YMM: arith.maximumf %{{.*}}, %{{.*}} : vector<8xf32>
+// YMM: {quanta.dot_step = "fma"{{(, quanta.parallel)?}}}
+// YMM-NOT: linalg.generic
+// YMM: return
+func.func @epilogues(%x: tensor<4x8xf32>, %acc: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  %w = arith.constant dense<0.5> : tensor<8x8xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x8xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %m = linalg.matmul ins(%x, %w : tensor<4x8xf32>, tensor<8x8xf32>) outs(%f : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %relu = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%m : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maximumf %in, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %m2 = linalg.matmul ins(%x, %w : tensor<4x8xf32>, tensor<8x8xf32>) outs(%f : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%m2 : tensor<4x8xf32>) outs(%acc : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %in, %out : f32
+    linalg.yield %s : f32
+  } -> tensor<4x8xf32>
+  %m3 = linalg.matmul ins(%x, %w : tensor<4x8xf32>, tensor<8x8xf32>) outs(%f : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %fused = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%m3 : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maximumf %in, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  return %m, %relu, %sum, %fused : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+// NCHW ops the float kernels cannot take stay as they are: a convolution
+// whose filter is an argument (no constant to pack), a pool of an image
+// that no transpose produces (converting it would add two).
+// YMM-LABEL: func.func @stays_nchw
+// YMM: linalg.conv_2d_nchw_fchw
+// YMM: linalg.pooling_nchw_max
+// YMM-NOT: linalg.transpose
+// YMM: return
+func.func @stays_nchw(%x: tensor<1x3x5x6xf32>, %filter: tensor<4x3x2x2xf32>, %init: tensor<1x4x4x5xf32>, %pool_init: tensor<1x3x4x5xf32>) -> (tensor<1x4x4x5xf32>, tensor<1x3x4x5xf32>) {
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %filter : tensor<1x3x5x6xf32>, tensor<4x3x2x2xf32>) outs(%init : tensor<1x4x4x5xf32>) -> tensor<1x4x4x5xf32>
+  %window = tensor.empty() : tensor<2x2xf32>
+  %1 = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %window : tensor<1x3x5x6xf32>, tensor<2x2xf32>) outs(%pool_init : tensor<1x3x4x5xf32>) -> tensor<1x3x4x5xf32>
+  return %0, %1 : tensor<1x4x4x5xf32>, tensor<1x3x4x5xf32>
+}

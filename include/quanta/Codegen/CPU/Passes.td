@@ -93,15 +93,22 @@ def LowerX86 : Pass<"quanta-lower-x86", "ModuleOp"> {
     sum with every step rounded once instead of twice, as production float
     GEMMs compute it. So do f32 `linalg.conv_2d_nhwc_fhwc` / `_hwcf`
     with a constant filter, as the GEMM of their implicit im2col matrix
-    read in place (k in the convolution's own (kh, kw, c) order), and
-    `conv_2d_nchw_fchw`, its input and output transposed around the same
-    kernel (k in (kh, kw, c) order where its loops use (c, kh, kw)). Other
+    read in place (k in the convolution's own (kh, kw, c) order). Other
     matmuls (a transposed or broadcast input, weights that differ per
     batch) and convolutions are left as they are. An f32
-    `depthwise_conv_2d_nchw_chw` / `_nhwc_hwc` becomes one loop nest over
-    its outputs in their own layout with the taps unrolled (the op's sum in
-    its own order), which LLVM vectorizes across the innermost output
-    dimension instead of reducing one tap at a time.
+    `depthwise_conv_2d_nhwc_hwc` becomes one loop nest over its outputs
+    with the taps unrolled (the op's sum in its own order), which LLVM
+    vectorizes across the channels instead of reducing one tap at a time.
+
+    An NCHW graph's float images run NHWC from its inputs to its outputs:
+    each f32 `conv_2d_nchw_fchw` (constant filter, permuted at compile
+    time; k in (kh, kw, c) order where its loops use (c, kh, kw)) and
+    `depthwise_conv_2d_nchw_chw` becomes its NHWC form between two
+    transposes, as does a `pooling_nchw_max` / `_sum` of a transposed
+    image, and `quanta-propagate-layout`'s rewrites move each transpose down
+    through the bias adds, activations, pads and pools after it until it
+    cancels against the next layer's: one layout change at the graph's
+    boundaries instead of two transposes per convolution.
 
     A `quanta.dynamic_qmatmul` (PyTorch's dynamic Linear) becomes the same
     integer tiles with a float epilogue: one vector pass for the input's
@@ -112,8 +119,7 @@ def LowerX86 : Pass<"quanta-lower-x86", "ModuleOp"> {
     accumulator vector converted to f32 and scaled in the engine's order
     of float operations (`sitofp`, `mulf`, `addf`; no fused multiply-add).
 
-    The NCHW <-> NHWC transposes around NCHW convolutions
-    (`linalg.transpose` with permutation [0, 2, 3, 1] or [0, 3, 1, 2])
+    The NCHW <-> NHWC transposes left (`linalg.transpose` with permutation [0, 2, 3, 1] or [0, 3, 1, 2])
     become 2-D transposes of each image in 16x16 vector tiles, contiguous
     on both sides (with any ISA, `generic` included).
 

@@ -230,12 +230,30 @@ struct TransposeAfterGeneric : OpRewritePattern<linalg::GenericOp> {
   }
 };
 
+/// transpose(fill(v, empty)) = fill(v, empty'): an init tensor in the
+/// other layout is made there.
+struct TransposedFill : OpRewritePattern<linalg::TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto fill = op.getInput().getDefiningOp<linalg::FillOp>();
+    if (!fill || !fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>())
+      return failure();
+    auto type = cast<RankedTensorType>(op.getResult()[0].getType());
+    Value empty = tensor::EmptyOp::create(
+        rewriter, op.getLoc(), type.getShape(), type.getElementType());
+    rewriter.replaceOp(op, linalg::FillOp::create(rewriter, op.getLoc(),
+                                                  fill.getInputs()[0], empty)
+                               .getResult(0));
+    return success();
+  }
+};
+
 struct PropagateLayoutPass
     : public quanta::impl::PropagateLayoutBase<PropagateLayoutPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<FoldStorageCastPair, ComposeTransposes, TransposeAfterPad,
-                 TransposeAfterGeneric>(&getContext());
+    quanta::populatePropagateLayoutPatterns(patterns);
     // No folding either: quant.dcast(quant.qcast(x)) folds to x.
     GreedyRewriteConfig config;
     config.enableFolding(false).enableConstantCSE(false);
@@ -245,3 +263,8 @@ struct PropagateLayoutPass
   }
 };
 } // namespace
+
+void quanta::populatePropagateLayoutPatterns(RewritePatternSet &patterns) {
+  patterns.add<FoldStorageCastPair, ComposeTransposes, TransposeAfterPad,
+               TransposeAfterGeneric, TransposedFill>(patterns.getContext());
+}

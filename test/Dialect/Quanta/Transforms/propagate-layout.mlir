@@ -67,3 +67,21 @@ func.func @flatten_keeps_transpose(%x: tensor<1x2x2x3xi32>) -> tensor<1x12xi32> 
   %flat = tensor.collapse_shape %b [[0], [1, 2, 3]] : tensor<1x3x2x2xi32> into tensor<1x12xi32>
   return %flat : tensor<1x12xi32>
 }
+
+// -----
+
+// A filled init tensor transposed is the same fill made in the other
+// layout.
+// CHECK-LABEL: func.func @transposed_fill
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<1x4x5x3xf32>
+// CHECK: %[[F:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E]] : tensor<1x4x5x3xf32>)
+// CHECK-NOT: linalg.transpose
+// CHECK: return %[[F]]
+func.func @transposed_fill() -> tensor<1x4x5x3xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<1x3x4x5xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e0 : tensor<1x3x4x5xf32>) -> tensor<1x3x4x5xf32>
+  %e1 = tensor.empty() : tensor<1x4x5x3xf32>
+  %t = linalg.transpose ins(%f : tensor<1x3x4x5xf32>) outs(%e1 : tensor<1x4x5x3xf32>) permutation = [0, 2, 3, 1]
+  return %t : tensor<1x4x5x3xf32>
+}

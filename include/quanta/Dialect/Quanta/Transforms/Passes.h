@@ -62,6 +62,12 @@ void populateLowerQuantCastsPatterns(RewritePatternSet &patterns);
 /// leave unused.
 void populateQuantizePatterns(RewritePatternSet &patterns);
 
+/// quanta-propagate-layout's rewrites: transposes moved down through
+/// layout-agnostic ops (elementwise and pooling generics, constant pads,
+/// storage cast pairs) and composed with the next. Run them without
+/// folding: quant.dcast(quant.qcast(x)) folds to x.
+void populatePropagateLayoutPatterns(RewritePatternSet &patterns);
+
 /// The float compute ops left in `func` (linalg ops with a float result,
 /// fills aside) by op name, in order of first appearance: what
 /// quanta-quantize's report-float-ops remarks and the quanta driver count.

@@ -1,0 +1,139 @@
+//===- ElementwiseEpilogue.cpp - Elementwise consumers fused into a kernel ===//
+
+#include "ElementwiseEpilogue.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/IRMapping.h"
+
+using namespace mlir;
+using namespace mlir::quanta;
+
+using Read = ElementwiseEpilogue::Read;
+
+/// How each input of `generic` is read when it is the stage after
+/// `previous` (of static f32 type `type`); nothing if it cannot be fused.
+static std::optional<SmallVector<Read>>
+matchStage(linalg::GenericOp generic, Value previous, RankedTensorType type) {
+  const int64_t rank = type.getRank();
+  if (generic->getNumResults() != 1 || generic.getNumDpsInits() != 1 ||
+      generic.getResult(0).getType() != type ||
+      generic.getNumLoops() != static_cast<unsigned>(rank) ||
+      generic.getNumParallelLoops() != generic.getNumLoops())
+    return std::nullopt;
+  OpOperand *init = generic.getDpsInitOperand(0);
+  AffineMap identity =
+      AffineMap::getMultiDimIdentityMap(rank, generic.getContext());
+  if (!generic.getMatchingBlockArgument(init).use_empty() ||
+      generic.getMatchingIndexingMap(init) != identity)
+    return std::nullopt;
+  SmallVector<Read> reads;
+  for (OpOperand *input : generic.getDpsInputOperands()) {
+    AffineMap map = generic.getMatchingIndexingMap(input);
+    auto inputType = dyn_cast<RankedTensorType>(input->get().getType());
+    if (!inputType || !inputType.getElementType().isF32())
+      return std::nullopt;
+    if (map == identity && input->get() == previous)
+      reads.push_back(Read::Chain);
+    else if (map == identity && inputType == type)
+      reads.push_back(Read::Element);
+    else if (map.getNumResults() == 1 &&
+             map.getResult(0) ==
+                 getAffineDimExpr(rank - 1, generic.getContext()) &&
+             inputType.getShape() ==
+                 ArrayRef<int64_t>{type.getDimSize(rank - 1)})
+      reads.push_back(Read::Column);
+    else
+      return std::nullopt;
+  }
+  if (!llvm::is_contained(reads, Read::Chain))
+    return std::nullopt;
+  Block *body = generic.getBody();
+  for (Operation &op : body->without_terminator()) {
+    if (!isa<arith::ArithDialect, math::MathDialect>(op.getDialect()) ||
+        !op.hasTrait<OpTrait::Elementwise>() || op.getNumRegions() != 0 ||
+        !llvm::all_of(op.getResultTypes(),
+                      [](Type type) { return type.isIntOrFloat(); }))
+      return std::nullopt;
+    // Values from outside the body: scalar constants, which become splats.
+    for (Value operand : op.getOperands())
+      if (operand.getParentBlock() != body &&
+          !operand.getDefiningOp<arith::ConstantOp>())
+        return std::nullopt;
+  }
+  if (body->getTerminator()->getOperand(0).getParentBlock() != body)
+    return std::nullopt;
+  return reads;
+}
+
+ElementwiseEpilogue ElementwiseEpilogue::match(Value result) {
+  ElementwiseEpilogue epilogue;
+  auto type = dyn_cast<RankedTensorType>(result.getType());
+  if (!type || !type.hasStaticShape() || !type.getElementType().isF32())
+    return epilogue;
+  Value previous = result;
+  while (!previous.use_empty()) {
+    auto generic = dyn_cast<linalg::GenericOp>(*previous.getUsers().begin());
+    if (!generic || !llvm::all_of(previous.getUsers(), [&](Operation *user) {
+          return user == generic.getOperation();
+        }))
+      break;
+    std::optional<SmallVector<Read>> reads =
+        matchStage(generic, previous, type);
+    if (!reads)
+      break;
+    epilogue.stages.push_back({generic, std::move(*reads)});
+    previous = generic.getResult(0);
+  }
+  return epilogue;
+}
+
+Value ElementwiseEpilogue::apply(
+    OpBuilder &b, Location loc, Value value,
+    function_ref<Value(Value input, Read read)> read) const {
+  auto vectorType = dyn_cast<VectorType>(value.getType());
+  auto like = [&](Type scalar) -> Type {
+    return vectorType ? VectorType::get(vectorType.getShape(), scalar) : scalar;
+  };
+  for (const Stage &stage : stages) {
+    linalg::GenericOp generic = stage.generic;
+    Block *body = generic.getBody();
+    IRMapping mapping;
+    for (auto [index, input] : llvm::enumerate(generic.getDpsInputs()))
+      mapping.map(body->getArgument(index),
+                  stage.reads[index] == Read::Chain
+                      ? value
+                      : read(input, stage.reads[index]));
+    for (Operation &op : body->without_terminator()) {
+      SmallVector<Value> operands;
+      for (Value operand : op.getOperands()) {
+        if (Value mapped = mapping.lookupOrNull(operand)) {
+          operands.push_back(mapped);
+          continue;
+        }
+        TypedAttr constant =
+            operand.getDefiningOp<arith::ConstantOp>().getValue();
+        if (vectorType)
+          constant = DenseElementsAttr::get(
+              cast<ShapedType>(like(constant.getType())), constant);
+        operands.push_back(arith::ConstantOp::create(b, loc, constant));
+      }
+      OperationState state(loc, op.getName());
+      state.addOperands(operands);
+      state.addAttributes(op.getAttrs());
+      for (Type type : op.getResultTypes())
+        state.addTypes(like(type));
+      mapping.map(op.getResults(), b.create(state)->getResults());
+    }
+    value = mapping.lookup(body->getTerminator()->getOperand(0));
+  }
+  return value;
+}
+
+void ElementwiseEpilogue::replace(RewriterBase &rewriter, Operation *kernel,
+                                  Value fused) const {
+  rewriter.replaceOp(getLast(), fused);
+  for (const Stage &stage : llvm::reverse(ArrayRef(stages).drop_back()))
+    rewriter.eraseOp(stage.generic);
+  rewriter.eraseOp(kernel);
+}
