@@ -7,7 +7,9 @@ PYTHON ?= /usr/bin/python3
 CMAKE_FLAGS ?=
 
 # make check-sanitize and make fuzz share one build directory: everything
-# compiled with AddressSanitizer, UBSan and libFuzzer's coverage hooks.
+# compiled with AddressSanitizer, UBSan and libFuzzer's coverage hooks, with
+# line tables only as debug information (what the sanitizers' reports
+# print; full -g made the build and its links, CI's largest cost, slower).
 SANITIZE_DIR ?= build-sanitize
 # Per target; FUZZ_SECONDS=ci: the fixed input counts CI runs (the same
 # inputs on every machine, see scripts/run-fuzzers.sh).
@@ -54,6 +56,8 @@ $(SANITIZE_DIR)/build.ninja: | deps
 	@QUANTA_EXTRA_PACKAGES=libclang-rt-22-dev scripts/install-deps.sh
 	cmake -G Ninja -S . -B $(SANITIZE_DIR) \
 	  -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -gline-tables-only -DNDEBUG" \
+	  "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -gline-tables-only -DNDEBUG" \
 	  -DCMAKE_C_COMPILER=$(LLVM_PREFIX)/bin/clang \
 	  -DCMAKE_CXX_COMPILER=$(LLVM_PREFIX)/bin/clang++ \
 	  -DLLVM_USE_LINKER=lld \
