@@ -212,15 +212,17 @@ def ort_quantize(ort, onnx, images, work, threads):
 
 
 def time_ort(ort, model, x, x_bin, out_path, repeats, threads):
-    """ONNX Runtime's (median, best) ms on x and its output; with more than
-    one thread timed with intra-op spinning off and on, the faster (by
-    median) returned and both named in the note."""
+    """ONNX Runtime's (median, best) ms on x (float32 or int64, written raw
+    to x_bin by the caller) and its output; with more than one thread timed
+    with intra-op spinning off and on, the faster (by median) returned and
+    both named in the note."""
     timings = {}
     for spinning in ("off", "on") if threads > 1 else ("off",):
         result = ort_session(
             ort, "time", model, x.shape, "--input", x_bin, "--output",
             out_path, "--threads", str(threads), "--spinning",
-            str(int(spinning == "on")), "--repeats", str(repeats))
+            str(int(spinning == "on")), "--repeats", str(repeats),
+            "--dtype", "int64" if x.dtype == np.int64 else "float32")
         timings[spinning] = (result["median_ms"], result["best_ms"])
         session_ms = result["session_ms"]
     output = np.fromfile(out_path, "<f4").reshape(result["output_shape"])

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // ONNX Runtime (npm onnxruntime-node) for benchmarks/models_vs_pytorch.py:
-// one model, one raw float32 input shape, two modes.
+// one model, one raw input shape (float32, or int64 token ids with
+// --dtype int64), two modes.
 //
 //   node ort_session.js time --model M --shape 1,3,224,224 --input x.bin
 //       --output y.bin [--threads 1] [--spinning 0] [--repeats 20]
@@ -19,7 +20,8 @@
 //     in its calibration session): the caller adds the intermediate tensors
 //     to the model's graph outputs.
 //
-// Inputs and outputs are raw little-endian float32. onnxruntime-node is
+// Inputs are raw little-endian float32 (or int64, --dtype int64), outputs
+// raw little-endian float32. onnxruntime-node is
 // found under --ort DIR (DIR/node_modules/onnxruntime-node), else through
 // NODE_PATH.
 'use strict';
@@ -30,10 +32,10 @@ const path = require('path');
 
 const USAGE = 'usage: node ort_session.js time|ranges --model M --shape N,C,H,W ' +
     '[--input x.bin --output y.bin] [--tensors a,b] [--threads T] ' +
-    '[--spinning 0|1] [--repeats R] [--ort DIR] [inputs...]';
+    '[--spinning 0|1] [--repeats R] [--dtype float32|int64] [--ort DIR] [inputs...]';
 
 function parseArguments(argv) {
-  const options = {threads: '1', spinning: '0', repeats: '20', files: []};
+  const options = {threads: '1', spinning: '0', repeats: '20', dtype: 'float32', files: []};
   options.mode = argv[0];
   for (let i = 1; i < argv.length; ++i) {
     if (argv[i].startsWith('--')) {
@@ -43,7 +45,8 @@ function parseArguments(argv) {
       options.files.push(argv[i]);
     }
   }
-  if (!['time', 'ranges'].includes(options.mode) || !options.model || !options.shape) {
+  if (!['time', 'ranges'].includes(options.mode) || !options.model || !options.shape ||
+      !['float32', 'int64'].includes(options.dtype)) {
     throw new Error(USAGE);
   }
   return options;
@@ -54,16 +57,18 @@ function loadOrt(directory) {
                            : 'onnxruntime-node');
 }
 
-function readInput(ort, file, dims) {
+function readInput(ort, file, dims, dtype) {
   const bytes = fs.readFileSync(file);
   const count = dims.reduce((a, b) => a * b, 1);
-  if (bytes.length !== 4 * count) {
-    throw new Error(`${file}: ${bytes.length} bytes, expected ${4 * count} for shape ${dims}`);
+  const Typed = dtype === 'int64' ? BigInt64Array : Float32Array;
+  const size = Typed.BYTES_PER_ELEMENT * count;
+  if (bytes.length !== size) {
+    throw new Error(`${file}: ${bytes.length} bytes, expected ${size} for ${dtype} shape ${dims}`);
   }
-  // A copy: the file's buffer may not be 4-byte aligned.
-  const data = new Float32Array(count);
+  // A copy: the file's buffer may not be aligned.
+  const data = new Typed(count);
   new Uint8Array(data.buffer).set(bytes);
-  return new ort.Tensor('float32', data, dims);
+  return new ort.Tensor(dtype, data, dims);
 }
 
 async function main() {
@@ -85,7 +90,7 @@ async function main() {
   const input = session.inputNames[0];
 
   if (options.mode === 'time') {
-    const feeds = {[input]: readInput(ort, options.input, dims)};
+    const feeds = {[input]: readInput(ort, options.input, dims, options.dtype)};
     let results = await session.run(feeds);
     const milliseconds = [];
     for (let i = 0; i < Number(options.repeats); ++i) {
@@ -108,7 +113,8 @@ async function main() {
   const tensors = options.tensors ? options.tensors.split(',') : session.outputNames;
   const ranges = {};
   for (const file of options.files) {
-    const results = await session.run({[input]: readInput(ort, file, dims)}, tensors);
+    const results = await session.run({[input]: readInput(ort, file, dims, options.dtype)},
+                                      tensors);
     for (const name of tensors) {
       let [low, high] = ranges[name] || [Infinity, -Infinity];
       for (const value of results[name].data) {

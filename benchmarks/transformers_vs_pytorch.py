@@ -17,7 +17,11 @@ It is exported to ONNX (opset 17) with symbolic 'batch' and 'seq', and:
   their integer forms both ways;
 - PyTorch fp32 (its fused encoder fast path where it takes it) and
   PyTorch's quantize_dynamic int8 of the Linear layers (a zero float mask
-  disables the fast path, which the dynamic model does not support).
+  disables the fast path, which the dynamic model does not support);
+- ONNX Runtime fp32 on the same .onnx where `make ort` installed it (or
+  --ort DIR; the column is left out without it): every graph
+  optimization (its attention, GELU and LayerNorm fusions), one inter-op
+  thread, spinning on and off with two threads, the faster kept.
 
 With --model vit the model is torchvision's vit_b_16 on one 224 x 224
 image (random weights; its class token and head drawn at random, as
@@ -34,6 +38,7 @@ of a single-call quant-run; the driver's calibration JIT).
 
     /usr/bin/python3 benchmarks/transformers_vs_pytorch.py [--layers 12]
         [--dim 768] [--heads 12] [--seq 128] [--threads 1,2] [--repeats 10]
+        [--ort DIR]
 
 A program to read, not a test: the machine is shared and noisy, which is
 why every number comes from the same run.
@@ -54,7 +59,7 @@ import torchvision
 from torch import nn
 
 # Run as a script, this folder is on sys.path.
-from models_vs_pytorch import sqnr, time_torch
+from models_vs_pytorch import find_ort, sqnr, time_ort, time_torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -224,6 +229,9 @@ def main():
     parser.add_argument("--sqnr-sequences", type=int, default=16)
     parser.add_argument("--model", choices=["bert", "vit"], default="bert")
     parser.add_argument("--opset", type=int, default=17)
+    parser.add_argument("--ort", metavar="DIR",
+                        help="where node_modules/onnxruntime-node is "
+                             "(default $QUANTA_ORT_DIR, else build/ort)")
     options = parser.parse_args()
 
     torch.manual_seed(0)
@@ -326,6 +334,13 @@ def main():
           f"{quanta_sqnr[1]:.2f} dB, with float layer norm "
           f"{quanta_sqnr[2]:.2f} dB; PyTorch dynamic {dynamic_sqnr:.1f} dB")
 
+    ort = find_ort(options.ort)
+    ids_bin = os.path.join(work, "ids.bin")
+    ids.tofile(ids_bin)
+    if ort is None:
+        print("ONNX Runtime: not installed (make ort): its column is left "
+              "out")
+
     print(f"\n{'threads':>7} {'Quanta int8':>12} {'fl. softmax':>12} "
           f"{'fl. LN':>8} {'Quanta fp32':>12} {'torch fp32':>11} "
           f"{'torch dyn':>10} {'Quanta dyn':>11}   int8 vs: int8 with float "
@@ -352,6 +367,15 @@ def main():
               f"{qf:>12.2f} {tf:>11.2f} {td:>10.2f} {qd:>11.2f}   "
               f"{q8s / q8:.2f}x {q8n / q8:.2f}x {qf / q8:.2f}x {tf / q8:.2f}x "
               f"{td / q8:.2f}x; {td / qd:.2f}x")
+        if ort is not None:
+            (of, _), ort_out, note = time_ort(
+                ort, onnx_path, ids, ids_bin, os.path.join(work, "ort.bin"),
+                options.repeats, threads)
+            print(f"{'':>7} ONNX Runtime fp32 {of:.2f} ms: Quanta fp32 "
+                  f"{of / qf:.2f}x, Quanta int8 {of / q8:.2f}x faster; "
+                  f"max |ORT - PyTorch| "
+                  f"{np.abs(ort_out.reshape(reference.shape) - reference).max():.2e}"
+                  f"{note}")
 
 
 if __name__ == "__main__":

@@ -33,17 +33,6 @@ namespace {
 constexpr int64_t kToNhwc[] = {0, 2, 3, 1};
 constexpr int64_t kToNchw[] = {0, 3, 1, 2};
 
-Value createTranspose(OpBuilder &b, Location loc, Value value,
-                      ArrayRef<int64_t> permutation) {
-  auto type = cast<RankedTensorType>(value.getType());
-  SmallVector<int64_t> shape;
-  for (int64_t dim : permutation)
-    shape.push_back(type.getDimSize(dim));
-  Value empty = tensor::EmptyOp::create(b, loc, shape, type.getElementType());
-  return linalg::TransposeOp::create(b, loc, value, empty, permutation)
-      .getResult()[0];
-}
-
 /// `value` transposed by `permutation`: a new constant when it is one (the
 /// weights' layout is then free at run time), else a linalg.transpose.
 Value transposeWeights(OpBuilder &b, Location loc, Value value,

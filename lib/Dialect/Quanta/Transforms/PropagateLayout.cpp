@@ -33,21 +33,9 @@ namespace mlir::quanta {
 } // namespace mlir::quanta
 
 using namespace mlir;
+using quanta::createTranspose;
 
 namespace {
-
-/// `x` transposed by `permutation` (result dim k is x's dim permutation[k]).
-Value createTranspose(PatternRewriter &rewriter, Location loc, Value x,
-                      ArrayRef<int64_t> permutation) {
-  auto type = cast<RankedTensorType>(x.getType());
-  SmallVector<int64_t> shape;
-  for (int64_t dim : permutation)
-    shape.push_back(type.getDimSize(dim));
-  Value init =
-      tensor::EmptyOp::create(rewriter, loc, shape, type.getElementType());
-  return linalg::TransposeOp::create(rewriter, loc, x, init, permutation)
-      .getResult()[0];
-}
 
 /// quant.scast(quant.scast(x)) back to x's type: x.
 struct FoldStorageCastPair : OpRewritePattern<quant::StorageCastOp> {
@@ -267,4 +255,16 @@ struct PropagateLayoutPass
 void quanta::populatePropagateLayoutPatterns(RewritePatternSet &patterns) {
   patterns.add<FoldStorageCastPair, ComposeTransposes, TransposeAfterPad,
                TransposeAfterGeneric, TransposedFill>(patterns.getContext());
+}
+
+Value quanta::createTranspose(OpBuilder &builder, Location loc, Value x,
+                              ArrayRef<int64_t> permutation) {
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<int64_t> shape;
+  for (int64_t dim : permutation)
+    shape.push_back(type.getDimSize(dim));
+  Value init =
+      tensor::EmptyOp::create(builder, loc, shape, type.getElementType());
+  return linalg::TransposeOp::create(builder, loc, x, init, permutation)
+      .getResult()[0];
 }

@@ -68,6 +68,12 @@ void populateQuantizePatterns(RewritePatternSet &patterns);
 /// folding: quant.dcast(quant.qcast(x)) folds to x.
 void populatePropagateLayoutPatterns(RewritePatternSet &patterns);
 
+/// `x` (a static tensor) transposed by `permutation` (result dim k is x's
+/// dim permutation[k]) into a new empty tensor: the linalg.transpose those
+/// rewrites move and compose.
+Value createTranspose(OpBuilder &builder, Location loc, Value x,
+                      ArrayRef<int64_t> permutation);
+
 /// The float compute ops left in `func` (linalg ops with a float result,
 /// fills aside) by op name, in order of first appearance: what
 /// quanta-quantize's report-float-ops remarks and the quanta driver count.
