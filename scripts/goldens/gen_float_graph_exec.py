@@ -67,6 +67,15 @@ def pad(x):
     return np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
 
 
+def pad_op(result, source, shape, padded):
+    """`%result`: `%source` zero-padded by one on height and width."""
+    return f"""  %{result} = tensor.pad %{source} low[0, 0, 1, 1] high[0, 0, 1, 1] {{
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  }} : {tensor(shape)} to {tensor(padded)}
+"""
+
+
 def case(rng, name, n, c, h, w, e, classes):
     x = rng.integers(-3, 4, size=(n, c, h, w))
     w1 = rng.integers(-2, 3, size=(e, c, 3, 3))
@@ -105,11 +114,7 @@ func.func @{name}(%x: {tensor(x.shape)}) -> {tensor((n, classes))} {{
   %b3 = arith.constant dense<{literal(b3)}> : {tensor((e,))}
   %w4 = arith.constant dense<{literal(w4)}> : {tensor(w4.shape)}
   %b4 = arith.constant dense<{literal(b4)}> : {tensor((classes,))}
-  %xp = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {{
-  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
-    tensor.yield %zero : f32
-  }} : {tensor(x.shape)} to {tensor(X)}
-  %e1 = tensor.empty() : {tensor(A)}
+{pad_op("xp", "x", x.shape, X)}  %e1 = tensor.empty() : {tensor(A)}
   %f1 = linalg.fill ins(%zero : f32) outs(%e1 : {tensor(A)}) -> {tensor(A)}
   %c1 = linalg.conv_2d_nchw_fchw {{dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}} ins(%xp, %w1 : {tensor(X)}, {tensor(w1.shape)}) outs(%f1 : {tensor(A)}) -> {tensor(A)}
   %g1 = linalg.generic {{indexing_maps = [#id, #channel, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}} ins(%c1, %b1 : {tensor(A)}, {tensor((e,))}) outs(%e1 : {tensor(A)}) {{
@@ -123,11 +128,7 @@ func.func @{name}(%x: {tensor(x.shape)}) -> {tensor((n, classes))} {{
     %hi = arith.minimumf %lo, %high : f32
     linalg.yield %hi : f32
   }} -> {tensor(A)}
-  %ap = tensor.pad %a low[0, 0, 1, 1] high[0, 0, 1, 1] {{
-  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
-    tensor.yield %zero : f32
-  }} : {tensor(A)} to {tensor(P)}
-  %e2 = tensor.empty() : {tensor(D)}
+{pad_op("ap", "a", A, P)}  %e2 = tensor.empty() : {tensor(D)}
   %f2 = linalg.fill ins(%zero : f32) outs(%e2 : {tensor(D)}) -> {tensor(D)}
   %c2 = linalg.depthwise_conv_2d_nchw_chw {{dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}} ins(%ap, %w2 : {tensor(P)}, {tensor(w2.shape)}) outs(%f2 : {tensor(D)}) -> {tensor(D)}
   %d = linalg.generic {{indexing_maps = [#id, #channel, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}} ins(%c2, %b2 : {tensor(D)}, {tensor((e,))}) outs(%e2 : {tensor(D)}) {{

@@ -19,6 +19,7 @@
 #include "TiledGemm.h"
 
 #include "quanta/Dialect/Quanta/Transforms/Passes.h"
+#include "quanta/Support/ConstantData.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -37,36 +38,22 @@ constexpr int64_t kToNchw[] = {0, 3, 1, 2};
 /// weights' layout is then free at run time), else a linalg.transpose.
 Value transposeWeights(OpBuilder &b, Location loc, Value value,
                        ArrayRef<int64_t> permutation) {
-  ElementsAttr constant;
-  if (!matchPattern(value, m_Constant(&constant)))
-    return createTranspose(b, loc, value, permutation);
-  auto values = constant.tryGetValues<float>();
-  if (!values)
-    return createTranspose(b, loc, value, permutation);
   auto type = cast<RankedTensorType>(value.getType());
-  ArrayRef<int64_t> shape = type.getShape();
-  SmallVector<int64_t> newShape, oldStrides(shape.size(), 1);
-  for (int64_t dim : permutation)
-    newShape.push_back(shape[dim]);
-  for (int64_t dim = static_cast<int64_t>(shape.size()) - 2; dim >= 0; --dim)
-    oldStrides[dim] = oldStrides[dim + 1] * shape[dim + 1];
-  SmallVector<float> source(values->begin(), values->end());
-  SmallVector<float> transposed(source.size());
-  SmallVector<int64_t> index(newShape.size(), 0);
-  for (float &element : transposed) {
-    int64_t at = 0;
-    for (auto [position, dim] : llvm::enumerate(permutation))
-      at += index[position] * oldStrides[dim];
-    element = source[at];
-    for (int64_t position = newShape.size() - 1; position >= 0; --position) {
-      if (++index[position] < newShape[position])
-        break;
-      index[position] = 0;
-    }
+  ElementsAttr constant;
+  DenseElementsAttr dense;
+  if (matchPattern(value, m_Constant(&constant))) {
+    dense = dyn_cast<DenseElementsAttr>(constant);
+    // A dense_resource blob, read as the float GEMM reads its weights.
+    if (auto values = constant.tryGetValues<float>(); !dense && values)
+      dense = DenseElementsAttr::get(type, ArrayRef(llvm::to_vector(*values)));
   }
+  if (!dense)
+    return createTranspose(b, loc, value, permutation);
+  SmallVector<int64_t> shape;
+  for (int64_t dim : permutation)
+    shape.push_back(type.getDimSize(dim));
   return arith::ConstantOp::create(
-      b, loc,
-      DenseElementsAttr::get(type.clone(newShape), ArrayRef(transposed)));
+      b, loc, transposeConstant(dense, permutation, type.clone(shape)));
 }
 
 bool isStaticF32Tensor(Value value) {

@@ -11,6 +11,8 @@
 #ifndef QUANTA_LIB_IMPORT_ONNXGRAPH_H
 #define QUANTA_LIB_IMPORT_ONNXGRAPH_H
 
+#include "quanta/Support/ConstantData.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
@@ -145,13 +147,9 @@ constexpr int64_t kMaxFoldedElements = int64_t(1) << 16;
 /// an op without a folder) or the result has more than kMaxFoldedElements.
 DenseElementsAttr foldGeneric(linalg::GenericOp generic);
 
-/// A constant of `resultType` whose element at each index is element
-/// `source(index).second` (a row-major offset) of
-/// `sources[source(index).first]`: data movement (transpose, slice, concat,
-/// gather) done on constants at import.
-DenseElementsAttr remapConstant(
-    ArrayRef<DenseElementsAttr> sources, RankedTensorType resultType,
-    function_ref<std::pair<unsigned, int64_t>(ArrayRef<int64_t>)> source);
+// Data movement on constants at import (transpose, slice, concat, gather).
+using quanta::remapConstant;
+using quanta::transposeConstant;
 
 /// Which node computes each value of a graph and how many times each value
 /// is read (graph outputs count as reads): what the graph-level rewrites

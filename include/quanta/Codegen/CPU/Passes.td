@@ -119,7 +119,8 @@ def LowerX86 : Pass<"quanta-lower-x86", "ModuleOp"> {
     accumulator vector converted to f32 and scaled in the engine's order
     of float operations (`sitofp`, `mulf`, `addf`; no fused multiply-add).
 
-    The NCHW <-> NHWC transposes left (`linalg.transpose` with permutation [0, 2, 3, 1] or [0, 3, 1, 2])
+    The NCHW <-> NHWC transposes left (`linalg.transpose` with
+    permutation [0, 2, 3, 1] or [0, 3, 1, 2])
     become 2-D transposes of each image in 16x16 vector tiles, contiguous
     on both sides (with any ISA, `generic` included).
 
