@@ -297,9 +297,11 @@ PYBIND11_MODULE(_quanta_numerics, m) {
           parsed = DynamicEngine::Onednn;
         else if (engine == "qnnpack")
           parsed = DynamicEngine::Qnnpack;
+        else if (engine == "onnx")
+          parsed = DynamicEngine::Onnx;
         else
           throw py::value_error("unknown engine '" + engine +
-                                "' (onednn or qnnpack)");
+                                "' (onednn, qnnpack or onnx)");
         DynamicWeights quantized =
             check(quantizeDynamicWeights(w.data(), n, k, perChannel));
         // The leading dimensions, as PyTorch flattens them (K may be 0).
@@ -315,7 +317,8 @@ PYBIND11_MODULE(_quanta_numerics, m) {
       py::arg("engine") = "onednn", py::arg("per_channel") = false,
       "torch.ao.nn.quantized.dynamic.Linear's output (quantize_dynamic with "
       "default_dynamic_qconfig, or per_channel_dynamic_qconfig) on PyTorch's "
-      "onednn or qnnpack engine, flattened.");
+      "onednn or qnnpack engine (or, engine='onnx', with ONNX Runtime's "
+      "activation qparams, quantization and output), flattened.");
 
   m.def(
       "fake_quantize_per_tensor_affine",

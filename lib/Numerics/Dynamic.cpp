@@ -90,8 +90,25 @@ StatusOr<DynamicWeights> quantizeInt4Weights(const float *weights, int64_t n,
   return quantized;
 }
 
+/// ONNX Runtime's GetQuantizationParameter<uint8_t> (core/util/qmath.h),
+/// in float32 as it computes: the range extended to 0, scale 1 where it is
+/// empty (the ONNX definition divides by 0 there), the zero point clamped
+/// before rounding half to even (the same integer as after: the bounds are
+/// integers).
+static DynamicActivationQParams chooseOnnxQParams(float min, float max) {
+  min = std::min(min, 0.0f);
+  max = std::max(max, 0.0f);
+  const float scale = max == min ? 1.0f : (max - min) / 255.0f;
+  const float initialZeroPoint = 0.0f - min / scale;
+  const float zeroPoint =
+      std::nearbyint(std::clamp(initialZeroPoint, 0.0f, 255.0f));
+  return {scale, static_cast<int32_t>(zeroPoint)};
+}
+
 StatusOr<DynamicActivationQParams> chooseDynamicQParams(DynamicEngine engine,
                                                         float min, float max) {
+  if (engine == DynamicEngine::Onnx)
+    return chooseOnnxQParams(min, max);
   // The module passes reduce_range = true; QNNPACK ignores it (with a
   // warning), oneDNN halves the range as ChooseQuantizationParams does.
   const int32_t quantMax = engine == DynamicEngine::Onednn ? 127 : 255;
@@ -110,6 +127,15 @@ static int32_t quantizeActivation(DynamicEngine engine,
   if (engine == DynamicEngine::Qnnpack)
     return static_cast<int32_t>(quantizeValue(
         x, static_cast<float>(qparams.scale), qparams.zeroPoint, 0, 255));
+  if (engine == DynamicEngine::Onnx) {
+    // MLAS's QuantizeLinear: a float division, clamped to the zero point's
+    // window, rounded half to even.
+    const float scaled = x / static_cast<float>(qparams.scale);
+    const auto zeroPoint = static_cast<float>(qparams.zeroPoint);
+    return static_cast<int32_t>(
+        std::nearbyint(std::clamp(scaled, -zeroPoint, 255.0f - zeroPoint)) +
+        zeroPoint);
+  }
   // oneDNN's f32 -> u8 reorder: a float multiply by the reciprocal scale
   // (computed in double), then the zero point added in float, saturated
   // and converted with round-half-even.
@@ -184,10 +210,13 @@ Status dynamicLinear(DynamicEngine engine, const float *input, int64_t m,
       if (engine == DynamicEngine::Onednn) {
         const float withBias = bias ? accumulator + scaledBias : accumulator;
         result = withBias * outputScale;
-      } else {
+      } else if (engine == DynamicEngine::Qnnpack) {
         // QNNPACK adds a zero bias when there is none (-0 becomes +0).
         const float product = multiplier * accumulator;
         result = product + (bias ? bias[col] : 0.0f);
+      } else {
+        const float product = accumulator * multiplier;
+        result = bias ? product + bias[col] : product;
       }
       output[row * n + col] = result;
     }

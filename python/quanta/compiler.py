@@ -99,7 +99,8 @@ def _quantize_dynamic(self, engine=None, qconfig=None, group_size=None,
     weights quantized now and activations quantized at every call from
     their own min and max, its output float; no observers, no calibration.
     `engine`: "onednn" (default) or "qnnpack", whose numerics the kernels
-    reproduce bit for bit; `qconfig`: "default_dynamic" (weights per
+    reproduce bit for bit, or "onnx" (ONNX Runtime's dynamic MatMul
+    numerics on the same weights); `qconfig`: "default_dynamic" (weights per
     tensor) or "per_channel_dynamic", or a weight-only scheme whose
     activations stay float: "float16_dynamic" (f16 weights),
     "weight_only_int8" (s8 per column) or "weight_only_int4" (4 bits, a

@@ -10,8 +10,11 @@ def dynamic_linear(x, weight, bias=None, engine="onednn", per_channel=False):
     [..., K] with float `weight` [N, K] and `bias` [N] after
     quantize_dynamic (per_channel: per_channel_dynamic_qconfig) on PyTorch
     1.13's `engine` ("onednn" or "qnnpack"), bit for bit: the weights
-    quantized to s8, the input's qparams chosen from its min and max. NaN
-    or infinite inputs are a ValueError (PyTorch raises, or computes
+    quantized to s8, the input's qparams chosen from its min and max.
+    engine="onnx" computes the activation as ONNX Runtime's dynamic MatMul
+    does (DynamicQuantizeLinear's qparams, MLAS's quantization, acc *
+    (input scale * weight scale) + bias) on the same weights. NaN or
+    infinite inputs are a ValueError (PyTorch raises, or computes
     infinities)."""
     x = np.ascontiguousarray(x)
     weight = np.ascontiguousarray(weight)

@@ -14,7 +14,7 @@ def linear_module(m, weight, bias):
     return quanta.Module.parse(linear_mlir(weight, bias, m), "linear.mlir")
 
 
-@pytest.mark.parametrize("engine", ["onednn", "qnnpack"])
+@pytest.mark.parametrize("engine", ["onednn", "qnnpack", "onnx"])
 @pytest.mark.parametrize("per_channel", [False, True])
 def test_compiled_equals_library(engine, per_channel):
     rng = np.random.default_rng(7)

@@ -95,6 +95,29 @@ TEST(Dynamic, MinusInfinityIsRefused) {
   EXPECT_NE(status.getMessage().find("infinity"), std::string::npos);
 }
 
+// ONNX Runtime's GetQuantizationParameter: float32, the range extended to
+// 0, scale 1 for an empty range, the zero point rounded half to even
+// (test/Import/Onnx/dynamic-matmul.mlir compares whole outputs with ONNX
+// Runtime's).
+TEST(Dynamic, OnnxRuntimeQParams) {
+  auto qparams = [](float min, float max) {
+    StatusOr<DynamicActivationQParams> chosen =
+        chooseDynamicQParams(DynamicEngine::Onnx, min, max);
+    EXPECT_TRUE(chosen.ok());
+    return *chosen;
+  };
+  EXPECT_EQ(qparams(0.0f, 0.0f).scale, 1.0);
+  EXPECT_EQ(qparams(0.0f, 0.0f).zeroPoint, 0);
+  // 1 / (4 / 255) = 63.75 in float: 64.
+  EXPECT_EQ(qparams(-1.0f, 3.0f).scale, double(4.0f / 255.0f));
+  EXPECT_EQ(qparams(-1.0f, 3.0f).zeroPoint, 64);
+  EXPECT_EQ(qparams(2.0f, 5.0f).scale, double(5.0f / 255.0f));
+  EXPECT_EQ(qparams(2.0f, 5.0f).zeroPoint, 0);
+  EXPECT_EQ(qparams(-5.0f, -2.0f).zeroPoint, 255);
+  // No 6.1e-5 floor, unlike ATen's.
+  EXPECT_EQ(qparams(0.0f, 1e-6f).scale, double(1e-6f / 255.0f));
+}
+
 } // namespace
 
 // Quanta's 4-bit weights: per group of k values of a row, scale = largest

@@ -34,6 +34,13 @@ enum class DynamicEngine {
   /// QNNPACK (the ARM-style path): activations use 0..255; the output is
   /// (weight scale * input scale) * acc + bias.
   Qnnpack,
+  /// ONNX Runtime's dynamic MatMul (what its quantize_dynamic writes:
+  /// DynamicQuantizeLinear, MatMulInteger, Cast, Mul by input scale *
+  /// weight scale, Add bias; its DynamicQuantizeMatMul kernel): float32
+  /// qparams over 0..255 with the range extended to 0 (scale 1 for an
+  /// all-zero input), x / scale rounded half to even, the output
+  /// acc * (input scale * weight scale) + bias (no addition without one).
+  Onnx,
 };
 
 /// The s8 weights of a dynamic Linear: `scales` holds one scale (per
@@ -62,7 +69,8 @@ StatusOr<DynamicWeights> quantizeInt4Weights(const float *weights, int64_t n,
 
 /// The activation qparams quantized::linear_dynamic chooses from the
 /// input's min and max: ATen's ChooseQuantizationParams over 0..255, halved
-/// to 0..127 by onednn. The scale stays a double, as ATen keeps it.
+/// to 0..127 by onednn. The scale stays a double, as ATen keeps it (Onnx:
+/// ONNX Runtime's float32 GetQuantizationParameter, widened exactly).
 struct DynamicActivationQParams {
   double scale;
   int32_t zeroPoint;
@@ -74,7 +82,8 @@ StatusOr<DynamicActivationQParams> chooseDynamicQParams(DynamicEngine engine,
 /// transposed weights (n x k) plus `bias` (n values, or null) into `output`
 /// (m x n). The input's qparams are chosen over all of it. Errors where
 /// PyTorch raises (NaN, +inf) and for -inf, where onednn computes
-/// infinities and NaN without an error. m = 0 writes nothing.
+/// infinities and NaN without an error (Onnx too: ONNX Runtime computes
+/// garbage there without an error). m = 0 writes nothing.
 Status dynamicLinear(DynamicEngine engine, const float *input, int64_t m,
                      int64_t k, const DynamicWeights &weights, int64_t n,
                      const float *bias, float *output);

@@ -163,22 +163,68 @@ DynamicActivationQParams mlir::quanta::emitChooseQParams(OpBuilder &b,
           arith::FPToSIOp::create(b, loc, b.getI32Type(), zeroPoint)};
 }
 
-Value mlir::quanta::emitQuantizeActivation(OpBuilder &b, Location loc,
-                                           DynamicEngine engine, Value x,
-                                           Value inverse, Value zeroPoint) {
+DynamicActivationQParams mlir::quanta::emitOnnxQParams(OpBuilder &b,
+                                                       Location loc, Value min,
+                                                       Value max) {
   auto c32 = [&](float value) -> Value {
     return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
   };
-  Value scaled = arith::MulFOp::create(b, loc, x, inverse);
+  auto cmp = [&](arith::CmpFPredicate predicate, Value lhs, Value rhs) {
+    return arith::CmpFOp::create(b, loc, predicate, lhs, rhs).getResult();
+  };
+  auto select = [&](Value condition, Value ifTrue, Value ifFalse) {
+    return arith::SelectOp::create(b, loc, condition, ifTrue, ifFalse)
+        .getResult();
+  };
+  using P = arith::CmpFPredicate;
+  const float inf = std::numeric_limits<float>::infinity();
+  Value valid = arith::AndIOp::create(
+      b, loc, cmp(P::OLT, math::AbsFOp::create(b, loc, min), c32(inf)),
+      cmp(P::OLT, math::AbsFOp::create(b, loc, max), c32(inf)));
+  // std::min(min, 0.0f), std::max(max, 0.0f).
+  Value zero = c32(0.0f);
+  Value lo = select(cmp(P::OLT, zero, min), zero, min);
+  Value hi = select(cmp(P::OLT, max, zero), zero, max);
+  Value scale =
+      select(cmp(P::OEQ, hi, lo), c32(1.0f),
+             arith::DivFOp::create(
+                 b, loc, arith::SubFOp::create(b, loc, hi, lo), c32(255.0f)));
+  Value initial = arith::SubFOp::create(
+      b, loc, zero, arith::DivFOp::create(b, loc, lo, scale));
+  // Invalid inputs take 0 before the conversion, which is poison for NaN.
+  initial = select(valid, initial, zero);
+  Value zeroPoint = math::RoundEvenOp::create(
+      b, loc,
+      arith::MinNumFOp::create(b, loc,
+                               arith::MaxNumFOp::create(b, loc, initial, zero),
+                               c32(255.0f)));
+  Value wide = arith::ExtFOp::create(b, loc, b.getF64Type(), scale);
+  return {
+      select(valid, wide,
+             arith::ConstantOp::create(
+                 b, loc,
+                 b.getF64FloatAttr(std::numeric_limits<double>::quiet_NaN()))),
+      arith::FPToSIOp::create(b, loc, b.getI32Type(), zeroPoint)};
+}
+
+Value mlir::quanta::emitQuantizeActivation(OpBuilder &b, Location loc,
+                                           DynamicEngine engine, Value x,
+                                           Value factor, Value zeroPoint) {
+  auto c32 = [&](float value) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
+  };
+  Value scaled = engine == DynamicEngine::onnx
+                     ? arith::DivFOp::create(b, loc, x, factor).getResult()
+                     : arith::MulFOp::create(b, loc, x, factor).getResult();
   Value shifted =
       engine == DynamicEngine::onednn
           ? arith::AddFOp::create(b, loc, scaled, zeroPoint).getResult()
           : arith::AddFOp::create(b, loc, zeroPoint,
                                   math::RoundEvenOp::create(b, loc, scaled))
                 .getResult();
-  // maxnumf first: NaN (a NaN inverse) becomes 0. For other values the
-  // clamp is std::clamp's, and rounding after it (onednn) or before
-  // (QNNPACK, whose clamp bounds are integers) gives the same integer.
+  // maxnumf first: NaN (a NaN factor) becomes 0. For other values the
+  // clamp is std::clamp's, and rounding after it (onednn, MLAS) or before
+  // (QNNPACK) gives the same integer: the clamp bounds are integers.
   Value clamped = arith::MinNumFOp::create(
       b, loc, arith::MaxNumFOp::create(b, loc, shifted, c32(0.0f)),
       c32(255.0f));

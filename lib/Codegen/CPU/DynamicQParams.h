@@ -35,13 +35,21 @@ std::pair<Value, Value> emitMinMax(OpBuilder &b, Location loc, Value values,
 DynamicActivationQParams emitChooseQParams(OpBuilder &b, Location loc,
                                            Value min, Value max, int32_t qmax);
 
-/// The engine's u8 value of the f32 `x` (as i8 bits), given `inverse` (f32:
-/// onednn's f32(1 / scale), qnnpack's 1 / f32(scale)) and the zero point
-/// as f32: onednn's reorder (x * inverse + zp, clamped, rounded half to
-/// even) or QNNPACK's quantize_val (zp + round(x * inverse), clamped). A
-/// NaN `inverse` gives 0, not poison.
+/// ONNX Runtime's float32 qparams over 0..255 (numerics::
+/// chooseDynamicQParams for DynamicEngine::Onnx), the scale widened to f64
+/// (NaN for NaN or infinite input, as emitChooseQParams).
+DynamicActivationQParams emitOnnxQParams(OpBuilder &b, Location loc, Value min,
+                                         Value max);
+
+/// The engine's u8 value of the f32 `x` (as i8 bits), given the engine's
+/// f32 `factor` (onednn: f32(1 / scale) and qnnpack: 1 / f32(scale), which
+/// multiply; onnx: the scale, which divides, as MLAS does) and the zero
+/// point as f32: onednn's reorder (x * factor + zp, clamped, rounded half
+/// to even) or QNNPACK's quantize_val and MLAS's QuantizeLinear (zp +
+/// round(x * factor) or zp + round(x / factor), clamped). A NaN `factor`
+/// gives 0, not poison.
 Value emitQuantizeActivation(OpBuilder &b, Location loc, DynamicEngine engine,
-                             Value x, Value inverse, Value zeroPoint);
+                             Value x, Value factor, Value zeroPoint);
 
 } // namespace mlir::quanta
 

@@ -193,7 +193,7 @@ namespace {
 struct FloatEpilogue {
   DynamicEngine engine;
   /// f32, computed before the kernel: onednn's f32(1 / input scale),
-  /// QNNPACK's f32(input scale).
+  /// QNNPACK's and ONNX Runtime's f32(input scale).
   Value inputFactor;
   /// One per column, or one for all.
   SmallVector<float> weightScales;
@@ -754,7 +754,7 @@ Value QMatmulLowering::finish(Value acc, Value row, Value column) {
 /// operation at a time in its order (LLVM contracts none of them into an
 /// FMA without fast-math flags): onednn (acc + bias * s) * (1 / s) with s
 /// = f32(1 / sa) * f32(1 / sw), QNNPACK (sw * sa) * acc + bias (+0 without
-/// one, as QNNPACK adds).
+/// one, as QNNPACK adds), ONNX Runtime the same without that +0.
 Value QMatmulLowering::finishFloat(Value acc, Value column) {
   const FloatEpilogue &epilogue = *operands.floatEpilogue;
   auto floatVector = VectorType::get({tiling.lanes}, b.getF32Type());
@@ -765,9 +765,11 @@ Value QMatmulLowering::finishFloat(Value acc, Value column) {
   Value bias = epilogue.bias
                    ? readColumns(b, loc, columnBias, column, floatVector)
                    : Value();
-  if (epilogue.engine == DynamicEngine::qnnpack) {
+  if (epilogue.engine != DynamicEngine::onednn) {
     Value multiplier = arith::MulFOp::create(b, loc, weightFactor, inputFactor);
     Value product = arith::MulFOp::create(b, loc, multiplier, value);
+    if (!bias && epilogue.engine == DynamicEngine::onnx)
+      return product;
     if (!bias)
       bias = createConstant(cast<TypedAttr>(b.getZeroAttr(floatVector)));
     return arith::AddFOp::create(b, loc, product, bias);
@@ -1464,6 +1466,18 @@ LogicalResult mlir::quanta::lowerQBatchMatmul(RewriterBase &rewriter,
   return success();
 }
 
+static numerics::DynamicEngine toNumericsEngine(DynamicEngine engine) {
+  switch (engine) {
+  case DynamicEngine::onednn:
+    return numerics::DynamicEngine::Onednn;
+  case DynamicEngine::qnnpack:
+    return numerics::DynamicEngine::Qnnpack;
+  case DynamicEngine::onnx:
+    return numerics::DynamicEngine::Onnx;
+  }
+  llvm_unreachable("unknown dynamic engine");
+}
+
 /// numerics::dynamicLinear's output for an input of K = 0, whose qparams
 /// and accumulators do not depend on it: a constant.
 static FailureOr<Value> emptyProductOutput(OpBuilder &b, DynamicQMatmulOp op) {
@@ -1475,11 +1489,8 @@ static FailureOr<Value> emptyProductOutput(OpBuilder &b, DynamicQMatmulOp op) {
   if (std::optional<ArrayRef<float>> values = op.getBias())
     bias.assign(values->begin(), values->end());
   if (numerics::Status status = numerics::dynamicLinear(
-          op.getEngine() == DynamicEngine::onednn
-              ? numerics::DynamicEngine::Onednn
-              : numerics::DynamicEngine::Qnnpack,
-          nullptr, m, 0, weights, n, bias.empty() ? nullptr : bias.data(),
-          output.data());
+          toNumericsEngine(op.getEngine()), nullptr, m, 0, weights, n,
+          bias.empty() ? nullptr : bias.data(), output.data());
       !status)
     return op.emitOpError() << status.getMessage();
   return arith::ConstantOp::create(
@@ -1517,7 +1528,8 @@ LogicalResult mlir::quanta::lowerDynamicQMatmul(RewriterBase &rewriter,
   const DynamicEngine engine = op.getEngine();
   const bool onednn = engine == DynamicEngine::onednn;
   // The activation's u8 range: onednn's reorder reaches 128 (x = max lands
-  // on 127.5 when the zero point rounded down), QNNPACK's all of 0..255.
+  // on 127.5 when the zero point rounded down), QNNPACK's and MLAS's all of
+  // 0..255.
   auto activationType = quant::UniformQuantizedType::get(
       0, b.getI8Type(), b.getF32Type(), 1.0, 0, 0, onednn ? 128 : 255);
   KernelShape kernel = getKernelShape(
@@ -1530,19 +1542,26 @@ LogicalResult mlir::quanta::lowerDynamicQMatmul(RewriterBase &rewriter,
       b, loc, op.getInput(), ArrayRef<ReassociationIndices>{{0, 1}});
   auto [min, max] = emitMinMax(b, loc, flat, kernel.tiling.lanes);
   DynamicActivationQParams qparams =
-      emitChooseQParams(b, loc, min, max, onednn ? 127 : 255);
+      engine == DynamicEngine::onnx
+          ? emitOnnxQParams(b, loc, min, max)
+          : emitChooseQParams(b, loc, min, max, onednn ? 127 : 255);
   Type f32 = b.getF32Type();
   auto c32 = [&](float value) -> Value {
     return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
   };
-  Value inputFactor, inverse;
+  // inputFactor scales the accumulators, quantizeFactor the input.
+  Value inputFactor, quantizeFactor;
   if (onednn) {
-    inverse = arith::TruncFOp::create(
+    quantizeFactor = arith::TruncFOp::create(
         b, loc, f32,
         arith::DivFOp::create(
             b, loc, arith::ConstantOp::create(b, loc, b.getF64FloatAttr(1.0)),
             qparams.scale));
-    inputFactor = inverse;
+    inputFactor = quantizeFactor;
+  } else if (engine == DynamicEngine::onnx) {
+    // ONNX Runtime checks nothing more; MLAS divides by the scale.
+    inputFactor = arith::TruncFOp::create(b, loc, f32, qparams.scale);
+    quantizeFactor = inputFactor;
   } else {
     inputFactor = arith::TruncFOp::create(b, loc, f32, qparams.scale);
     // QNNPACK refuses a requantization scale sw * sa that is not a
@@ -1561,7 +1580,7 @@ LogicalResult mlir::quanta::lowerDynamicQMatmul(RewriterBase &rewriter,
     inputFactor =
         arith::SelectOp::create(b, loc, normal, inputFactor,
                                 c32(std::numeric_limits<float>::quiet_NaN()));
-    inverse = arith::DivFOp::create(b, loc, c32(1.0f), inputFactor);
+    quantizeFactor = arith::DivFOp::create(b, loc, c32(1.0f), inputFactor);
   }
   Value zeroPoint = arith::SIToFPOp::create(b, loc, f32, qparams.zeroPoint);
 
@@ -1577,10 +1596,10 @@ LogicalResult mlir::quanta::lowerDynamicQMatmul(RewriterBase &rewriter,
           ArrayRef<utils::IteratorType>{utils::IteratorType::parallel,
                                         utils::IteratorType::parallel},
           [&](OpBuilder &nb, Location nloc, ValueRange args) {
-            linalg::YieldOp::create(nb, nloc,
-                                    emitQuantizeActivation(nb, nloc, engine,
-                                                           args[0], inverse,
-                                                           zeroPoint));
+            linalg::YieldOp::create(
+                nb, nloc,
+                emitQuantizeActivation(nb, nloc, engine, args[0],
+                                       quantizeFactor, zeroPoint));
           })
           .getResult(0);
 

@@ -181,6 +181,20 @@ fuseLayerNorms(const onnx::GraphProto &graph,
                const llvm::StringMap<DenseElementsAttr> &constants,
                llvm::DenseSet<int> &replaced);
 
+/// A com.microsoft.DynamicQuantizeMatMul node for each dynamic MatMul
+/// written as ONNX Runtime's quantize_dynamic writes it
+/// (DynamicQuantizeLinear, MatMulInteger with constant B, Cast to float,
+/// Mul by the input scale times a constant B scale, then a constant bias
+/// Add if the product feeds it alone) whose constants the int8 kernels
+/// take, keyed by the index of its last node; `replaced` receives the
+/// others, and each DynamicQuantizeLinear all of whose outputs the chains
+/// read (FuseDynamicMatMuls.cpp).
+llvm::DenseMap<int, onnx::NodeProto>
+fuseDynamicMatMuls(const onnx::GraphProto &graph,
+                   const llvm::StringMap<DenseElementsAttr> &constants,
+                   const llvm::StringSet<> &unsignedConstants,
+                   llvm::DenseSet<int> &replaced);
+
 /// The numpy broadcast of two shapes, or nullopt if they do not broadcast.
 std::optional<SmallVector<int64_t>> broadcastShapes(ArrayRef<int64_t> a,
                                                     ArrayRef<int64_t> b);

@@ -868,8 +868,8 @@ private:
   LogicalResult translateNodes(const onnx::GraphProto &graphProto,
                                Graph &graph);
   /// Translates `graph.node`, the node at `index`, and checks its outputs.
-  /// A node `fused` from older nodes (fuseLayerNorms) is translated at any
-  /// opset.
+  /// A node `fused` from older nodes (fuseLayerNorms, fuseDynamicMatMuls)
+  /// is translated at any opset.
   LogicalResult translateNode(Graph &graph, int index, bool fused = false);
   /// Returns the graph outputs, drops the constants left unused and sets the
   /// function's type and result names.
@@ -1012,9 +1012,13 @@ LogicalResult ModelImporter::translateNodes(const onnx::GraphProto &graphProto,
   for (auto [conv, norm] : folds)
     absorbed.insert(norm);
   // Layer norms written out in opset-13 nodes become one
-  // LayerNormalization, translated where their last node was.
-  llvm::DenseMap<int, onnx::NodeProto> layerNorms =
+  // LayerNormalization, and ONNX Runtime's dynamic MatMuls one
+  // DynamicQuantizeMatMul, translated where their last node was.
+  llvm::DenseMap<int, onnx::NodeProto> fusedNodes =
       fuseLayerNorms(graphProto, graph.constants, absorbed);
+  for (auto &[index, node] : fuseDynamicMatMuls(
+           graphProto, graph.constants, graph.unsignedConstants, absorbed))
+    fusedNodes[index] = std::move(node);
   onnx::NodeProto foldedConv;
   SmallVector<onnx::NodeProto> expansion;
   for (auto [index, node] : llvm::enumerate(graphProto.node())) {
@@ -1036,9 +1040,9 @@ LogicalResult ModelImporter::translateNodes(const onnx::GraphProto &graphProto,
       }
       continue;
     }
-    if (auto layerNorm = layerNorms.find(index);
-        layerNorm != layerNorms.end()) {
-      graph.node = &layerNorm->second;
+    if (auto fusedNode = fusedNodes.find(index);
+        fusedNode != fusedNodes.end()) {
+      graph.node = &fusedNode->second;
       if (failed(translateNode(graph, index, /*fused=*/true)))
         return failure();
       continue;
@@ -1067,17 +1071,21 @@ LogicalResult ModelImporter::translateNode(Graph &graph, int index,
   const onnx::NodeProto &current = *graph.node;
   graph.nodeName = nodeName(current, index);
   graph.loc = NameLoc::get(StringAttr::get(context, graph.nodeName), fileLoc);
-  // Of ONNX Runtime's contrib domain, QGemm here; the other QOperator ops
-  // are expanded before (expandContribQLinear).
+  // Of ONNX Runtime's contrib domain, QGemm and DynamicQuantizeMatMul
+  // here; the other QOperator ops are expanded before
+  // (expandContribQLinear).
   if (current.domain() == "com.microsoft" && current.op_type() == "QGemm")
     return translateQGemm(graph);
+  if (current.domain() == "com.microsoft" &&
+      current.op_type() == "DynamicQuantizeMatMul")
+    return translateDynamicQuantizeMatMul(graph);
   if (!current.domain().empty() && current.domain() != "ai.onnx") {
     graph.error() << "the op is in domain '" << current.domain()
                   << "'; the importer translates the default domain, and "
                   << "of com.microsoft ONNX Runtime's QOperator ops (QGemm, "
                   << "QLinearAdd, QLinearMul, QLinearSigmoid, "
                   << "QLinearLeakyRelu, QLinearConcat, "
-                  << "QLinearGlobalAveragePool)";
+                  << "QLinearGlobalAveragePool) and DynamicQuantizeMatMul";
     return failure();
   }
   const OpInfo *info = lookupOp(current.op_type());

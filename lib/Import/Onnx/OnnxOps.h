@@ -165,6 +165,28 @@ LogicalResult translateQLinear(Graph &g);
 LogicalResult translateIntegerProduct(Graph &g);
 LogicalResult translateDynamicQuantizeLinear(Graph &g);
 
+/// The constants of a dynamic MatMul as quanta.dynamic_qmatmul takes them:
+/// K x N s8 weights (B minus its zero point), their scales (one, or one per
+/// column) and the bias.
+struct DynamicMatMulConstants {
+  DenseElementsAttr weights;
+  SmallVector<float> scales;
+  std::optional<SmallVector<float>> bias;
+};
+/// Reads B (K x N, int8 or uint8 as `unsignedB` says), its scale and zero
+/// point (null: 0) and the bias (null: none), or says why the int8 kernels
+/// cannot take them.
+std::optional<std::string>
+readDynamicMatMulConstants(DenseElementsAttr b, bool unsignedB,
+                           DenseElementsAttr scale, DenseElementsAttr zeroPoint,
+                           DenseElementsAttr bias,
+                           DynamicMatMulConstants &result);
+/// ONNX Runtime's DynamicQuantizeMatMul (domain com.microsoft; what its
+/// quantize_dynamic's DynamicQuantizeLinear, MatMulInteger, Cast, Mul, Mul
+/// and Add nodes compute, fuseDynamicMatMuls): A [..., K] float, B a
+/// constant K x N, into quanta.dynamic_qmatmul with ONNX Runtime's numerics.
+LogicalResult translateDynamicQuantizeMatMul(Graph &g);
+
 /// Whether `node` is one of ONNX Runtime's QOperator contrib ops (domain
 /// com.microsoft: QLinearAdd, QLinearMul, QLinearSigmoid, QLinearLeakyRelu,
 /// QLinearGlobalAveragePool, QLinearConcat) the importer takes.

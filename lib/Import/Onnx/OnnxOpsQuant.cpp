@@ -1,12 +1,14 @@
 //===- OnnxOpsQuant.cpp - Quantization ------------------------------------===//
 //
 // Translates QuantizeLinear, DequantizeLinear (to quant.qcast and
-// quant.dcast), QLinearConv, QLinearMatMul, ConvInteger, MatMulInteger
-// and DynamicQuantizeLinear.
+// quant.dcast), QLinearConv, QLinearMatMul, ConvInteger, MatMulInteger,
+// DynamicQuantizeLinear and ONNX Runtime's DynamicQuantizeMatMul.
 //
 //===----------------------------------------------------------------------===//
 
 #include "OnnxOps.h"
+
+#include "quanta/Dialect/Quanta/IR/QuantaOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -15,6 +17,7 @@
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::quanta;
@@ -375,6 +378,9 @@ LogicalResult onnx_import::translateIntegerProduct(Graph &g) {
 
 /// ONNX's DynamicQuantizeLinear: u8 with the range of x extended to 0,
 /// scale = (max - min) / 255, zero point and values rounded half to even.
+/// An all-zero x takes scale 1, as in ONNX Runtime (the definition divides
+/// by 0 there); numerics::chooseDynamicQParams (DynamicEngine::Onnx) is
+/// the same computation.
 LogicalResult onnx_import::translateDynamicQuantizeLinear(Graph &g) {
   auto x = g.floatInput(0, "the input");
   if (failed(x))
@@ -390,9 +396,13 @@ LogicalResult onnx_import::translateDynamicQuantizeLinear(Graph &g) {
   auto scalarType = RankedTensorType::get({}, g.b.getF32Type());
   Value scale = g.elementwise(
       {max, min}, scalarType, [](OpBuilder &b, Location loc, ValueRange a) {
-        return arith::DivFOp::create(b, loc,
-                                     arith::SubFOp::create(b, loc, a[0], a[1]),
-                                     floatConst(b, loc, 255));
+        Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                            a[0], a[1]);
+        Value scale = arith::DivFOp::create(
+            b, loc, arith::SubFOp::create(b, loc, a[0], a[1]),
+            floatConst(b, loc, 255));
+        return arith::SelectOp::create(b, loc, empty, floatConst(b, loc, 1),
+                                       scale);
       });
   auto saturate = [](OpBuilder &b, Location loc, Value v) {
     v = math::RoundEvenOp::create(b, loc, v);
@@ -428,6 +438,109 @@ LogicalResult onnx_import::translateDynamicQuantizeLinear(Graph &g) {
   g.setOutput(0, y, /*isUnsigned=*/true);
   g.setOutput(1, scale);
   g.setOutput(2, zeroBytes, /*isUnsigned=*/true);
+  return success();
+}
+
+static std::string printed(Type type) {
+  std::string text;
+  llvm::raw_string_ostream(text) << type;
+  return text;
+}
+
+std::optional<std::string> onnx_import::readDynamicMatMulConstants(
+    DenseElementsAttr b, bool unsignedB, DenseElementsAttr scale,
+    DenseElementsAttr zeroPoint, DenseElementsAttr bias,
+    DynamicMatMulConstants &result) {
+  auto bType = cast<ShapedType>(b.getType());
+  if (bType.getRank() != 2 || !bType.getElementType().isInteger(8))
+    return "B must be a constant K x N matrix of int8 or uint8, got " +
+           printed(bType);
+  const int64_t k = bType.getDimSize(0), n = bType.getDimSize(1);
+  auto perColumn = [&](DenseElementsAttr values) {
+    auto type = cast<ShapedType>(values.getType());
+    return type.getRank() <= 1 &&
+           (type.getNumElements() == 1 || type.getNumElements() == n);
+  };
+  if (!scale || !scale.getElementType().isF32() || !perColumn(scale))
+    return "the weight scale must be a constant f32 scalar or " +
+           std::to_string(n) + " values (one per column)";
+  result.scales.assign(scale.value_begin<float>(), scale.value_end<float>());
+  for (float s : result.scales)
+    if (!std::isfinite(s) || !(s >= std::numeric_limits<float>::min()))
+      return "weight scale " + std::to_string(s) +
+             " is not a positive normal float";
+  SmallVector<int64_t> zeros(1, 0);
+  if (zeroPoint) {
+    if (zeroPoint.getElementType() != bType.getElementType() ||
+        !perColumn(zeroPoint))
+      return std::string("the weight zero point must be a constant of B's "
+                         "type, one value or one per column");
+    zeros.clear();
+    for (const APInt &z : zeroPoint.getValues<APInt>())
+      zeros.push_back(unsignedB ? int64_t(z.getZExtValue()) : z.getSExtValue());
+  }
+  SmallVector<int8_t> weights;
+  weights.reserve(k * n);
+  for (auto [index, value] : llvm::enumerate(b.getValues<APInt>())) {
+    const int64_t col = int64_t(index) % n;
+    const int64_t w =
+        (unsignedB ? int64_t(value.getZExtValue()) : value.getSExtValue()) -
+        zeros[zeros.size() == 1 ? 0 : col];
+    if (w < INT8_MIN || w > INT8_MAX)
+      return "B minus its zero point is " + std::to_string(w) + " at (" +
+             std::to_string(int64_t(index) / n) + ", " + std::to_string(col) +
+             "), outside int8: the int8 kernels take s8 weights "
+             "(symmetric, as quantize_dynamic writes them by default)";
+    weights.push_back(static_cast<int8_t>(w));
+  }
+  result.weights = DenseElementsAttr::get(
+      RankedTensorType::get({k, n}, IntegerType::get(b.getContext(), 8)),
+      ArrayRef(weights));
+  if (bias) {
+    auto biasType = cast<ShapedType>(bias.getType());
+    if (!biasType.getElementType().isF32() || biasType.getRank() != 1 ||
+        biasType.getDimSize(0) != n)
+      return "the bias must be " + std::to_string(n) + " f32 values, got " +
+             printed(biasType);
+    result.bias.emplace(bias.value_begin<float>(), bias.value_end<float>());
+  }
+  return std::nullopt;
+}
+
+LogicalResult onnx_import::translateDynamicQuantizeMatMul(Graph &g) {
+  auto a = g.floatInput(0, "A");
+  if (failed(a))
+    return failure();
+  DenseElementsAttr b = g.constantInput(1);
+  if (!b)
+    return g.error() << "B (the weights) must be a constant";
+  if (g.hasInput(3) && !g.constantInput(3))
+    return g.error() << "the weight zero point must be a constant";
+  if (g.hasInput(4) && !g.constantInput(4))
+    return g.error() << "the bias must be a constant";
+  DynamicMatMulConstants constants;
+  if (std::optional<std::string> why = readDynamicMatMulConstants(
+          b, g.unsignedConstants.contains(g.node->input(1)), g.constantInput(2),
+          g.constantInput(3), g.constantInput(4), constants))
+    return g.error() << *why;
+  auto bType = cast<ShapedType>(constants.weights.getType());
+  const int64_t k = bType.getDimSize(0), n = bType.getDimSize(1);
+  RankedTensorType aType = tensorType(*a);
+  if (aType.getRank() < 1 || aType.getShape().back() != k)
+    return g.error() << "A " << aType << " does not end in K = " << k;
+  // MatMul's broadcast: the leading dimensions are rows (a vector is one).
+  SmallVector<int64_t> outShape(aType.getShape().drop_back());
+  const int64_t m = ShapedType::getNumElements(outShape);
+  outShape.push_back(n);
+  Value rows = g.reshape(*a, {m, k});
+  auto outputType = RankedTensorType::get({m, n}, g.b.getF32Type());
+  Value product = DynamicQMatmulOp::create(
+      g.b, g.loc, outputType, rows, constants.weights,
+      g.b.getDenseF32ArrayAttr(constants.scales),
+      constants.bias ? g.b.getDenseF32ArrayAttr(*constants.bias)
+                     : DenseF32ArrayAttr(),
+      DynamicEngineAttr::get(g.b.getContext(), DynamicEngine::onnx));
+  g.setOutput(0, g.reshape(product, outShape));
   return success();
 }
 

@@ -429,13 +429,17 @@ LogicalResult DynamicQMatmulOp::verify() {
            << n << " values (per tensor or per output column), got "
            << scales.size();
   // The symmetric weight observers clamp their scale to eps: a smaller
-  // one, or a non-finite one, cannot come from quantize_dynamic.
+  // one, or a non-finite one, cannot come from quantize_dynamic. ONNX
+  // models carry their own scales: positive normal floats.
+  const bool onnx = getEngine() == DynamicEngine::onnx;
+  const float floor = onnx ? std::numeric_limits<float>::min()
+                           : std::numeric_limits<float>::epsilon();
   for (float scale : scales)
-    if (!std::isfinite(scale) ||
-        !(scale >= std::numeric_limits<float>::epsilon()))
-      return emitOpError("weight scales must be finite and at least float "
-                         "eps (the observers' floor), got ")
-             << scale;
+    if (!std::isfinite(scale) || !(scale >= floor))
+      return emitOpError("weight scales must be finite and at least ")
+             << (onnx ? "FLT_MIN (positive normal floats)"
+                      : "float eps (the observers' floor)")
+             << ", got " << scale;
   if (std::optional<ArrayRef<float>> bias = getBias()) {
     if (static_cast<int64_t>(bias->size()) != n)
       return emitOpError("bias must hold ")

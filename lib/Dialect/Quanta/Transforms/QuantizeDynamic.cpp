@@ -200,7 +200,7 @@ LogicalResult QuantizeDynamicPass::initialize(MLIRContext *context) {
   if (!parsed)
     return emitError(UnknownLoc::get(context))
            << "quanta-quantize-dynamic: unknown engine '" << engine
-           << "' (expected onednn or qnnpack)";
+           << "' (expected onednn, qnnpack or onnx)";
   dynamicEngine = *parsed;
   perTensorPreset = getQConfigPreset(context, "default_dynamic");
   perChannelPreset = getQConfigPreset(context, "per_channel_dynamic");

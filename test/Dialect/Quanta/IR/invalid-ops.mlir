@@ -554,6 +554,14 @@ func.func @dynamic_qmatmul_zero_scale(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
 
 // -----
 
+func.func @dynamic_qmatmul_onnx_subnormal_scale(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
+  // expected-error @+1 {{'quanta.dynamic_qmatmul' op weight scales must be finite and at least FLT_MIN (positive normal floats), got 1.000000e-40}}
+  %y = quanta.dynamic_qmatmul %x engine(onnx) {weights = dense<1> : tensor<4x2xi8>, weight_scales = array<f32: 1.0e-40>} : tensor<3x4xf32> -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}
+
+// -----
+
 func.func @dynamic_qmatmul_nan_scale(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
   // expected-error @+1 {{weight scales must be finite}}
   %y = quanta.dynamic_qmatmul %x engine(onednn) {weights = dense<1> : tensor<4x2xi8>, weight_scales = array<f32: 0x7FC00000>} : tensor<3x4xf32> -> tensor<3x2xf32>

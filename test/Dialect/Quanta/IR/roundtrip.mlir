@@ -120,15 +120,17 @@ func.func @qbatch_matmul(%a: tensor<2x3x4x!qa>, %b: tensor<2x4x6x!qb>) -> tensor
   return %r : tensor<2x3x6x!qo>
 }
 
-// PyTorch's dynamic Linear: per-tensor and per-column weight scales, with
-// and without a bias, each engine.
+// Dynamic Linear layers: per-tensor and per-column weight scales, with and
+// without a bias, each engine (onnx: an ONNX weight scale below eps).
 // CHECK-LABEL: func @dynamic_qmatmul
 // CHECK: quanta.dynamic_qmatmul %{{.*}} engine(onednn) {bias = array<f32: 1.000000e+00, -2.000000e+00>, weight_scales = array<f32: 2.500000e-01>, weights = dense<{{\[}}[1, -2], [3, 127]]> : tensor<2x2xi8>} : tensor<3x2xf32> -> tensor<3x2xf32>
 // CHECK: quanta.dynamic_qmatmul %{{.*}} engine(qnnpack) {weight_scales = array<f32: 2.500000e-01, 5.000000e-01>, weights = dense<1> : tensor<2x2xi8>} : tensor<3x2xf32> -> tensor<3x2xf32>
+// CHECK: quanta.dynamic_qmatmul %{{.*}} engine(onnx) {weight_scales = array<f32: 9.99999997E-7>, weights = dense<1> : tensor<2x2xi8>} : tensor<3x2xf32> -> tensor<3x2xf32>
 func.func @dynamic_qmatmul(%x: tensor<3x2xf32>) -> tensor<3x2xf32> {
   %y = quanta.dynamic_qmatmul %x engine(onednn) {weights = dense<[[1, -2], [3, 127]]> : tensor<2x2xi8>, weight_scales = array<f32: 0.25>, bias = array<f32: 1.0, -2.0>} : tensor<3x2xf32> -> tensor<3x2xf32>
   %z = quanta.dynamic_qmatmul %y engine(qnnpack) {weights = dense<1> : tensor<2x2xi8>, weight_scales = array<f32: 0.25, 0.5>} : tensor<3x2xf32> -> tensor<3x2xf32>
-  return %z : tensor<3x2xf32>
+  %w = quanta.dynamic_qmatmul %z engine(onnx) {weights = dense<1> : tensor<2x2xi8>, weight_scales = array<f32: 1.0e-6>} : tensor<3x2xf32> -> tensor<3x2xf32>
+  return %w : tensor<3x2xf32>
 }
 
 // Weight-only Linear layers: f16 weights, and s8 ones with column scales.

@@ -71,9 +71,11 @@ def Quanta_HistogramCalibration : I32EnumAttr<"HistogramCalibration",
 }
 
 def Quanta_DynamicEngine : I32EnumAttr<"DynamicEngine",
-    "the PyTorch engine whose dynamic Linear numerics a kernel reproduces", [
+    "the runtime whose dynamic Linear numerics a kernel reproduces: "
+    "PyTorch's onednn or qnnpack engine, or ONNX Runtime", [
     I32EnumAttrCase<"onednn", 0>,
     I32EnumAttrCase<"qnnpack", 1>,
+    I32EnumAttrCase<"onnx", 2>,
   ]> {
   let cppNamespace = "::mlir::quanta";
 }

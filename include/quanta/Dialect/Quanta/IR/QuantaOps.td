@@ -197,8 +197,8 @@ def Quanta_QBatchMatmulOp : Quanta_Op<"qbatch_matmul", [Pure]> {
 }
 
 def Quanta_DynamicQMatmulOp : Quanta_Op<"dynamic_qmatmul", [Pure]> {
-  let summary = "PyTorch's dynamic quantized Linear: float in, int8 GEMM, "
-                "float out";
+  let summary = "A dynamic quantized Linear (PyTorch's or ONNX Runtime's): "
+                "float in, int8 GEMM, float out";
   let description = [{
     `torch.ao.nn.quantized.dynamic.Linear` of PyTorch 1.13 on its `engine`
     (numerics::dynamicLinear, bit for bit): an f32 M x K `input` times the
@@ -215,10 +215,22 @@ def Quanta_DynamicQMatmulOp : Quanta_Op<"dynamic_qmatmul", [Pure]> {
                  out = (f32(acc) + bias[n] * s) * (1 / s)
         qnnpack: out = (weight_scales[n] * f32(scale)) * f32(acc) + bias[n]
 
-    each float operation rounded to f32 (no fused multiply-add). Where
-    PyTorch raises (NaN or an infinity in the input, a requantization
-    scale QNNPACK refuses) every output is NaN: compiled code has no error
-    channel. onednn's primitive cache, which can reuse an earlier call's
+    each float operation rounded to f32 (no fused multiply-add). Engine
+    `onnx` is ONNX Runtime's dynamic MatMul (DynamicQuantizeLinear,
+    MatMulInteger, Cast, Mul, Add as its quantize_dynamic writes them, or
+    its DynamicQuantizeMatMul):
+
+        min, max = min(min(input), 0), max(max(input), 0)
+        scale = max == min ? 1 : (max - min) / 255      (f32)
+        za = round_half_even(clamp(0 - min / scale, 0, 255))
+        a = clamp(round_half_even(input / scale) + za, 0, 255)
+        out = f32(acc) * (scale * weight_scales[n]) + bias[n]
+
+    with no addition without a bias; its weight scales need only be
+    positive normal floats. Where PyTorch raises (NaN or an infinity in
+    the input, a requantization scale QNNPACK refuses) every output is NaN
+    (for onnx too, where ONNX Runtime computes garbage): compiled code has
+    no error channel. onednn's primitive cache, which can reuse an earlier call's
     zero point, is not reproduced (docs/PyTorchDynamicNumerics.md).
   }];
   let arguments = (ins

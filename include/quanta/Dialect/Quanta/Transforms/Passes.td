@@ -236,9 +236,10 @@ def QuantizeDynamic : Pass<"quanta-quantize-dynamic", "ModuleOp"> {
   }];
   let options = [
     Option<"engine", "engine", "std::string", /*default=*/"\"onednn\"",
-           "the PyTorch engine whose numerics the kernels reproduce: "
-           "onednn (PyTorch's default on x86; activations over 0..127) or "
-           "qnnpack (0..255)">,
+           "the runtime whose activation numerics the kernels reproduce: "
+           "PyTorch's onednn (its default on x86; activations over 0..127) "
+           "or qnnpack (0..255), or ONNX Runtime's dynamic MatMul (onnx; "
+           "the weights are still quantized as quantize_dynamic does)">,
     Option<"qconfig", "qconfig", "std::string",
            /*default=*/"\"default_dynamic\"",
            "default_dynamic (int8, weights per tensor), "

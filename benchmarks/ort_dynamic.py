@@ -1,0 +1,107 @@
+"""ONNX Runtime's dynamic quantization of MatMul layers, rewritten with the
+onnx package (no onnxruntime Python package exists on these machines: the
+benchmarks run ONNX Runtime through npm's onnxruntime-node).
+
+What it reproduces: the model ONNX Runtime's
+
+    quantize_dynamic(model, out, weight_type=QuantType.QInt8,
+                     per_channel=False)     (or per_channel=True,
+                                             weight_type=QuantType.QUInt8)
+
+writes for MatMul nodes whose B is an initializer (its default
+MatMulConstBOnly), as its operators/matmul.py MatMulInteger does:
+
+- the input A: one DynamicQuantizeLinear per tensor, shared by all its
+  quantized consumers (outputs `<A>_quantized`, `<A>_scale`,
+  `<A>_zero_point`), u8;
+- the weights: QInt8 symmetric in [-127, 127] (scale = max|w| / 127, zero
+  point 0) or QUInt8 asymmetric in [0, 255], per tensor or, with
+  per_channel, per column of B (axis 1), values round(w / scale) + zero
+  point in float32 (benchmarks/ort_qdq.py's compute_scale_zp);
+- MatMulInteger(A_quantized, B_quantized, A_zero_point, B_zero_point),
+  Cast to float, Mul(A_scale, B_scale), and the Mul of the two writing the
+  MatMul's output: the model's own bias Add stays after it.
+
+Not reproduced: the other ops of its IntegerOps registry (Conv as
+ConvInteger, Gather, LSTM as DynamicQuantizeLSTM, the contrib Attention
+and EmbedLayerNormalization), reduce_range, and node order (the new nodes
+take the MatMul's place).
+"""
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+from ort_qdq import compute_scale_zp
+
+
+def quantize_weights(weight, per_channel, unsigned):
+    """ONNX Runtime's weight quantization for MatMulInteger: (values,
+    float32 scales, zero points), per tensor or per column."""
+    qmin, qmax = (0, 255) if unsigned else (-127, 127)
+    columns = [weight[:, n] for n in range(weight.shape[1])] \
+        if per_channel else [weight]
+    scales, zeros = [], []
+    for values in columns:
+        scale, zero = compute_scale_zp(values.min(), values.max(), qmin, qmax,
+                                       symmetric=not unsigned)
+        scales.append(scale)
+        zeros.append(zero)
+    scales = np.array(scales, np.float32)
+    zeros = np.array(zeros, np.int64)
+    quantized = np.clip(
+        np.round(weight.astype(np.float32) / scales) + zeros, qmin, qmax)
+    dtype = np.uint8 if unsigned else np.int8
+    if not per_channel:
+        return quantized.astype(dtype), scales[0], dtype(zeros[0])
+    return quantized.astype(dtype), scales, zeros.astype(dtype)
+
+
+def dynamic_model(model, per_channel=False, unsigned_weights=False):
+    """`model` (onnx.ModelProto, float) with each MatMul of a constant B
+    quantized dynamically as ONNX Runtime writes it; returns a new model."""
+    model = onnx.ModelProto.FromString(model.SerializeToString())
+    graph = model.graph
+    initializers = {tensor.name: tensor for tensor in graph.initializer}
+    quantized_inputs = {}
+    nodes = []
+    for node in graph.node:
+        if node.op_type != "MatMul" or node.input[1] not in initializers or \
+                numpy_helper.to_array(initializers[node.input[1]]).ndim != 2:
+            nodes.append(node)
+            continue
+        a, b = node.input
+        if a not in quantized_inputs:
+            quantized_inputs[a] = [f"{a}_quantized", f"{a}_scale",
+                                   f"{a}_zero_point"]
+            nodes.append(helper.make_node(
+                "DynamicQuantizeLinear", [a], quantized_inputs[a],
+                f"{a}_QuantizeLinear"))
+        aq, a_scale, a_zero = quantized_inputs[a]
+        weight = numpy_helper.to_array(initializers[b])
+        values, scales, zeros = quantize_weights(weight, per_channel,
+                                                 unsigned_weights)
+        for name, array in [(f"{b}_quantized", values), (f"{b}_scale", scales),
+                            (f"{b}_zero_point", zeros)]:
+            if name not in initializers:
+                initializers[name] = numpy_helper.from_array(
+                    np.asarray(array), name)
+                graph.initializer.append(initializers[name])
+        name = node.name or node.output[0]
+        product = f"{node.output[0]}_output_quantized"
+        nodes += [
+            helper.make_node("MatMulInteger",
+                             [aq, f"{b}_quantized", a_zero, f"{b}_zero_point"],
+                             [product], f"{name}_quant"),
+            helper.make_node("Cast", [product], [product + "_cast_output"],
+                             product + "_cast", to=TensorProto.FLOAT),
+            helper.make_node("Mul", [a_scale, f"{b}_scale"],
+                             [f"{name}_quant_scales_mul:0"],
+                             f"{name}_quant_scales_mul"),
+            helper.make_node("Mul", [product + "_cast_output",
+                                     f"{name}_quant_scales_mul:0"],
+                             [node.output[0]], f"{name}_output_scale_mul"),
+        ]
+    del graph.node[:]
+    graph.node.extend(nodes)
+    onnx.checker.check_model(model)
+    return model

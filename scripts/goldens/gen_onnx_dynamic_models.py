@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""Generates test/Import/Onnx/Inputs/dynamic_matmul_*.onnx, their input and
+expected outputs: a small float graph quantized dynamically as ONNX
+Runtime's quantize_dynamic writes it (benchmarks/ort_dynamic.py).
+
+Run once with Debian's Python:
+    /usr/bin/python3 scripts/goldens/gen_onnx_dynamic_models.py [--ort DIR]
+
+The float graph: x [2, 5, 24] -> MatMul W1 + b1 -> Relu = h1; x -> MatMul
+W3 + b3 = h3 (one DynamicQuantizeLinear of x shared by both); MatMul(h1 +
+h3, W2) without a bias = y. K = 24 and N = 10 are not multiples of any
+vector width. Three quantizations of it:
+- dynamic_matmul_s8.onnx: int8 weights per tensor (the default);
+- dynamic_matmul_per_channel.onnx: int8 weights per column;
+- dynamic_matmul_u8.onnx: uint8 weights with zero points (weight_type
+  QUInt8), whose B - zero point leaves int8: the importer keeps those
+  MatMuls as integer linalg ops.
+- dynamic_quantize_matmul.onnx: ONNX Runtime's own fused node
+  (com.microsoft.DynamicQuantizeMatMul, what its graph optimizer makes of
+  the chain, saved with optimizedModelFilePath) on W1 per column with b1;
+  dynamic_quantize_matmul_runtime_b.onnx the same with B a graph input,
+  which the importer refuses.
+The expected outputs are the ONNX graph's node by node in float32 NumPy
+(DynamicQuantizeLinear as ONNX Runtime computes it, exact integer products,
+each Mul and Add rounded to float32), the semantics the importer and the
+kernels reproduce bit for bit. With --ort (a directory where `make ort`
+installed onnxruntime-node) it also runs each model in ONNX Runtime and
+prints whether its output is the same bits.
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+from ort_dynamic import dynamic_model, quantize_weights  # noqa: E402
+
+OUT = os.path.join(ROOT, "test", "Import", "Onnx", "Inputs")
+f32 = np.float32
+
+
+def float_model(rng):
+    def init(name, shape, scale=0.5):
+        return numpy_helper.from_array(
+            (rng.normal(size=shape) * scale).astype(f32), name)
+    nodes = [
+        helper.make_node("MatMul", ["x", "w1"], ["m1"], "fc1"),
+        helper.make_node("Add", ["m1", "b1"], ["a1"], "fc1_bias"),
+        helper.make_node("Relu", ["a1"], ["h1"], "relu"),
+        helper.make_node("MatMul", ["x", "w3"], ["m3"], "fc3"),
+        helper.make_node("Add", ["b3", "m3"], ["h3"], "fc3_bias"),
+        helper.make_node("Add", ["h1", "h3"], ["s"], "sum"),
+        helper.make_node("MatMul", ["s", "w2"], ["y"], "fc2"),
+    ]
+    inits = [init("w1", (24, 16)), init("b1", (16,)), init("w3", (24, 16)),
+             init("b3", (16,)), init("w2", (16, 10))]
+    graph = helper.make_graph(
+        nodes, "dynamic_matmul",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 5, 24])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 5, 10])],
+        inits)
+    return helper.make_model(graph,
+                             opset_imports=[helper.make_opsetid("", 13)])
+
+
+def round_half_even(x):
+    return np.round(x).astype(f32)
+
+
+def evaluate_node(op_type, ins):
+    """DynamicQuantizeLinear as ONNX Runtime computes it: (u8 values,
+    float32 scale, u8 zero point)."""
+    assert op_type == "DynamicQuantizeLinear"
+    lo = min(f32(ins[0].min()), f32(0))
+    hi = max(f32(ins[0].max()), f32(0))
+    scale = f32(1) if hi == lo else f32(f32(hi - lo) / f32(255))
+    zero = round_half_even(np.clip(f32(0) - f32(lo / scale), 0, 255))
+    q = np.clip(round_half_even(ins[0] / scale) + zero, 0, 255)
+    return [q.astype(np.uint8), np.array(scale, f32),
+            np.array(zero, np.uint8)]
+
+
+def evaluate(model, x):
+    """The graph node by node in float32, ONNX Runtime's formulas."""
+    values = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+    values["x"] = x
+    for node in model.graph.node:
+        ins = [values[name] for name in node.input]
+        if node.op_type == "DynamicQuantizeLinear":
+            out = evaluate_node(node.op_type, ins)
+        elif node.op_type == "DynamicQuantizeMatMul":
+            # Its definition: the chain it fuses.
+            aq, a_scale, a_zero = evaluate_node("DynamicQuantizeLinear",
+                                                ins[:1])
+            product = ((aq.astype(np.int64) - np.int64(a_zero))
+                       @ (ins[1].astype(np.int64) - ins[3].astype(np.int64)))
+            out = [(product.astype(np.int32).astype(f32)
+                    * (a_scale * ins[2]).astype(f32) + ins[4]).astype(f32)]
+        elif node.op_type == "MatMulInteger":
+            a = ins[0].astype(np.int64) - ins[2].astype(np.int64)
+            b = ins[1].astype(np.int64) - ins[3].astype(np.int64)
+            out = [(a @ b).astype(np.int32)]
+        elif node.op_type == "Cast":
+            out = [ins[0].astype(f32)]
+        elif node.op_type == "Mul":
+            out = [(ins[0] * ins[1]).astype(f32)]
+        elif node.op_type == "Add":
+            out = [(ins[0] + ins[1]).astype(f32)]
+        elif node.op_type == "Relu":
+            out = [np.maximum(ins[0], f32(0))]
+        else:
+            raise ValueError(node.op_type)
+        for name, value in zip(node.output, out):
+            assert value.dtype != np.float64, node.op_type
+            values[name] = value
+    return values["y"]
+
+
+def contrib_models(model):
+    """ONNX Runtime's DynamicQuantizeMatMul on W1 per column with b1, and
+    the same with B a graph input."""
+    inits = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+    values, scales, zeros = quantize_weights(inits["w1"], True, False)
+    node = helper.make_node(
+        "DynamicQuantizeMatMul", ["x", "w1_quantized", "w1_scale",
+                                  "w1_zero_point", "b1"], ["y"],
+        "fc1_fused", domain="com.microsoft")
+    tensors = [numpy_helper.from_array(array, name) for name, array in [
+        ("w1_quantized", values), ("w1_scale", scales),
+        ("w1_zero_point", zeros), ("b1", inits["b1"])]]
+    opsets = [helper.make_opsetid("", 13), helper.make_opsetid("com.microsoft", 1)]
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 5, 24])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 5, 16])
+    fused = helper.make_model(
+        helper.make_graph([node], "dynamic_quantize_matmul", [x], [y],
+                          tensors), opset_imports=opsets)
+    runtime_b = helper.make_model(
+        helper.make_graph(
+            [node], "dynamic_quantize_matmul_runtime_b",
+            [x, helper.make_tensor_value_info("w1_quantized", TensorProto.INT8,
+                                              [24, 16])],
+            [y], tensors[1:]), opset_imports=opsets)
+    return fused, runtime_b
+
+
+def ort_output(ort, path, x):
+    script = os.path.join(ROOT, "benchmarks", "ort_session.js")
+    with tempfile.TemporaryDirectory() as tmp:
+        xin, yout = os.path.join(tmp, "x.bin"), os.path.join(tmp, "y.bin")
+        x.tofile(xin)
+        subprocess.run(["node", script, "time", "--model", path, "--shape",
+                        ",".join(map(str, x.shape)), "--input", xin,
+                        "--output", yout, "--repeats", "1", "--ort", ort],
+                       check=True, capture_output=True)
+        return np.fromfile(yout, f32)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--ort", help="where make ort installed "
+                        "onnxruntime-node (build/ort)")
+    args = parser.parse_args()
+    rng = np.random.default_rng(33)
+    model = float_model(rng)
+    x = (rng.normal(size=(2, 5, 24)) * 1.5).astype(f32)
+    np.save(os.path.join(OUT, "dynamic_matmul_x.npy"), x)
+    for suffix, options in [("s8", {}), ("per_channel", {"per_channel": True}),
+                            ("u8", {"unsigned_weights": True})]:
+        quantized = dynamic_model(model, **options)
+        path = os.path.join(OUT, f"dynamic_matmul_{suffix}.onnx")
+        onnx.save(quantized, path)
+        check(args, path, quantized, x, f"dynamic_matmul_{suffix}")
+    fused, runtime_b = contrib_models(model)
+    path = os.path.join(OUT, "dynamic_quantize_matmul.onnx")
+    onnx.save(fused, path)
+    check(args, path, fused, x, "dynamic_quantize_matmul")
+    onnx.save(runtime_b,
+              os.path.join(OUT, "dynamic_quantize_matmul_runtime_b.onnx"))
+
+
+def check(args, path, model, x, name):
+    """Writes the expected output; compares with ONNX Runtime's."""
+    expected = evaluate(model, x)
+    np.save(os.path.join(OUT, f"{name}_expected.npy"), expected)
+    if args.ort:
+        same = np.array_equal(ort_output(args.ort, path, x).view(np.uint32),
+                              expected.reshape(-1).view(np.uint32))
+        print(f"{name}: ONNX Runtime's output",
+              "identical" if same else "DIFFERS")
+
+
+if __name__ == "__main__":
+    main()
