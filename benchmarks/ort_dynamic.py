@@ -9,7 +9,14 @@ What it reproduces: the model ONNX Runtime's
                                              weight_type=QuantType.QUInt8)
 
 writes for MatMul nodes whose B is an initializer (its default
-MatMulConstBOnly), as its operators/matmul.py MatMulInteger does:
+MatMulConstBOnly), as its operators/matmul.py MatMulInteger does, after
+its ONNXModel.replace_gemm_with_matmul (dynamic mode: each Gemm with alpha
+= beta = 1 and transA = 0 becomes MatMul, its initializer B transposed in
+place for transB (here into a copy, once, as a weight may be shared),
+then Add of C). An Identity of an initializer (what
+torch.onnx.export writes for a weight equal to another, as in cloned
+layers) reads as that initializer, as after ONNX Runtime's recommended
+quant_pre_process, whose optimizer removes Identity nodes:
 
 - the input A: one DynamicQuantizeLinear per tensor, shared by all its
   quantized consumers (outputs `<A>_quantized`, `<A>_scale`,
@@ -56,6 +63,46 @@ def quantize_weights(weight, per_channel, unsigned):
     return quantized.astype(dtype), scales, zeros.astype(dtype)
 
 
+def gemm_as_matmul(graph, initializers):
+    """ONNX Runtime's replace_gemm_with_matmul, with Identity nodes of
+    initializers resolved first: the new node list."""
+    alias = {node.output[0]: node.input[0] for node in graph.node
+             if node.op_type == "Identity" and node.input[0] in initializers}
+    nodes = []
+    for node in graph.node:
+        if node.output[0] in alias:
+            continue
+        node = onnx.NodeProto.FromString(node.SerializeToString())
+        for index, name in enumerate(node.input):
+            node.input[index] = alias.get(name, name)
+        attributes = {a.name: helper.get_attribute_value(a)
+                      for a in node.attribute}
+        if node.op_type != "Gemm" or attributes.get("alpha", 1.0) != 1.0 or \
+                attributes.get("beta", 1.0) != 1.0 or \
+                attributes.get("transA", 0) != 0 or \
+                node.input[1] not in initializers:
+            nodes.append(node)
+            continue
+        b = node.input[1]
+        if attributes.get("transB", 0):
+            # ONNX Runtime transposes B in place, assuming no other reader:
+            # cloned layers' deduplicated weights have several.
+            name = f"{b}_transposed"
+            if name not in initializers:
+                initializers[name] = numpy_helper.from_array(
+                    numpy_helper.to_array(initializers[b]).T.copy(), name)
+                graph.initializer.append(initializers[name])
+            b = name
+        has_bias = len(node.input) > 2 and node.input[2]
+        product = node.output[0] + ("_MatMul" if has_bias else "")
+        nodes.append(helper.make_node("MatMul", [node.input[0], b], [product],
+                                      node.name + "_MatMul"))
+        if has_bias:
+            nodes.append(helper.make_node("Add", [product, node.input[2]],
+                                          [node.output[0]], node.name + "_Add"))
+    return nodes
+
+
 def dynamic_model(model, per_channel=False, unsigned_weights=False):
     """`model` (onnx.ModelProto, float) with each MatMul of a constant B
     quantized dynamically as ONNX Runtime writes it; returns a new model."""
@@ -64,7 +111,7 @@ def dynamic_model(model, per_channel=False, unsigned_weights=False):
     initializers = {tensor.name: tensor for tensor in graph.initializer}
     quantized_inputs = {}
     nodes = []
-    for node in graph.node:
+    for node in gemm_as_matmul(graph, initializers):
         if node.op_type != "MatMul" or node.input[1] not in initializers or \
                 numpy_helper.to_array(initializers[node.input[1]]).ndim != 2:
             nodes.append(node)

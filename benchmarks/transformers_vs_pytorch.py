@@ -21,7 +21,13 @@ It is exported to ONNX (opset 17) with symbolic 'batch' and 'seq', and:
 - ONNX Runtime fp32 on the same .onnx where `make ort` installed it (or
   --ort DIR; the column is left out without it): every graph
   optimization (its attention, GELU and LayerNorm fusions), one inter-op
-  thread, spinning on and off with two threads, the faster kept.
+  thread, spinning on and off with two threads, the faster kept;
+- ONNX Runtime's dynamic int8 model (its quantize_dynamic: every MatMul
+  with constant weights as DynamicQuantizeLinear + MatMulInteger, written
+  by benchmarks/ort_dynamic.py) in ONNX Runtime and in Quanta (quant-run
+  on that .onnx: the importer takes each such chain as one dynamic int8
+  GEMM with ONNX Runtime's numerics); the model is written without ONNX
+  Runtime too, the ONNX Runtime column needs it.
 
 With --model vit the model is torchvision's vit_b_16 on one 224 x 224
 image (random weights; its class token and head drawn at random, as
@@ -54,12 +60,14 @@ import tempfile
 import time
 
 import numpy as np
+import onnx
 import torch
 import torchvision
 from torch import nn
 
 # Run as a script, this folder is on sys.path.
 from models_vs_pytorch import find_ort, sqnr, time_ort, time_torch
+from ort_dynamic import dynamic_model
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -249,6 +257,8 @@ def main():
                       opset_version=options.opset,
                       input_names=[workload.input_name],
                       output_names=["logits"], dynamic_axes=workload.axes)
+    ort_dynamic_path = os.path.join(work, "encoder.ort_dynamic.onnx")
+    onnx.save(dynamic_model(onnx.load(onnx_path)), ort_dynamic_path)
     ids_path = os.path.join(work, "ids.npy")
     np.save(ids_path, ids)
     data = os.path.join(work, "calibration")
@@ -289,6 +299,7 @@ def main():
     float_out = os.path.join(work, "float.npy")
     int8_out = os.path.join(work, "int8.npy")
     dynamic_out = os.path.join(work, "dynamic.npy")
+    ort_dynamic_out = os.path.join(work, "ort_dynamic.npy")
     _, float_compile = run([os.path.join(options.build, "bin", "quant-run"),
                             onnx_path, dims, f"--input={ids_path}",
                             f"--output={float_out}"] + lower)
@@ -298,9 +309,13 @@ def main():
     _, dynamic_compile = run([os.path.join(options.build, "bin", "quant-run"),
                               onnx_path, dims, f"--input={ids_path}",
                               f"--output={dynamic_out}"] + dynamic_pipeline)
+    _, ort_dynamic_compile = run(
+        [os.path.join(options.build, "bin", "quant-run"), ort_dynamic_path,
+         dims, f"--input={ids_path}", f"--output={ort_dynamic_out}"] + lower)
     print(f"compile (import + JIT + one call): Quanta float "
           f"{float_compile:.1f} s, int8 {int8_compile:.1f} s, dynamic "
-          f"{dynamic_compile:.1f} s")
+          f"{dynamic_compile:.1f} s, ONNX Runtime's dynamic model "
+          f"{ort_dynamic_compile:.1f} s")
 
     reference = model(torch.from_numpy(ids)).detach().numpy()
     dynamic = workload.dynamic_call(
@@ -355,12 +370,13 @@ def main():
                 (int8_models[kept] for kept in KEPT_FLOAT)]
         runs.append((onnx_path, float_out, [dims] + lower))
         runs.append((onnx_path, dynamic_out, [dims] + dynamic_pipeline))
+        runs.append((ort_dynamic_path, ort_dynamic_out, [dims] + lower))
         medians = [min(rounds) for rounds in zip(*(
             [quant_run(options.build, model, ids_path, out, extra,
                        options.repeats, threads)[0]
              for model, out, extra in runs]
             for _ in range(options.rounds)))]
-        q8, q8s, q8n, qf, qd = medians
+        q8, q8s, q8n, qf, qd, qod = medians
         tf, _ = time_torch(model, torch.from_numpy(ids), options.repeats)
         td, _ = time_torch(dynamic, torch.from_numpy(ids), options.repeats)
         print(f"{threads:>7} {q8:>12.2f} {q8s:>12.2f} {q8n:>8.2f} "
@@ -376,6 +392,20 @@ def main():
                   f"max |ORT - PyTorch| "
                   f"{np.abs(ort_out.reshape(reference.shape) - reference).max():.2e}"
                   f"{note}")
+            (od, _), ort_out, note = time_ort(
+                ort, ort_dynamic_path, ids, ids_bin,
+                os.path.join(work, "ort_dynamic.bin"), options.repeats,
+                threads)
+            quanta_out = np.load(ort_dynamic_out)
+            print(f"{'':>7} ONNX Runtime dynamic int8 (its quantize_dynamic "
+                  f"model) {od:.2f} ms, Quanta on that model {qod:.2f} ms: "
+                  f"{od / qod:.2f}x; max |Quanta - ORT| "
+                  f"{np.abs(ort_out.reshape(quanta_out.shape) - quanta_out).max():.2e}, "
+                  f"SQNR to float {sqnr(reference, quanta_out):.1f} dB"
+                  f"{note}")
+        else:
+            print(f"{'':>7} Quanta on ONNX Runtime's dynamic model "
+                  f"{qod:.2f} ms")
 
 
 if __name__ == "__main__":

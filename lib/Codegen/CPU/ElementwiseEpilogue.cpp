@@ -66,12 +66,22 @@ matchStage(linalg::GenericOp generic, Value previous, RankedTensorType type) {
   return reads;
 }
 
-ElementwiseEpilogue ElementwiseEpilogue::match(Value result) {
+ElementwiseEpilogue ElementwiseEpilogue::match(Value result,
+                                               bool throughRowExpansion) {
   ElementwiseEpilogue epilogue;
   auto type = dyn_cast<RankedTensorType>(result.getType());
   if (!type || !type.hasStaticShape() || !type.getElementType().isF32())
     return epilogue;
   Value previous = result;
+  if (throughRowExpansion && type.getRank() == 2 && result.hasOneUse()) {
+    auto expansion =
+        dyn_cast<tensor::ExpandShapeOp>(*result.getUsers().begin());
+    if (expansion && expansion.getReassociationIndices().back().size() == 1) {
+      epilogue.expansion = expansion;
+      previous = expansion.getResult();
+      type = expansion.getResultType();
+    }
+  }
   while (!previous.use_empty()) {
     auto generic = dyn_cast<linalg::GenericOp>(*previous.getUsers().begin());
     if (!generic || !llvm::all_of(previous.getUsers(), [&](Operation *user) {
@@ -85,6 +95,8 @@ ElementwiseEpilogue ElementwiseEpilogue::match(Value result) {
     epilogue.stages.push_back({generic, std::move(*reads)});
     previous = generic.getResult(0);
   }
+  if (epilogue.stages.empty())
+    epilogue.expansion = {};
   return epilogue;
 }
 
@@ -130,10 +142,41 @@ Value ElementwiseEpilogue::apply(
   return value;
 }
 
+llvm::DenseMap<Value, Value>
+ElementwiseEpilogue::elementMatrices(OpBuilder &b, Location loc) const {
+  llvm::DenseMap<Value, Value> matrices;
+  for (const Stage &stage : stages)
+    for (auto [input, read] : llvm::zip(
+             linalg::GenericOp(stage.generic).getDpsInputs(), stage.reads)) {
+      if (read != Read::Element || matrices.count(input))
+        continue;
+      auto type = cast<RankedTensorType>(input.getType());
+      if (type.getRank() == 2) {
+        matrices[input] = input;
+        continue;
+      }
+      auto rows = llvm::to_vector_of<int64_t, 2>(
+          llvm::seq<int64_t>(0, type.getRank() - 1));
+      matrices[input] = tensor::CollapseShapeOp::create(
+          b, loc, input,
+          ArrayRef<ReassociationIndices>{rows, {type.getRank() - 1}});
+    }
+  return matrices;
+}
+
 void ElementwiseEpilogue::replace(RewriterBase &rewriter, Operation *kernel,
                                   Value fused) const {
+  tensor::ExpandShapeOp expand = expansion;
+  if (expand) {
+    rewriter.setInsertionPoint(getLast());
+    fused = tensor::ExpandShapeOp::create(rewriter, expand.getLoc(),
+                                          expand.getResultType(), fused,
+                                          expand.getReassociationIndices());
+  }
   rewriter.replaceOp(getLast(), fused);
   for (const Stage &stage : llvm::reverse(ArrayRef(stages).drop_back()))
     rewriter.eraseOp(stage.generic);
+  if (expand)
+    rewriter.eraseOp(expand);
   rewriter.eraseOp(kernel);
 }

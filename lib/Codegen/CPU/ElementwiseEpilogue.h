@@ -13,6 +13,7 @@
 #define QUANTA_LIB_CODEGEN_CPU_ELEMENTWISEEPILOGUE_H
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -39,8 +40,13 @@ public:
   /// output written whole (its init not read), reading the previous value
   /// and otherwise only tensors of that shape, per-column vectors and
   /// scalar constants, its body arith/math elementwise ops; each value but
-  /// the last read by the next stage alone. Empty when none follows.
-  static ElementwiseEpilogue match(Value result);
+  /// the last read by the next stage alone. Empty when none follows. With
+  /// `throughRowExpansion`, a matrix result (M x N) expanded into leading
+  /// dimensions with N last (an ONNX MatMul of a [B, S, K] input) is
+  /// followed through the expansion: the stages over that shape read their
+  /// other tensors as M x N matrices (collapsed like the result).
+  static ElementwiseEpilogue match(Value result,
+                                   bool throughRowExpansion = false);
 
   bool empty() const { return stages.empty(); }
   ArrayRef<Stage> getStages() const { return stages; }
@@ -54,12 +60,20 @@ public:
   Value apply(OpBuilder &b, Location loc, Value value,
               function_ref<Value(Value input, Read read)> read) const;
 
-  /// Replaces the last stage's result by `fused` and erases the stages
-  /// and `kernel`, whose result they read.
+  /// The stages' inputs of the result's shape (Read::Element), each as an
+  /// M x N matrix like the kernel's result (leading dimensions folded into
+  /// rows), built at `b`.
+  llvm::DenseMap<Value, Value> elementMatrices(OpBuilder &b,
+                                               Location loc) const;
+
+  /// Replaces the last stage's result by `fused` (of the kernel's shape;
+  /// expanded as the result was) and erases the stages, the expansion and
+  /// `kernel`, whose result they read.
   void replace(RewriterBase &rewriter, Operation *kernel, Value fused) const;
 
 private:
   SmallVector<Stage> stages;
+  tensor::ExpandShapeOp expansion;
 };
 
 } // namespace mlir::quanta

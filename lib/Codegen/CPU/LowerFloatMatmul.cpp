@@ -108,13 +108,7 @@ public:
     }
     if (gemm.image)
       groupOffsets = gemm.image->groupOffsets(b, loc, segmentGroups, 1);
-    // The epilogue's inputs of the output's shape, as M x N like it.
-    for (const ElementwiseEpilogue::Stage &stage : gemm.epilogue.getStages())
-      for (auto [input, read] : llvm::zip(
-               linalg::GenericOp(stage.generic).getDpsInputs(), stage.reads))
-        if (read == ElementwiseEpilogue::Read::Element &&
-            !epilogueMatrices.count(input))
-          epilogueMatrices[input] = asMatrix(input);
+    epilogueMatrices = gemm.epilogue.elementMatrices(b, loc);
     return emitTiles(gemm.init, stepName);
   }
 
@@ -195,17 +189,6 @@ private:
                      ValueRange{row, column}, pad, ArrayRef<bool>{false})
               .getResult();
         });
-  }
-  /// `value`, of the output's shape, collapsed to M x N as the output is.
-  Value asMatrix(Value value) {
-    auto type = cast<RankedTensorType>(value.getType());
-    if (type.getRank() == 2)
-      return value;
-    auto rows = llvm::to_vector_of<int64_t, 2>(
-        llvm::seq<int64_t>(0, type.getRank() - 1));
-    return tensor::CollapseShapeOp::create(
-        b, loc, value,
-        ArrayRef<ReassociationIndices>{rows, {type.getRank() - 1}});
   }
   /// i4 weights: each strip's L values of a k value in L / 2 bytes, lane j
   /// in the low nibble of byte j and lane j + L / 2 in its high nibble, so
@@ -544,7 +527,8 @@ LogicalResult mlir::quanta::lowerFloatGemm(RewriterBase &rewriter,
     return failure();
   // With an epilogue, the kernel replaces its last op, where all the
   // epilogue's inputs are defined.
-  gemm->epilogue = ElementwiseEpilogue::match(operation->getResult(0));
+  gemm->epilogue = ElementwiseEpilogue::match(operation->getResult(0),
+                                              /*throughRowExpansion=*/true);
   Operation *replaced =
       gemm->epilogue.empty() ? operation : gemm->epilogue.getLast();
   b.setInsertionPoint(replaced);

@@ -24,6 +24,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "DynamicQParams.h"
+#include "ElementwiseEpilogue.h"
 #include "TiledGemm.h"
 #include "VectorRequantize.h"
 
@@ -198,6 +199,10 @@ struct FloatEpilogue {
   /// One per column, or one for all.
   SmallVector<float> weightScales;
   std::optional<SmallVector<float>> bias;
+  /// The float consumers applied to the output in registers (GELU after a
+  /// Linear), and their M x N inputs.
+  ElementwiseEpilogue elementwise;
+  llvm::DenseMap<Value, Value> elementwiseMatrices;
 };
 
 /// What one integer kernel computes, in quanta.qmatmul's terms: a
@@ -290,7 +295,7 @@ private:
   Value toAccumulator(ArrayRef<Value> rows) override;
   SmallVector<Value> fromAccumulator(Value acc) override;
   Value finish(Value acc, Value row, Value column) override;
-  Value finishFloat(Value acc, Value column);
+  Value finishFloat(Value acc, Value row, Value column);
   Value narrowPairs(ArrayRef<Value> outputs) override;
 
   Value callIntrinsic(StringRef name, Type type, ValueRange args) {
@@ -729,7 +734,7 @@ Value QMatmulLowering::dot(Value acc, Value lhs, Value rhs) {
 /// numeric library on L lanes.
 Value QMatmulLowering::finish(Value acc, Value row, Value column) {
   if (operands.floatEpilogue)
-    return finishFloat(acc, column);
+    return finishFloat(acc, row, column);
   if (hasWeightZeroPoints) {
     Value rowSum = tensor::ExtractOp::create(b, loc, rowSums, row);
     Value sums = vector::BroadcastOp::create(b, loc, i32Vector, rowSum);
@@ -755,7 +760,7 @@ Value QMatmulLowering::finish(Value acc, Value row, Value column) {
 /// FMA without fast-math flags): onednn (acc + bias * s) * (1 / s) with s
 /// = f32(1 / sa) * f32(1 / sw), QNNPACK (sw * sa) * acc + bias (+0 without
 /// one, as QNNPACK adds), ONNX Runtime the same without that +0.
-Value QMatmulLowering::finishFloat(Value acc, Value column) {
+Value QMatmulLowering::finishFloat(Value acc, Value row, Value column) {
   const FloatEpilogue &epilogue = *operands.floatEpilogue;
   auto floatVector = VectorType::get({tiling.lanes}, b.getF32Type());
   Value value = arith::SIToFPOp::create(b, loc, floatVector, acc);
@@ -767,20 +772,37 @@ Value QMatmulLowering::finishFloat(Value acc, Value column) {
                    : Value();
   if (epilogue.engine != DynamicEngine::onednn) {
     Value multiplier = arith::MulFOp::create(b, loc, weightFactor, inputFactor);
-    Value product = arith::MulFOp::create(b, loc, multiplier, value);
-    if (!bias && epilogue.engine == DynamicEngine::onnx)
-      return product;
-    if (!bias)
+    value = arith::MulFOp::create(b, loc, multiplier, value);
+    if (!bias && epilogue.engine == DynamicEngine::qnnpack)
       bias = createConstant(cast<TypedAttr>(b.getZeroAttr(floatVector)));
-    return arith::AddFOp::create(b, loc, product, bias);
+    if (bias)
+      value = arith::AddFOp::create(b, loc, value, bias);
+  } else {
+    Value biasScale = arith::MulFOp::create(b, loc, inputFactor, weightFactor);
+    Value one = createConstant(DenseElementsAttr::get(floatVector, 1.0f));
+    Value outputScale = arith::DivFOp::create(b, loc, one, biasScale);
+    if (bias)
+      value = arith::AddFOp::create(
+          b, loc, value, arith::MulFOp::create(b, loc, bias, biasScale));
+    value = arith::MulFOp::create(b, loc, value, outputScale);
   }
-  Value biasScale = arith::MulFOp::create(b, loc, inputFactor, weightFactor);
-  Value one = createConstant(DenseElementsAttr::get(floatVector, 1.0f));
-  Value outputScale = arith::DivFOp::create(b, loc, one, biasScale);
-  if (bias)
-    value = arith::AddFOp::create(
-        b, loc, value, arith::MulFOp::create(b, loc, bias, biasScale));
-  return arith::MulFOp::create(b, loc, value, outputScale);
+  if (epilogue.elementwise.empty())
+    return value;
+  // Columns past N (the last strip's padding) read zeros.
+  Value pad = createConstant(b.getF32FloatAttr(0.0f));
+  return epilogue.elementwise.apply(
+      b, loc, value, [&](Value input, ElementwiseEpilogue::Read read) -> Value {
+        if (read == ElementwiseEpilogue::Read::Column)
+          return vector::TransferReadOp::create(b, loc, floatVector, input,
+                                                ValueRange{column}, pad,
+                                                ArrayRef<bool>{false})
+              .getResult();
+        return vector::TransferReadOp::create(
+                   b, loc, floatVector,
+                   epilogue.elementwiseMatrices.lookup(input),
+                   ValueRange{row, column}, pad, ArrayRef<bool>{false})
+            .getResult();
+      });
 }
 
 int64_t QMatmulLowering::outputZeroPoint() {
@@ -1525,6 +1547,12 @@ LogicalResult mlir::quanta::lowerDynamicQMatmul(RewriterBase &rewriter,
     rewriter.replaceOp(op, *output);
     return success();
   }
+  // The float consumers of the output run in the kernel, which is built
+  // where the last of them was: after every input they read.
+  ElementwiseEpilogue elementwise =
+      ElementwiseEpilogue::match(op.getOutput(), /*throughRowExpansion=*/true);
+  Operation *anchor = elementwise.empty() ? op : elementwise.getLast();
+  b.setInsertionPoint(anchor);
   const DynamicEngine engine = op.getEngine();
   const bool onednn = engine == DynamicEngine::onednn;
   // The activation's u8 range: onednn's reorder reaches 128 (x = max lands
@@ -1603,11 +1631,15 @@ LogicalResult mlir::quanta::lowerDynamicQMatmul(RewriterBase &rewriter,
           })
           .getResult(0);
 
-  FloatEpilogue epilogue{engine, inputFactor,
-                         llvm::to_vector(op.getWeightScales()), std::nullopt};
+  FloatEpilogue epilogue;
+  epilogue.engine = engine;
+  epilogue.inputFactor = inputFactor;
+  epilogue.weightScales = llvm::to_vector(op.getWeightScales());
   if (std::optional<ArrayRef<float>> bias = op.getBias())
     epilogue.bias = llvm::to_vector(*bias);
-  IntegerGemmOperands operands{op,
+  epilogue.elementwiseMatrices = elementwise.elementMatrices(b, loc);
+  epilogue.elementwise = elementwise;
+  IntegerGemmOperands operands{anchor,
                                RankedTensorType::get({m, k}, activationType),
                                outputType,
                                k,
@@ -1627,7 +1659,10 @@ LogicalResult mlir::quanta::lowerDynamicQMatmul(RewriterBase &rewriter,
   Value result =
       lowering.build(prepared, lowering.packConstantWeights(), offsets);
   if (target.getArch() == TargetArch::X86_64)
-    requireVectorWidth(op, kernel.tiling.lanes * 32);
-  rewriter.replaceOp(op, result);
+    requireVectorWidth(anchor, kernel.tiling.lanes * 32);
+  if (elementwise.empty())
+    rewriter.replaceOp(op, result);
+  else
+    elementwise.replace(rewriter, op, result);
   return success();
 }

@@ -54,3 +54,32 @@ func.func @empty_m(%x: tensor<0x8xf32>) -> tensor<0x3xf32> {
   %y = quanta.dynamic_qmatmul %x engine(qnnpack) {weights = dense<1> : tensor<8x3xi8>, weight_scales = array<f32: 0.5>} : tensor<0x8xf32> -> tensor<0x3xf32>
   return %y : tensor<0x3xf32>
 }
+
+// ONNX Runtime's numerics (engine onnx): the input divided by its scale,
+// and without a bias no addition after the multiplies. The float
+// consumers of the output, here a ReLU over the [B, S, N] expansion of its
+// rows (an ONNX MatMul of a 3-D input), run in the kernel on each
+// accumulator vector: no loop nest of their own.
+// CHECK-LABEL: func.func @onnx_relu
+// CHECK: arith.divf %{{.*}} : f32
+// CHECK: %[[ACC:.*]] = arith.sitofp %{{.*}} : vector<8xi32> to vector<8xf32>
+// CHECK: %[[FACTOR:.*]] = arith.mulf %{{.*}} : vector<8xf32>
+// CHECK-NEXT: %[[OUT:.*]] = arith.mulf %[[FACTOR]], %[[ACC]] : vector<8xf32>
+// CHECK-NOT: arith.addf
+// CHECK: arith.maximumf %[[OUT]], %{{.*}} : vector<8xf32>
+// CHECK: tensor.expand_shape %{{.*}} output_shape [2, 2, 16] : tensor<4x16xf32> into tensor<2x2x16xf32>
+// CHECK-NOT: linalg.generic
+// CHECK: return
+#map3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+func.func @onnx_relu(%x: tensor<4x64xf32>) -> tensor<2x2x16xf32> {
+  %y = quanta.dynamic_qmatmul %x engine(onnx) {weights = dense<127> : tensor<64x16xi8>, weight_scales = array<f32: 0.25>} : tensor<4x64xf32> -> tensor<4x16xf32>
+  %e = tensor.expand_shape %y [[0, 1], [2]] output_shape [2, 2, 16] : tensor<4x16xf32> into tensor<2x2x16xf32>
+  %zero = arith.constant 0.0 : f32
+  %init = tensor.empty() : tensor<2x2x16xf32>
+  %r = linalg.generic {indexing_maps = [#map3, #map3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%e : tensor<2x2x16xf32>) outs(%init : tensor<2x2x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<2x2x16xf32>
+  return %r : tensor<2x2x16xf32>
+}

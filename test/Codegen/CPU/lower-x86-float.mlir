@@ -227,3 +227,50 @@ func.func @stays_nchw(%x: tensor<1x3x5x6xf32>, %filter: tensor<4x3x2x2xf32>, %in
   %1 = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %window : tensor<1x3x5x6xf32>, tensor<2x2xf32>) outs(%pool_init : tensor<1x3x4x5xf32>) -> tensor<1x3x4x5xf32>
   return %0, %1 : tensor<1x4x4x5xf32>, tensor<1x3x4x5xf32>
 }
+
+// -----
+
+// An ONNX MatMul of a [B, S, K] input (collapsed, multiplied, expanded)
+// followed by its bias Add and GELU's chain over the 3-D shape: both run
+// in the kernel's epilogue (the residual tensor read as the M x N matrix
+// of the kernel's rows), the expansion moved after it.
+#row3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#col3 = affine_map<(d0, d1, d2) -> (d2)>
+// YMM-LABEL: func.func @expanded_rows
+// YMM: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2]] : tensor<2x3x8xf32> into tensor<6x8xf32>
+// YMM: arith.addf %{{.*}} : vector<8xf32>
+// YMM: math.erf %{{.*}} : vector<8xf32>
+// YMM: arith.addf %{{.*}} : vector<8xf32>
+// YMM: {quanta.dot_step = "fma"{{(, quanta.parallel)?}}}
+// YMM: tensor.expand_shape %{{.*}} output_shape [2, 3, 8] : tensor<6x8xf32> into tensor<2x3x8xf32>
+// YMM-NOT: linalg.generic
+// YMM: return
+func.func @expanded_rows(%x: tensor<6x8xf32>, %residual: tensor<2x3x8xf32>) -> tensor<2x3x8xf32> {
+  %w = arith.constant dense<0.5> : tensor<8x8xf32>
+  %bias = arith.constant dense<0.25> : tensor<8xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<6x8xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<6x8xf32>) -> tensor<6x8xf32>
+  %m = linalg.matmul ins(%x, %w : tensor<6x8xf32>, tensor<8x8xf32>) outs(%f : tensor<6x8xf32>) -> tensor<6x8xf32>
+  %m3 = tensor.expand_shape %m [[0, 1], [2]] output_shape [2, 3, 8] : tensor<6x8xf32> into tensor<2x3x8xf32>
+  %init = tensor.empty() : tensor<2x3x8xf32>
+  %biased = linalg.generic {indexing_maps = [#row3, #col3, #row3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%m3, %bias : tensor<2x3x8xf32>, tensor<8xf32>) outs(%init : tensor<2x3x8xf32>) {
+  ^bb0(%in: f32, %b: f32, %out: f32):
+    %s = arith.addf %in, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<2x3x8xf32>
+  %c = arith.constant 0.707106769 : f32
+  %half = arith.constant 0.5 : f32
+  %one = arith.constant 1.0 : f32
+  %gelu = linalg.generic {indexing_maps = [#row3, #row3, #row3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%biased, %residual : tensor<2x3x8xf32>, tensor<2x3x8xf32>) outs(%init : tensor<2x3x8xf32>) {
+  ^bb0(%in: f32, %r: f32, %out: f32):
+    %d = arith.mulf %in, %c : f32
+    %erf = math.erf %d : f32
+    %p = arith.addf %erf, %one : f32
+    %g = arith.mulf %in, %p : f32
+    %h = arith.mulf %g, %half : f32
+    %s = arith.addf %h, %r : f32
+    linalg.yield %s : f32
+  } -> tensor<2x3x8xf32>
+  return %gelu : tensor<2x3x8xf32>
+}

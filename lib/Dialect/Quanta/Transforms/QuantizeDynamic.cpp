@@ -348,13 +348,18 @@ void QuantizeDynamicPass::rewrite(LinearChain chain, Scheme scheme) {
   // The chain, last op first, then what only it read (the float weights,
   // the bias, the accumulator's fill), so that no float copy of the
   // weights is left for later passes to carry.
+  // (The chain's own ops read each other: they are erased here, never
+  // visited after.)
+  const SmallVector<Operation *> chainOps = {chain.biasAdd.getOperation(),
+                                             chain.expand.getOperation(),
+                                             matmul.getOperation()};
   llvm::SetVector<Operation *> operandOps;
-  for (Operation *op : {chain.biasAdd.getOperation(),
-                        chain.expand.getOperation(), matmul.getOperation()}) {
+  for (Operation *op : chainOps) {
     if (!op)
       continue;
     for (Value operand : op->getOperands())
-      if (Operation *producer = operand.getDefiningOp())
+      if (Operation *producer = operand.getDefiningOp();
+          producer && !llvm::is_contained(chainOps, producer))
         operandOps.insert(producer);
     op->erase();
   }
