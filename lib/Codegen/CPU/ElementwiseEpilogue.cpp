@@ -73,20 +73,23 @@ ElementwiseEpilogue ElementwiseEpilogue::match(Value result,
   if (!type || !type.hasStaticShape() || !type.getElementType().isF32())
     return epilogue;
   Value previous = result;
-  if (throughRowExpansion && type.getRank() == 2 && result.hasOneUse()) {
-    auto expansion =
-        dyn_cast<tensor::ExpandShapeOp>(*result.getUsers().begin());
-    if (expansion && expansion.getReassociationIndices().back().size() == 1) {
+  while (!previous.use_empty()) {
+    Operation *user = *previous.getUsers().begin();
+    if (!llvm::all_of(previous.getUsers(),
+                      [&](Operation *other) { return other == user; }))
+      break;
+    // Once, the rows expanded into leading dimensions, N kept last.
+    auto expansion = dyn_cast<tensor::ExpandShapeOp>(user);
+    if (expansion && throughRowExpansion && !epilogue.expansion &&
+        expansion.getReassociationIndices().back().size() == 1) {
       epilogue.expansion = expansion;
+      epilogue.stagesBeforeExpansion = epilogue.stages.size();
       previous = expansion.getResult();
       type = expansion.getResultType();
+      continue;
     }
-  }
-  while (!previous.use_empty()) {
-    auto generic = dyn_cast<linalg::GenericOp>(*previous.getUsers().begin());
-    if (!generic || !llvm::all_of(previous.getUsers(), [&](Operation *user) {
-          return user == generic.getOperation();
-        }))
+    auto generic = dyn_cast<linalg::GenericOp>(user);
+    if (!generic)
       break;
     std::optional<SmallVector<Read>> reads =
         matchStage(generic, previous, type);
@@ -95,7 +98,8 @@ ElementwiseEpilogue ElementwiseEpilogue::match(Value result,
     epilogue.stages.push_back({generic, std::move(*reads)});
     previous = generic.getResult(0);
   }
-  if (epilogue.stages.empty())
+  // An expansion no stage follows stays where it is.
+  if (epilogue.stagesBeforeExpansion == epilogue.stages.size())
     epilogue.expansion = {};
   return epilogue;
 }
@@ -174,9 +178,14 @@ void ElementwiseEpilogue::replace(RewriterBase &rewriter, Operation *kernel,
                                           expand.getReassociationIndices());
   }
   rewriter.replaceOp(getLast(), fused);
-  for (const Stage &stage : llvm::reverse(ArrayRef(stages).drop_back()))
-    rewriter.eraseOp(stage.generic);
-  if (expand)
-    rewriter.eraseOp(expand);
+  // The chain's other ops, users before their producers.
+  SmallVector<Operation *> chain;
+  for (auto [index, stage] : llvm::enumerate(stages)) {
+    if (expand && index == stagesBeforeExpansion)
+      chain.push_back(expand);
+    chain.push_back(stage.generic);
+  }
+  for (Operation *op : llvm::reverse(ArrayRef(chain).drop_back()))
+    rewriter.eraseOp(op);
   rewriter.eraseOp(kernel);
 }

@@ -41,10 +41,11 @@ public:
   /// and otherwise only tensors of that shape, per-column vectors and
   /// scalar constants, its body arith/math elementwise ops; each value but
   /// the last read by the next stage alone. Empty when none follows. With
-  /// `throughRowExpansion`, a matrix result (M x N) expanded into leading
-  /// dimensions with N last (an ONNX MatMul of a [B, S, K] input) is
-  /// followed through the expansion: the stages over that shape read their
-  /// other tensors as M x N matrices (collapsed like the result).
+  /// `throughRowExpansion`, a matrix value (M x N) expanded into leading
+  /// dimensions with N last (an ONNX MatMul of a [B, S, K] input, before
+  /// or after its bias add) is followed through the expansion: the stages
+  /// over that shape read their other tensors as M x N matrices (collapsed
+  /// like the result).
   static ElementwiseEpilogue match(Value result,
                                    bool throughRowExpansion = false);
 
@@ -73,7 +74,10 @@ public:
 
 private:
   SmallVector<Stage> stages;
+  /// Where the result's rows are expanded (null: nowhere), after the first
+  /// stagesBeforeExpansion stages.
   tensor::ExpandShapeOp expansion;
+  size_t stagesBeforeExpansion = 0;
 };
 
 } // namespace mlir::quanta
