@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 
 using namespace mlir;
@@ -144,6 +145,20 @@ Value ElementwiseEpilogue::apply(
     value = mapping.lookup(body->getTerminator()->getOperand(0));
   }
   return value;
+}
+
+Value ElementwiseEpilogue::applyAt(
+    OpBuilder &b, Location loc, Value value, Value row, Value column, Value pad,
+    const llvm::DenseMap<Value, Value> &matrices) const {
+  auto type = cast<VectorType>(value.getType());
+  return apply(b, loc, value, [&](Value input, Read read) -> Value {
+    if (read == Read::Column)
+      return vector::TransferReadOp::create(
+          b, loc, type, input, ValueRange{column}, pad, ArrayRef<bool>{false});
+    return vector::TransferReadOp::create(b, loc, type, matrices.lookup(input),
+                                          ValueRange{row, column}, pad,
+                                          ArrayRef<bool>{false});
+  });
 }
 
 llvm::DenseMap<Value, Value>

@@ -61,6 +61,14 @@ public:
   Value apply(OpBuilder &b, Location loc, Value value,
               function_ref<Value(Value input, Read read)> read) const;
 
+  /// apply() to a kernel's output vector at (`row`, `column`) of its M x N
+  /// result: per-column inputs read at `column`, the others from
+  /// `matrices` (elementMatrices') at (`row`, `column`), lanes past the
+  /// last column as `pad`.
+  Value applyAt(OpBuilder &b, Location loc, Value value, Value row,
+                Value column, Value pad,
+                const llvm::DenseMap<Value, Value> &matrices) const;
+
   /// The stages' inputs of the result's shape (Read::Element), each as an
   /// M x N matrix like the kernel's result (leading dimensions folded into
   /// rows), built at `b`.

@@ -176,19 +176,9 @@ private:
     if (gemm.epilogue.empty())
       return acc;
     // Columns past N (the last strip's padding) read zeros.
-    Value pad = createConstant(b.getF32FloatAttr(0.0f));
-    return gemm.epilogue.apply(
-        b, loc, acc, [&](Value input, ElementwiseEpilogue::Read read) {
-          if (read == ElementwiseEpilogue::Read::Column)
-            return vector::TransferReadOp::create(b, loc, type, input,
-                                                  ValueRange{column}, pad,
-                                                  ArrayRef<bool>{false})
-                .getResult();
-          return vector::TransferReadOp::create(
-                     b, loc, type, epilogueMatrices.lookup(input),
-                     ValueRange{row, column}, pad, ArrayRef<bool>{false})
-              .getResult();
-        });
+    return gemm.epilogue.applyAt(b, loc, acc, row, column,
+                                 createConstant(b.getF32FloatAttr(0.0f)),
+                                 epilogueMatrices);
   }
   /// i4 weights: each strip's L values of a k value in L / 2 bytes, lane j
   /// in the low nibble of byte j and lane j + L / 2 in its high nibble, so

@@ -789,20 +789,9 @@ Value QMatmulLowering::finishFloat(Value acc, Value row, Value column) {
   if (epilogue.elementwise.empty())
     return value;
   // Columns past N (the last strip's padding) read zeros.
-  Value pad = createConstant(b.getF32FloatAttr(0.0f));
-  return epilogue.elementwise.apply(
-      b, loc, value, [&](Value input, ElementwiseEpilogue::Read read) -> Value {
-        if (read == ElementwiseEpilogue::Read::Column)
-          return vector::TransferReadOp::create(b, loc, floatVector, input,
-                                                ValueRange{column}, pad,
-                                                ArrayRef<bool>{false})
-              .getResult();
-        return vector::TransferReadOp::create(
-                   b, loc, floatVector,
-                   epilogue.elementwiseMatrices.lookup(input),
-                   ValueRange{row, column}, pad, ArrayRef<bool>{false})
-            .getResult();
-      });
+  return epilogue.elementwise.applyAt(b, loc, value, row, column,
+                                      createConstant(b.getF32FloatAttr(0.0f)),
+                                      epilogue.elementwiseMatrices);
 }
 
 int64_t QMatmulLowering::outputZeroPoint() {
