@@ -75,9 +75,12 @@ public:
       const std::string weightZero =
           matMul.input_size() > 3 ? matMul.input(3) : std::string();
       DenseElementsAttr b = constants.lookup(matMul.input(1));
-      if (!b || (!weightZero.empty() && !constants.lookup(weightZero)))
+      if (!b || cast<ShapedType>(b.getType()).getRank() != 2 ||
+          (!weightZero.empty() && !constants.lookup(weightZero)))
         continue;
-      // A bias Add reading the product alone joins the chain.
+      // A bias Add reading the product alone joins the chain: one value
+      // per column of B.
+      const int64_t columns = cast<ShapedType>(b.getType()).getShape().back();
       std::string bias, output = mul.output(0);
       auto reader = readers.find(output);
       if (uses.reads.lookup(output) == 1 && reader != readers.end() &&
@@ -86,7 +89,8 @@ public:
         const std::string &other = add.input(add.input(0) == output ? 1 : 0);
         DenseElementsAttr values = constants.lookup(other);
         if (values && values.getElementType().isF32() &&
-            cast<ShapedType>(values.getType()).getRank() == 1) {
+            cast<ShapedType>(values.getType()).getShape() ==
+                ArrayRef<int64_t>{columns}) {
           bias = other;
           output = add.output(0);
           chain.biasAdd = reader->second;
