@@ -19,7 +19,9 @@ vector width. Three quantizations of it:
   (com.microsoft.DynamicQuantizeMatMul, what its graph optimizer makes of
   the chain, saved with optimizedModelFilePath) on W1 per column with b1;
   dynamic_quantize_matmul_runtime_b.onnx the same with B a graph input,
-  which the importer refuses.
+  and dynamic_quantize_matmul_{zero_scale,wide_zero_point,short_bias}.onnx
+  with a weight scale of 0, a zero point leaving B - zero point outside
+  int8, and a bias of 3 values, which the importer refuses.
 The expected outputs are the ONNX graph's node by node in float32 NumPy
 (DynamicQuantizeLinear as ONNX Runtime computes it, exact integer products,
 each Mul and Add rounded to float32), the semantics the importer and the
@@ -149,6 +151,25 @@ def contrib_models(model):
     return fused, runtime_b
 
 
+def bad_contrib_models(fused):
+    """The fused model with one constant the kernels cannot take."""
+    def replaced(name, array):
+        model = onnx.ModelProto.FromString(fused.SerializeToString())
+        for tensor in model.graph.initializer:
+            if tensor.name == name:
+                tensor.CopyFrom(numpy_helper.from_array(array, name))
+        return model
+    inits = {t.name: numpy_helper.to_array(t) for t in fused.graph.initializer}
+    scales = inits["w1_scale"].copy()
+    scales[3] = 0
+    return {
+        "zero_scale": replaced("w1_scale", scales),
+        "wide_zero_point": replaced(
+            "w1_zero_point", np.full_like(inits["w1_zero_point"], -128)),
+        "short_bias": replaced("b1", inits["b1"][:3]),
+    }
+
+
 def ort_output(ort, path, x):
     script = os.path.join(ROOT, "benchmarks", "ort_session.js")
     with tempfile.TemporaryDirectory() as tmp:
@@ -182,6 +203,9 @@ def main():
     check(args, path, fused, x, "dynamic_quantize_matmul")
     onnx.save(runtime_b,
               os.path.join(OUT, "dynamic_quantize_matmul_runtime_b.onnx"))
+    for suffix, bad in bad_contrib_models(fused).items():
+        onnx.save(bad, os.path.join(
+            OUT, f"dynamic_quantize_matmul_{suffix}.onnx"))
 
 
 def check(args, path, model, x, name):

@@ -20,6 +20,38 @@
 using namespace mlir;
 using namespace mlir::quanta;
 
+namespace {
+/// The scalar arith the qparams formulas are written in, at one place.
+struct Scalars {
+  OpBuilder &b;
+  Location loc;
+
+  Value f32(float value) {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
+  }
+  Value f64(double value) {
+    return arith::ConstantOp::create(b, loc, b.getF64FloatAttr(value));
+  }
+  Value cmp(arith::CmpFPredicate predicate, Value lhs, Value rhs) {
+    return arith::CmpFOp::create(b, loc, predicate, lhs, rhs);
+  }
+  Value select(Value condition, Value ifTrue, Value ifFalse) {
+    return arith::SelectOp::create(b, loc, condition, ifTrue, ifFalse);
+  }
+  /// Whether |value| < inf (false for NaN).
+  Value isFinite(Value value) {
+    return cmp(arith::CmpFPredicate::OLT, math::AbsFOp::create(b, loc, value),
+               f32(std::numeric_limits<float>::infinity()));
+  }
+  /// std::min(min, 0.0f), std::max(max, 0.0f): the range extended to 0.
+  std::pair<Value, Value> withZero(Value min, Value max) {
+    Value zero = f32(0.0f);
+    return {select(cmp(arith::CmpFPredicate::OLT, zero, min), zero, min),
+            select(cmp(arith::CmpFPredicate::OLT, max, zero), zero, max)};
+  }
+};
+} // namespace
+
 std::pair<Value, Value> mlir::quanta::emitMinMax(OpBuilder &b, Location loc,
                                                  Value values, int64_t lanes) {
   const int64_t size = cast<RankedTensorType>(values.getType()).getDimSize(0);
@@ -85,134 +117,102 @@ DynamicActivationQParams mlir::quanta::emitChooseQParams(OpBuilder &b,
                                                          Value min, Value max,
                                                          int32_t qmax) {
   Type f32 = b.getF32Type(), f64 = b.getF64Type();
-  auto c32 = [&](float value) -> Value {
-    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
-  };
-  auto c64 = [&](double value) -> Value {
-    return arith::ConstantOp::create(b, loc, b.getF64FloatAttr(value));
-  };
-  auto cmp = [&](arith::CmpFPredicate predicate, Value lhs, Value rhs) {
-    return arith::CmpFOp::create(b, loc, predicate, lhs, rhs).getResult();
-  };
-  auto select = [&](Value condition, Value ifTrue, Value ifFalse) {
-    return arith::SelectOp::create(b, loc, condition, ifTrue, ifFalse)
-        .getResult();
-  };
+  Scalars c{b, loc};
   using P = arith::CmpFPredicate;
   const float inf = std::numeric_limits<float>::infinity();
   // ATen checks min <= max (false for NaN); an infinite bound gives an
   // infinite scale, which dynamicLinear refuses as PyTorch's kernels do.
   Value valid = arith::AndIOp::create(
-      b, loc, cmp(P::OLE, min, max),
-      arith::AndIOp::create(
-          b, loc, cmp(P::OLT, math::AbsFOp::create(b, loc, min), c32(inf)),
-          cmp(P::OLT, math::AbsFOp::create(b, loc, max), c32(inf))));
-  // std::min(min, 0.0f), std::max(max, 0.0f).
-  Value zero = c32(0.0f);
-  Value lo = select(cmp(P::OLT, zero, min), zero, min);
-  Value hi = select(cmp(P::OLT, max, zero), zero, max);
+      b, loc, c.cmp(P::OLE, min, max),
+      arith::AndIOp::create(b, loc, c.isFinite(min), c.isFinite(max)));
+  auto [lo, hi] = c.withZero(min, max);
+  Value zero = c.f32(0.0f);
   Value scale = arith::DivFOp::create(
       b, loc,
       arith::SubFOp::create(b, loc, arith::ExtFOp::create(b, loc, f64, hi),
                             arith::ExtFOp::create(b, loc, f64, lo)),
-      c64(qmax));
+      c.f64(qmax));
   Value narrow = arith::TruncFOp::create(b, loc, f32, scale);
   Value degenerate = arith::OrIOp::create(
-      b, loc, cmp(P::OEQ, narrow, zero),
-      cmp(P::OEQ,
-          math::AbsFOp::create(
-              b, loc, arith::DivFOp::create(b, loc, c32(1.0f), narrow)),
-          c32(inf)));
-  scale = select(degenerate, c64(0.1), scale);
+      b, loc, c.cmp(P::OEQ, narrow, zero),
+      c.cmp(P::OEQ,
+            math::AbsFOp::create(
+                b, loc, arith::DivFOp::create(b, loc, c.f32(1.0f), narrow)),
+            c.f32(inf)));
+  scale = c.select(degenerate, c.f64(0.1), scale);
   // A finite range of width at most 2 * FLT_MAX over qmax >= 127 cannot
   // reach ATen's float overflow check.
   constexpr float kSmallScaleThreshold = 6.1e-5f;
   const float widened = kSmallScaleThreshold * static_cast<float>(qmax);
-  Value small = cmp(P::OLT, scale, c64(kSmallScaleThreshold));
+  Value small = c.cmp(P::OLT, scale, c.f64(kSmallScaleThreshold));
   Value amplifier =
-      arith::DivFOp::create(b, loc, c32(kSmallScaleThreshold),
+      arith::DivFOp::create(b, loc, c.f32(kSmallScaleThreshold),
                             arith::TruncFOp::create(b, loc, f32, scale));
-  Value loIsZero = cmp(P::OEQ, lo, zero), hiIsZero = cmp(P::OEQ, hi, zero);
-  Value smallLo = select(loIsZero, lo,
-                         select(hiIsZero, c32(-widened),
-                                arith::MulFOp::create(b, loc, lo, amplifier)));
-  Value smallHi = select(
-      loIsZero, c32(widened),
-      select(hiIsZero, hi, arith::MulFOp::create(b, loc, hi, amplifier)));
-  lo = select(small, smallLo, lo);
-  hi = select(small, smallHi, hi);
-  scale = select(small, c64(kSmallScaleThreshold), scale);
+  Value loIsZero = c.cmp(P::OEQ, lo, zero), hiIsZero = c.cmp(P::OEQ, hi, zero);
+  Value smallLo =
+      c.select(loIsZero, lo,
+               c.select(hiIsZero, c.f32(-widened),
+                        arith::MulFOp::create(b, loc, lo, amplifier)));
+  Value smallHi = c.select(
+      loIsZero, c.f32(widened),
+      c.select(hiIsZero, hi, arith::MulFOp::create(b, loc, hi, amplifier)));
+  lo = c.select(small, smallLo, lo);
+  hi = c.select(small, smallHi, hi);
+  scale = c.select(small, c.f64(kSmallScaleThreshold), scale);
   // The zero point from the end whose terms are smaller (qmin = 0).
   Value fromMin = arith::DivFOp::create(
       b, loc, arith::ExtFOp::create(b, loc, f64, lo), scale);
   Value fromMax = arith::DivFOp::create(
       b, loc, arith::ExtFOp::create(b, loc, f64, hi), scale);
-  Value minError = arith::SubFOp::create(b, loc, c64(0.0),
+  Value minError = arith::SubFOp::create(b, loc, c.f64(0.0),
                                          math::AbsFOp::create(b, loc, fromMin));
-  Value maxError = arith::SubFOp::create(b, loc, c64(qmax),
+  Value maxError = arith::SubFOp::create(b, loc, c.f64(qmax),
                                          math::AbsFOp::create(b, loc, fromMax));
-  Value initial = select(cmp(P::OLT, minError, maxError),
-                         arith::SubFOp::create(b, loc, c64(0.0), fromMin),
-                         arith::SubFOp::create(b, loc, c64(qmax), fromMax));
+  Value initial = c.select(c.cmp(P::OLT, minError, maxError),
+                           arith::SubFOp::create(b, loc, c.f64(0.0), fromMin),
+                           arith::SubFOp::create(b, loc, c.f64(qmax), fromMax));
   // Invalid inputs take 0 before the conversion, which is poison for NaN.
-  initial = select(valid, initial, c64(0.0));
-  Value zeroPoint = select(cmp(P::OLT, initial, c64(0.0)), c64(0.0),
-                           select(cmp(P::OGT, initial, c64(qmax)), c64(qmax),
-                                  math::RoundEvenOp::create(b, loc, initial)));
-  return {select(valid, scale, c64(std::numeric_limits<double>::quiet_NaN())),
-          arith::FPToSIOp::create(b, loc, b.getI32Type(), zeroPoint)};
+  initial = c.select(valid, initial, c.f64(0.0));
+  Value zeroPoint =
+      c.select(c.cmp(P::OLT, initial, c.f64(0.0)), c.f64(0.0),
+               c.select(c.cmp(P::OGT, initial, c.f64(qmax)), c.f64(qmax),
+                        math::RoundEvenOp::create(b, loc, initial)));
+  return {
+      c.select(valid, scale, c.f64(std::numeric_limits<double>::quiet_NaN())),
+      arith::FPToSIOp::create(b, loc, b.getI32Type(), zeroPoint)};
 }
 
 DynamicActivationQParams mlir::quanta::emitOnnxQParams(OpBuilder &b,
                                                        Location loc, Value min,
                                                        Value max) {
-  auto c32 = [&](float value) -> Value {
-    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
-  };
-  auto cmp = [&](arith::CmpFPredicate predicate, Value lhs, Value rhs) {
-    return arith::CmpFOp::create(b, loc, predicate, lhs, rhs).getResult();
-  };
-  auto select = [&](Value condition, Value ifTrue, Value ifFalse) {
-    return arith::SelectOp::create(b, loc, condition, ifTrue, ifFalse)
-        .getResult();
-  };
+  Scalars c{b, loc};
   using P = arith::CmpFPredicate;
-  const float inf = std::numeric_limits<float>::infinity();
-  Value valid = arith::AndIOp::create(
-      b, loc, cmp(P::OLT, math::AbsFOp::create(b, loc, min), c32(inf)),
-      cmp(P::OLT, math::AbsFOp::create(b, loc, max), c32(inf)));
-  // std::min(min, 0.0f), std::max(max, 0.0f).
-  Value zero = c32(0.0f);
-  Value lo = select(cmp(P::OLT, zero, min), zero, min);
-  Value hi = select(cmp(P::OLT, max, zero), zero, max);
-  Value scale =
-      select(cmp(P::OEQ, hi, lo), c32(1.0f),
-             arith::DivFOp::create(
-                 b, loc, arith::SubFOp::create(b, loc, hi, lo), c32(255.0f)));
+  Value valid = arith::AndIOp::create(b, loc, c.isFinite(min), c.isFinite(max));
+  auto [lo, hi] = c.withZero(min, max);
+  Value zero = c.f32(0.0f);
+  Value scale = c.select(
+      c.cmp(P::OEQ, hi, lo), c.f32(1.0f),
+      arith::DivFOp::create(b, loc, arith::SubFOp::create(b, loc, hi, lo),
+                            c.f32(255.0f)));
   Value initial = arith::SubFOp::create(
       b, loc, zero, arith::DivFOp::create(b, loc, lo, scale));
   // Invalid inputs take 0 before the conversion, which is poison for NaN.
-  initial = select(valid, initial, zero);
+  initial = c.select(valid, initial, zero);
   Value zeroPoint = math::RoundEvenOp::create(
       b, loc,
       arith::MinNumFOp::create(b, loc,
                                arith::MaxNumFOp::create(b, loc, initial, zero),
-                               c32(255.0f)));
+                               c.f32(255.0f)));
   Value wide = arith::ExtFOp::create(b, loc, b.getF64Type(), scale);
   return {
-      select(valid, wide,
-             arith::ConstantOp::create(
-                 b, loc,
-                 b.getF64FloatAttr(std::numeric_limits<double>::quiet_NaN()))),
+      c.select(valid, wide, c.f64(std::numeric_limits<double>::quiet_NaN())),
       arith::FPToSIOp::create(b, loc, b.getI32Type(), zeroPoint)};
 }
 
 Value mlir::quanta::emitQuantizeActivation(OpBuilder &b, Location loc,
                                            DynamicEngine engine, Value x,
                                            Value factor, Value zeroPoint) {
-  auto c32 = [&](float value) -> Value {
-    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
-  };
+  Scalars c{b, loc};
   Value scaled = engine == DynamicEngine::onnx
                      ? arith::DivFOp::create(b, loc, x, factor).getResult()
                      : arith::MulFOp::create(b, loc, x, factor).getResult();
@@ -226,8 +226,8 @@ Value mlir::quanta::emitQuantizeActivation(OpBuilder &b, Location loc,
   // clamp is std::clamp's, and rounding after it (onednn, MLAS) or before
   // (QNNPACK) gives the same integer: the clamp bounds are integers.
   Value clamped = arith::MinNumFOp::create(
-      b, loc, arith::MaxNumFOp::create(b, loc, shifted, c32(0.0f)),
-      c32(255.0f));
+      b, loc, arith::MaxNumFOp::create(b, loc, shifted, c.f32(0.0f)),
+      c.f32(255.0f));
   Value rounded = math::RoundEvenOp::create(b, loc, clamped);
   return arith::TruncIOp::create(
       b, loc, b.getI8Type(),

@@ -1477,18 +1477,6 @@ LogicalResult mlir::quanta::lowerQBatchMatmul(RewriterBase &rewriter,
   return success();
 }
 
-static numerics::DynamicEngine toNumericsEngine(DynamicEngine engine) {
-  switch (engine) {
-  case DynamicEngine::onednn:
-    return numerics::DynamicEngine::Onednn;
-  case DynamicEngine::qnnpack:
-    return numerics::DynamicEngine::Qnnpack;
-  case DynamicEngine::onnx:
-    return numerics::DynamicEngine::Onnx;
-  }
-  llvm_unreachable("unknown dynamic engine");
-}
-
 /// numerics::dynamicLinear's output for an input of K = 0, whose qparams
 /// and accumulators do not depend on it: a constant.
 static FailureOr<Value> emptyProductOutput(OpBuilder &b, DynamicQMatmulOp op) {
@@ -1500,7 +1488,7 @@ static FailureOr<Value> emptyProductOutput(OpBuilder &b, DynamicQMatmulOp op) {
   if (std::optional<ArrayRef<float>> values = op.getBias())
     bias.assign(values->begin(), values->end());
   if (numerics::Status status = numerics::dynamicLinear(
-          toNumericsEngine(op.getEngine()), nullptr, m, 0, weights, n,
+          toNumericDynamicEngine(op.getEngine()), nullptr, m, 0, weights, n,
           bias.empty() ? nullptr : bias.data(), output.data());
       !status)
     return op.emitOpError() << status.getMessage();

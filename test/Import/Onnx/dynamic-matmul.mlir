@@ -51,6 +51,14 @@
 // NEON: sdot identical
 // NEON: smmla identical
 //
-// ONNX Runtime's fused node with B a graph input: a located error.
+// ONNX Runtime's fused node with constants the kernels cannot take:
+// located errors (B a graph input, a weight scale of 0, B - zero point
+// outside int8, a bias of 3 values for 16 columns).
 // RUN: not quant-translate --import-onnx %S/Inputs/dynamic_quantize_matmul_runtime_b.onnx 2>&1 | FileCheck %s --check-prefix=RUNTIME-B
 // RUNTIME-B: dynamic_quantize_matmul_runtime_b.onnx{{.*}}error: DynamicQuantizeMatMul node 'fc1_fused': B (the weights) must be a constant
+// RUN: not quant-translate --import-onnx %S/Inputs/dynamic_quantize_matmul_zero_scale.onnx 2>&1 | FileCheck %s --check-prefix=ZERO-SCALE
+// ZERO-SCALE: error: DynamicQuantizeMatMul node 'fc1_fused': weight scale 0.000000 is not a positive normal float
+// RUN: not quant-translate --import-onnx %S/Inputs/dynamic_quantize_matmul_wide_zero_point.onnx 2>&1 | FileCheck %s --check-prefix=WIDE-ZERO
+// WIDE-ZERO: error: DynamicQuantizeMatMul node 'fc1_fused': B minus its zero point is 152 at (0, 0), outside int8
+// RUN: not quant-translate --import-onnx %S/Inputs/dynamic_quantize_matmul_short_bias.onnx 2>&1 | FileCheck %s --check-prefix=SHORT-BIAS
+// SHORT-BIAS: error: DynamicQuantizeMatMul node 'fc1_fused': the bias must be 16 f32 values, got tensor<3xf32>

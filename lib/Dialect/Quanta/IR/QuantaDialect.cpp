@@ -374,3 +374,15 @@ numerics::QScheme quanta::toNumericQScheme(QScheme qscheme) {
   }
   llvm_unreachable("unknown QScheme");
 }
+
+numerics::DynamicEngine quanta::toNumericDynamicEngine(DynamicEngine engine) {
+  switch (engine) {
+  case DynamicEngine::onednn:
+    return numerics::DynamicEngine::Onednn;
+  case DynamicEngine::qnnpack:
+    return numerics::DynamicEngine::Qnnpack;
+  case DynamicEngine::onnx:
+    return numerics::DynamicEngine::Onnx;
+  }
+  llvm_unreachable("unknown DynamicEngine");
+}

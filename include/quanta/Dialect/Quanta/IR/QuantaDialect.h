@@ -8,6 +8,7 @@
 #ifndef QUANTA_DIALECT_QUANTA_IR_QUANTADIALECT_H
 #define QUANTA_DIALECT_QUANTA_IR_QUANTADIALECT_H
 
+#include "quanta/Numerics/Dynamic.h"
 #include "quanta/Numerics/QParams.h"
 #include "quanta/Support/TargetDescription.h"
 
@@ -61,6 +62,7 @@ namespace mlir::quanta {
 /// dtypes (float32, float16, bfloat16), which no uniform observer accepts.
 std::optional<numerics::DType> toNumericDType(DType dtype);
 numerics::QScheme toNumericQScheme(QScheme qscheme);
+numerics::DynamicEngine toNumericDynamicEngine(DynamicEngine engine);
 
 /// The module attribute recording the target a module is compiled for, as
 /// TargetDescription's canonical text (`"aarch64+neon+dotprod"`): set by
