@@ -3,7 +3,8 @@
 // bias and residual add, max pool, global sum pool, flatten, matmul and
 // bias), lowered whole: its convolutions and pools run NHWC with one
 // transpose in and one before the flatten, the bias adds, the clamp and
-// the residual add in the kernels' epilogues. Outputs bit-identical to
+// the residual add in the kernels' epilogues, the pools as loop nests over
+// their outputs (taps unrolled, channels innermost). Outputs bit-identical to
 // NumPy's int64 evaluation (scripts/goldens/gen_float_graph_exec.py: small
 // integers, every sum exact) on this machine's level, AVX2, the generic
 // path, the ops' own loops (float=false) and AArch64 under qemu.
@@ -47,9 +48,15 @@
 // LOWERED: arith.addf %{{.*}}, %{{.*}} : vector<8xf32>
 // LOWERED: arith.addf %{{.*}}, %{{.*}} : vector<8xf32>
 // LOWERED: quanta.dot_step = "fma"
-// LOWERED: linalg.pooling_nhwc_max
-// LOWERED-SAME: tensor<2x5x6x16xf32>
-// LOWERED: linalg.pooling_nhwc_sum
+// LOWERED-NOT: linalg.pooling
+// LOWERED: linalg.generic
+// LOWERED-SAME: outs(%{{.*}} : tensor<2x4x5x16xf32>)
+// LOWERED-COUNT-4: arith.maximumf %{{.*}}, %{{.*}} : f32
+// LOWERED-NEXT: linalg.yield
+// LOWERED: linalg.generic
+// LOWERED-SAME: outs(%{{.*}} : tensor<2x1x1x16xf32>)
+// LOWERED-COUNT-20: arith.addf %{{.*}}, %{{.*}} : f32
+// LOWERED-NEXT: linalg.yield
 // LOWERED: vector.transpose
 // LOWERED-NOT: linalg.generic
 // LOWERED: quanta.dot_step = "fma"

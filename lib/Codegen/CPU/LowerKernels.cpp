@@ -100,6 +100,12 @@ static LogicalResult checkConstantOperands(Operation *op) {
   return success();
 }
 
+/// A window reduction on floats: lowered only with the passes' `float`
+/// option, as the float GEMMs are (integer ones are the int8 model's).
+static bool isFloatWindow(Operation *op) {
+  return isa<FloatType>(getElementTypeOrSelf(op->getResult(0).getType()));
+}
+
 LogicalResult mlir::quanta::lowerKernels(ModuleOp module,
                                          const TargetDescription &target,
                                          StringRef pass, bool lowerFloat) {
@@ -114,7 +120,7 @@ LogicalResult mlir::quanta::lowerKernels(ModuleOp module,
   SmallVector<QBatchMatmulOp> products;
   SmallVector<DynamicQMatmulOp> dynamicProducts;
   SmallVector<WeightOnlyMatmulOp> weightOnlyProducts;
-  SmallVector<Operation *> floatGemms, floatDepthwise;
+  SmallVector<Operation *> floatGemms;
   module->walk([&](Operation *op) {
     if (auto qmatmul = dyn_cast<QMatmulOp>(op))
       qmatmuls.push_back(qmatmul);
@@ -127,8 +133,6 @@ LogicalResult mlir::quanta::lowerKernels(ModuleOp module,
     else if (llvm::isa<linalg::MatmulOp, linalg::BatchMatmulOp,
                        linalg::Conv2DNhwcFhwcOp, linalg::Conv2DNhwcHwcfOp>(op))
       floatGemms.push_back(op);
-    else if (isa<linalg::DepthwiseConv2DNhwcHwcOp>(op))
-      floatDepthwise.push_back(op);
   });
   SmallVector<Operation *> kernels(llvm::map_range(
       qmatmuls, [](QMatmulOp op) { return op.getOperation(); }));
@@ -137,7 +141,6 @@ LogicalResult mlir::quanta::lowerKernels(ModuleOp module,
                        return op.getOperation();
                      }));
   llvm::append_range(kernels, floatGemms);
-  llvm::append_range(kernels, floatDepthwise);
   for (Operation *op : kernels)
     if (failed(checkConstantOperands(op)))
       return failure();
@@ -168,12 +171,18 @@ LogicalResult mlir::quanta::lowerKernels(ModuleOp module,
     module->walk(
         [](FunctionOpInterface func) { preferVectorWidth(func, 512); });
   // Those that are not f32 with constant weights stay as they are.
-  if (lowerFloat) {
+  if (lowerFloat)
     for (Operation *op : floatGemms)
       (void)lowerFloatGemm(rewriter, op, target);
-    for (Operation *op : floatDepthwise)
-      (void)lowerFloatDepthwise(rewriter, op);
-  }
+  // Depthwise convolutions and pools, found after the GEMMs have taken the
+  // elementwise ops they fuse.
+  SmallVector<Operation *> windows;
+  module->walk([&](Operation *op) {
+    if (isWindowReduction(op) && (lowerFloat || !isFloatWindow(op)))
+      windows.push_back(op);
+  });
+  for (Operation *op : windows)
+    (void)lowerWindowReduction(rewriter, op);
   // The layout transposes left around NCHW convolutions (the graph's
   // boundaries, a flatten).
   SmallVector<linalg::TransposeOp> transposes;
@@ -277,14 +286,20 @@ struct LowerFloatGemmPattern : public OpRewritePattern<OpTy> {
   TargetDescription target;
 };
 
-/// An f32 depthwise convolution to one vectorizable loop nest.
-template <typename OpTy>
-struct LowerFloatDepthwisePattern : public OpRewritePattern<OpTy> {
-  using OpRewritePattern<OpTy>::OpRewritePattern;
-  LogicalResult matchAndRewrite(OpTy op,
+/// A depthwise convolution or pool to one vectorizable loop nest (f32 ones
+/// only with `lowerFloat`).
+struct LowerWindowReductionPattern
+    : public OpInterfaceRewritePattern<linalg::LinalgOp> {
+  LowerWindowReductionPattern(MLIRContext *context, bool lowerFloat)
+      : OpInterfaceRewritePattern<linalg::LinalgOp>(context),
+        lowerFloat(lowerFloat) {}
+  LogicalResult matchAndRewrite(linalg::LinalgOp op,
                                 PatternRewriter &rewriter) const override {
-    return lowerFloatDepthwise(rewriter, op);
+    if (!lowerFloat && isFloatWindow(op))
+      return failure();
+    return lowerWindowReduction(rewriter, op);
   }
+  bool lowerFloat;
 };
 
 /// An NCHW <-> NHWC transpose to vector tiles.
@@ -328,6 +343,7 @@ void mlir::quanta::populateLowerKernelPatterns(RewritePatternSet &patterns,
   patterns.add<LowerDynamicQMatmulPattern>(context, target, pass);
   patterns.add<LowerWeightOnlyMatmulPattern>(context, target);
   patterns.add<LowerImageTransposePattern>(context);
+  patterns.add<LowerWindowReductionPattern>(context, lowerFloat);
   if (!lowerFloat)
     return;
   patterns.add<LowerFloatGemmPattern<linalg::MatmulOp>,
@@ -335,7 +351,5 @@ void mlir::quanta::populateLowerKernelPatterns(RewritePatternSet &patterns,
                LowerFloatGemmPattern<linalg::Conv2DNhwcFhwcOp>,
                LowerFloatGemmPattern<linalg::Conv2DNhwcHwcfOp>>(context,
                                                                 target);
-  patterns.add<LowerFloatDepthwisePattern<linalg::DepthwiseConv2DNhwcHwcOp>>(
-      context);
   populateNhwcImagePatterns(patterns);
 }

@@ -377,11 +377,18 @@ tensor::PadOp getSkippablePad(QMatmulOp op);
 LogicalResult lowerFloatGemm(RewriterBase &rewriter, Operation *op,
                              const TargetDescription &target);
 
-/// Replaces an f32 depthwise 2-D NHWC convolution (HWC filter) on static
-/// tensors by one loop nest over its outputs, the taps unrolled in the body
-/// (the same sum, in the same order, as the op's loops); returns failure
-/// without changing anything otherwise.
-LogicalResult lowerFloatDepthwise(RewriterBase &rewriter, Operation *op);
+/// Whether `op` is a window reduction lowerWindowReduction takes: on
+/// static tensors, its parallel loops first, then a few reduction
+/// iterations (a depthwise convolution's or a pool's taps), the innermost
+/// parallel dimension last in its output and in every input its body reads
+/// (LowerWindows.cpp).
+bool isWindowReduction(Operation *op);
+
+/// Replaces a window reduction by one loop nest over its outputs, the taps
+/// unrolled in the body (the same values, in the same order, as the op's
+/// loops), applying a float result's elementwise consumers there too;
+/// returns failure without changing anything when `op` is not one.
+LogicalResult lowerWindowReduction(RewriterBase &rewriter, Operation *op);
 
 /// f32 NCHW convolutions (constant filters), depthwise convolutions and
 /// pools of transposed images as their NHWC forms between two transposes
