@@ -60,7 +60,11 @@ StatusOr<DynamicWeights> quantizeDynamicWeights(const float *weights, int64_t n,
 
 StatusOr<DynamicWeights> quantizeInt4Weights(const float *weights, int64_t n,
                                              int64_t k, int64_t group) {
-  if (group <= 0 || k % group != 0)
+  if (group <= 0 || group % 2 != 0)
+    return Status::error("the group size " + std::to_string(group) +
+                         " is not positive and even (4-bit weights are "
+                         "stored two per byte)");
+  if (k % group != 0)
     return Status::error("the group size " + std::to_string(group) +
                          " does not divide K = " + std::to_string(k));
   const auto size = static_cast<size_t>(n * k);

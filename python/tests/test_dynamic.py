@@ -72,3 +72,43 @@ def test_weight_only(qconfig, tolerance):
     want = x.astype(np.float64) @ weight.T.astype(np.float64) + bias
     error = np.abs(run(x) - want).max() / np.abs(want).max()
     assert 0 < error < tolerance, (qconfig, error)
+
+
+def _fma32(a, b, c):
+    """f32 fused multiply-add through float64: the f32 product is exact
+    there, and the one rounding of the sum to f32 differs from a true FMA
+    only on ties of the float64 sum (none expected in a few thousand)."""
+    return (a.astype(np.float64) * b.astype(np.float64)
+            + c.astype(np.float64)).astype(np.float32)
+
+
+@pytest.mark.parametrize("m", [1, 3, 9])
+def test_weight_only_int4_order(m):
+    """weight_only_matmul's i4 formula (QuantaOps.td): per group of k
+    values, the sum of input * weight in k order from 0 with FMAs, then one
+    FMA with the group's scale onto the running sum from the bias. Weights
+    q * 2^e with some |q| = 7 in every group quantize to exactly q and
+    scale 2^e, so the expected bytes follow from the formula alone; the
+    other order (each weight dequantized, one running sum) gives other
+    bytes on these inputs, which the test asserts too."""
+    rng = np.random.default_rng(5)
+    k, n, group = 256, 37, 32
+    q = rng.integers(-7, 8, (n, k)).astype(np.float32)
+    q[:, ::group] = 7 * rng.choice([-1, 1], (n, k // group))
+    scales = np.exp2(rng.integers(-6, 2, (n, k // group))).astype(np.float32)
+    weight = q * np.repeat(scales, group, axis=1)
+    bias = rng.standard_normal(n).astype(np.float32)
+    x = rng.standard_normal((m, k)).astype(np.float32)
+    got = linear_module(m, weight, bias).quantize_dynamic(
+        qconfig="weight_only_int4", group_size=group).compile()(x)
+
+    grouped = np.tile(bias, (m, 1))
+    running = np.tile(bias, (m, 1))
+    for g in range(k // group):
+        partial = np.zeros((m, n), np.float32)
+        for kk in range(g * group, (g + 1) * group):
+            partial = _fma32(x[:, kk:kk + 1], q[None, :, kk], partial)
+            running = _fma32(x[:, kk:kk + 1], weight[None, :, kk], running)
+        grouped = _fma32(partial, scales[None, :, g], grouped)
+    assert got.tobytes() == grouped.tobytes()
+    assert running.tobytes() != grouped.tobytes()

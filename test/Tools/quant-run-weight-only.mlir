@@ -11,7 +11,7 @@
 // PyTorch's fp16 prepack clamps it).
 //
 // RUN: for isa in host avx2 generic; do \
-// RUN:   for case in half:float16_dynamic:1 half_gemv:float16_dynamic:1 int8:weight_only_int8:1 int8_gemv:weight_only_int8:1 int4:weight_only_int4:32 int4_gemv:weight_only_int4:128; do \
+// RUN:   for case in half:float16_dynamic:32 half_gemv:float16_dynamic:32 int8:weight_only_int8:32 int8_gemv:weight_only_int8:32 int4:weight_only_int4:32 int4_gemv:weight_only_int4:128; do \
 // RUN:     entry=${case%%%%:*}; rest=${case#*:}; qconfig=${rest%%%%:*}; group=${rest#*:}; \
 // RUN:     quant-run %S/Inputs/weight_only_exec.mlir --guard-pages=after --entry=$entry \
 // RUN:       --pass-pipeline="builtin.module(quanta-quantize-dynamic{qconfig=$qconfig group-size=$group},quanta-lower-x86{isa=$isa})" \
@@ -25,7 +25,7 @@
 //
 // RUN: for config in smull:cortex-a72:cortex-a72 sdot:neoverse-n1:neoverse-n1 smmla:neoverse-v1:max; do \
 // RUN:   step=${config%%%%:*} rest=${config#*:}; cpu=${rest%%%%:*} qemu=${rest#*:}; \
-// RUN:   for case in half:float16_dynamic:1 half_gemv:float16_dynamic:1 int8:weight_only_int8:1 int8_gemv:weight_only_int8:1 int4:weight_only_int4:32 int4_gemv:weight_only_int4:128; do \
+// RUN:   for case in half:float16_dynamic:32 half_gemv:float16_dynamic:32 int8:weight_only_int8:32 int8_gemv:weight_only_int8:32 int4:weight_only_int4:32 int4_gemv:weight_only_int4:128; do \
 // RUN:     entry=${case%%%%:*}; rest=${case#*:}; qconfig=${rest%%%%:*}; group=${rest#*:}; \
 // RUN:     quant-run %S/Inputs/weight_only_exec.mlir --entry=$entry --target-triple=aarch64-linux-gnu --mcpu=$cpu --qemu-cpu=$qemu \
 // RUN:       --pass-pipeline="builtin.module(quanta-quantize-dynamic{qconfig=$qconfig group-size=$group},quanta-lower-neon)" \

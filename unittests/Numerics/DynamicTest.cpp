@@ -143,6 +143,12 @@ TEST(Int4Weights, GroupMustDivideK) {
   EXPECT_EQ(quantized.getStatus().getMessage(),
             "the group size 4 does not divide K = 6");
   EXPECT_FALSE(quantizeInt4Weights(weights, 1, 6, 0));
+  // Two 4-bit values per byte: a group is whole bytes.
+  auto odd = quantizeInt4Weights(weights, 1, 6, 3);
+  ASSERT_FALSE(odd);
+  EXPECT_EQ(odd.getStatus().getMessage(),
+            "the group size 3 is not positive and even (4-bit weights are "
+            "stored two per byte)");
 }
 
 TEST(Int4Weights, NonFiniteWeightsAreRefused) {

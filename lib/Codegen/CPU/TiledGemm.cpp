@@ -347,8 +347,33 @@ SmallVector<Value> TiledGemm::groupLoops(ValueRange bases, Value strip0,
     }
     return accs;
   };
-  if (!classes)
+  if (!classes && groupsPerScaleBlock() == 0)
     return groupRange(index(0), index(paddedK / tiling.group), init);
+  if (!classes) {
+    assert(split == 1 && tiling.rowsPerDot == 1 &&
+           "scale blocks need one accumulator set of one row per dot");
+    const int64_t block = groupsPerScaleBlock();
+    auto blocks = scf::ForOp::create(
+        b, loc, index(0), index(paddedK / tiling.group), index(block), init,
+        [&](OpBuilder &nb, Location, Value first, ValueRange accs) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(nb.getInsertionBlock());
+          Value zero = createConstant(b.getZeroAttr(accumulatorType));
+          SmallVector<Value> partials = groupRange(
+              first, arith::AddIOp::create(b, loc, first, index(block)),
+              SmallVector<Value>(accs.size(), zero));
+          SmallVector<Value> next;
+          for (auto [slot, acc] : llvm::enumerate(accs)) {
+            Value column = arith::MulIOp::create(
+                b, loc,
+                arith::AddIOp::create(b, loc, strip0, index(slot % strips)),
+                index(tiling.lanes));
+            next.push_back(scaleBlock(acc, partials[slot], first, column));
+          }
+          scf::YieldOp::create(b, loc, next);
+        });
+    return blocks.getResults();
+  }
   auto runs = scf::ForOp::create(
       b, loc, classes->runBegin, classes->runEnd, index(1), init,
       [&](OpBuilder &nb, Location, Value run, ValueRange accs) {
@@ -362,6 +387,10 @@ SmallVector<Value> TiledGemm::groupLoops(ValueRange bases, Value strip0,
                 accs));
       });
   return runs.getResults();
+}
+
+Value TiledGemm::scaleBlock(Value, Value, Value, Value) {
+  llvm_unreachable("a kernel with scale blocks defines scaleBlock");
 }
 
 Value TiledGemm::loadInputs(Value, Value) {

@@ -171,6 +171,16 @@ protected:
   /// smmla). The sum of two accumulators is their rows' sums.
   virtual Value toAccumulator(ArrayRef<Value> rows);
   virtual SmallVector<Value> fromAccumulator(Value acc);
+  /// k groups per scale block: 0 (the default) for one sum over K; else
+  /// the k loop runs block by block, each block's products summed from
+  /// zero and added to the accumulator by scaleBlock (weights quantized in
+  /// groups along k, each group's scale applied once to its partial sum).
+  /// GEMMs without row classes only, one accumulator set (rowSplit 1).
+  virtual int64_t groupsPerScaleBlock() const { return 0; }
+  /// The accumulator after the block starting at k group `firstGroup`,
+  /// whose products for output columns `column` .. + L sum to `partial`.
+  virtual Value scaleBlock(Value acc, Value partial, Value firstGroup,
+                           Value column);
   /// The L outputs at (row, column) from the final accumulator, in the
   /// output's type; with pairedStrips, in the type narrowPairs reads.
   virtual Value finish(Value acc, Value row, Value column) = 0;

@@ -471,8 +471,11 @@ LogicalResult WeightOnlyMatmulOp::verify() {
     return emitOpError("f16 weights take no scales");
   if (group && !element.isInteger(4))
     return emitOpError("only i4 weights take a group_size");
-  if (element.isInteger(4) &&
-      (!group || *group <= 0 || (k != 0 && k % *group != 0)))
+  if (element.isInteger(4) && group && (*group <= 0 || *group % 2 != 0))
+    return emitOpError("i4 weights need a positive, even group_size (two "
+                       "4-bit values per byte), got ")
+           << *group;
+  if (element.isInteger(4) && (!group || (k != 0 && k % *group != 0)))
     return emitOpError("i4 weights need a group_size dividing K = ")
            << k << ", got " << (group ? std::to_string(*group) : "none");
   if (!element.isF16()) {

@@ -212,9 +212,10 @@ LogicalResult QuantizeDynamicPass::initialize(MLIRContext *context) {
            << "' is no dynamic qconfig (expected default_dynamic, "
               "per_channel_dynamic, float16_dynamic, "
            << kWeightOnlyInt8 << " or " << kWeightOnlyInt4 << ")";
-  if (groupSize <= 0)
+  if (groupSize <= 0 || groupSize % 2 != 0)
     return emitError(UnknownLoc::get(context))
-           << "quanta-quantize-dynamic: group-size must be positive, got "
+           << "quanta-quantize-dynamic: group-size must be positive and even "
+              "(4-bit weights are stored two per byte), got "
            << static_cast<int64_t>(groupSize);
   defaultScheme = *scheme;
   return success();

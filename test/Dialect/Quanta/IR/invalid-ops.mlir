@@ -634,9 +634,17 @@ func.func @weight_only_bias(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
 
 // -----
 
-func.func @weight_only_int4_group(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
-  // expected-error @+1 {{'quanta.weight_only_matmul' op i4 weights need a group_size dividing K = 4, got 3}}
-  %y = quanta.weight_only_matmul %x {weights = dense<1> : tensor<4x2xi4>, scales = array<f32: 1.0, 1.0>, group_size = 3} : tensor<3x4xf32> -> tensor<3x2xf32>
+func.func @weight_only_int4_group(%x: tensor<3x6xf32>) -> tensor<3x2xf32> {
+  // expected-error @+1 {{'quanta.weight_only_matmul' op i4 weights need a group_size dividing K = 6, got 4}}
+  %y = quanta.weight_only_matmul %x {weights = dense<1> : tensor<6x2xi4>, scales = array<f32: 1.0, 1.0>, group_size = 4} : tensor<3x6xf32> -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @weight_only_int4_odd_group(%x: tensor<3x3xf32>) -> tensor<3x2xf32> {
+  // expected-error @+1 {{'quanta.weight_only_matmul' op i4 weights need a positive, even group_size (two 4-bit values per byte), got 3}}
+  %y = quanta.weight_only_matmul %x {weights = dense<1> : tensor<3x2xi4>, scales = array<f32: 1.0, 1.0>, group_size = 3} : tensor<3x3xf32> -> tensor<3x2xf32>
   return %y : tensor<3x2xf32>
 }
 

@@ -6,7 +6,9 @@
 // RUN: not quant-opt %s --quanta-quantize-dynamic=qconfig=float_qparams_weight_only 2>&1 | FileCheck %s --check-prefix=EMBEDDING
 // EMBEDDING: error: quanta-quantize-dynamic: qconfig 'float_qparams_weight_only' is no dynamic qconfig
 // RUN: not quant-opt %s --quanta-quantize-dynamic="qconfig=weight_only_int4 group-size=0" 2>&1 | FileCheck %s --check-prefix=GROUP
-// GROUP: error: quanta-quantize-dynamic: group-size must be positive, got 0
+// GROUP: error: quanta-quantize-dynamic: group-size must be positive and even (4-bit weights are stored two per byte), got 0
+// RUN: not quant-opt %s --quanta-quantize-dynamic="qconfig=weight_only_int4 group-size=33" 2>&1 | FileCheck %s --check-prefix=ODD
+// ODD: error: quanta-quantize-dynamic: group-size must be positive and even (4-bit weights are stored two per byte), got 33
 func.func @f(%x: tensor<1x1xf32>) -> tensor<1x1xf32> {
   return %x : tensor<1x1xf32>
 }

@@ -269,16 +269,19 @@ def Quanta_WeightOnlyMatmulOp : Quanta_Op<"weight_only_matmul", [Pure]> {
     the sum again in k order with fused multiply-adds from 0, then one
     multiply and one add. With i4 `weights` (Quanta's 4-bit weights,
     numerics::quantizeInt4Weights) and a scale per `group_size` run of k
-    values of each column, `scales` holding (K / group_size) x N of them
-    group-major:
+    values of each column (an even size dividing K), `scales` holding
+    (K / group_size) x N of them group-major:
 
-        out[m][n] = bias[n] + sum_k input[m][k] *
-                    f32(f32(weights[k][n]) * scales[k / group_size][n])
+        out[m][n] = bias[n] + sum_g scales[g][n] *
+                    (sum_{k in group g} input[m][k] * f32(weights[k][n]))
 
-    each weight dequantized (one rounded multiply), then summed as an f32
-    Linear is. The kernels read the narrow weights (two 4-bit values per
-    byte) and widen them in registers: a half, a quarter or an eighth of an
-    f32 GEMV's memory traffic.
+    each group's sum in k order with fused multiply-adds from 0, then added
+    to the running sum (from the bias, 0 without one), group after group,
+    by one fused multiply-add with its scale: a multiply per group and
+    column instead of one per weight, as the int4 GEMVs of llama.cpp and
+    ONNX Runtime's MatMulNBits apply their scales. The kernels read the
+    narrow weights (two 4-bit values per byte) and widen them in registers:
+    a half, a quarter or an eighth of an f32 GEMV's memory traffic.
   }];
   let arguments = (ins
       RankedTensorOf<[F32]>:$input,
