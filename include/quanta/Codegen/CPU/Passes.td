@@ -95,10 +95,17 @@ def LowerX86 : Pass<"quanta-lower-x86", "ModuleOp"> {
     with a constant filter, as the GEMM of their implicit im2col matrix
     read in place (k in the convolution's own (kh, kw, c) order). Other
     matmuls (a transposed or broadcast input, weights that differ per
-    batch) and convolutions are left as they are. An f32
-    `depthwise_conv_2d_nhwc_hwc` becomes one loop nest over its outputs
-    with the taps unrolled (the op's sum in its own order), which LLVM
-    vectorizes across the channels instead of reducing one tap at a time.
+    batch) and convolutions are left as they are.
+
+    Window reductions (an NHWC `depthwise_conv_2d_nhwc_hwc`, `pooling_nhwc_max`
+    / `_sum`, and the integer pools `quanta-quantize` writes as generics:
+    parallel loops first, at most 64 taps, channels innermost in every
+    input) become one loop nest over their outputs with the taps unrolled
+    (the op's own body per tap, in its loops' order: the same bytes), which
+    LLVM vectorizes across the channels instead of reducing one tap at a
+    time; an input padded by a `tensor.pad` that only the op reads is read
+    through it (positions checked, the padding value selected) instead of
+    copied into a padded image. Float ones only with `float` (the default).
 
     An NCHW graph's float images run NHWC from its inputs to its outputs:
     each f32 `conv_2d_nchw_fchw` (constant filter, permuted at compile
@@ -144,7 +151,8 @@ def LowerX86 : Pass<"quanta-lower-x86", "ModuleOp"> {
     Option<"lowerFloat", "float", "bool", /*default=*/"true",
            "also lower f32 matmuls, batch matmuls and 2-D convolutions "
            "with constant weights to tiled FMA code, and f32 depthwise "
-           "convolutions to vectorizable loops">,
+           "convolutions and pools to vectorizable loops (integer pools "
+           "always)">,
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect",
@@ -200,9 +208,10 @@ def LowerNeon : Pass<"quanta-lower-neon", "ModuleOp"> {
     with constant weights become the same tiles with `fmla` by element
     (`quanta.dot_step = "fmla"`), NCHW <-> NHWC transposes 16x16 vector
     tiles; depthwise convolutions get the depthwise kernel of
-    `quanta-lower-x86` (8 channels per vector, this epilogue); what
-    `quanta-quantize` leaves as integer loops (elementwise ops, pooling,
-    tables) is vectorized by LLVM for the target.
+    `quanta-lower-x86` (8 channels per vector, this epilogue); pools and
+    float depthwise convolutions become loop nests over their outputs as
+    there; what `quanta-quantize` leaves as other integer loops
+    (elementwise ops, tables) is vectorized by LLVM for the target.
 
     The target is resolved as for `quanta-lower-x86`: `features` names a
     level, or by default the module's `quanta.target` (set by
@@ -215,7 +224,9 @@ def LowerNeon : Pass<"quanta-lower-neon", "ModuleOp"> {
            "i8mm, dotprod or baseline">,
     Option<"lowerFloat", "float", "bool", /*default=*/"true",
            "also lower f32 matmuls, batch matmuls and 2-D convolutions "
-           "with constant weights to tiled fmla code">,
+           "with constant weights to tiled fmla code, and f32 depthwise "
+           "convolutions and pools to vectorizable loops (integer pools "
+           "always)">,
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect",
@@ -242,7 +253,9 @@ def LowerCpu : Pass<"quanta-lower-cpu", "ModuleOp"> {
   let options = [
     Option<"lowerFloat", "float", "bool", /*default=*/"true",
            "also lower f32 matmuls, batch matmuls and convolutions with "
-           "constant weights to tiled kernels">,
+           "constant weights to tiled kernels, and f32 depthwise "
+           "convolutions and pools to vectorizable loops (integer pools "
+           "always)">,
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect",

@@ -225,8 +225,9 @@ def QuantizeDynamic : Pass<"quanta-quantize-dynamic", "ModuleOp"> {
     per_channel_dynamic_qconfig's per-column scales, the input staying
     float; with `weight_only_int4` (Quanta's) one of 4-bit weights with a
     symmetric scale per `group-size` k values of each column
-    (numerics::quantizeInt4Weights; a group size that does not divide K
-    leaves the layer float, with a remark). They halve, quarter or eighth
+    (numerics::quantizeInt4Weights; the group size must be even, two 4-bit
+    values per byte; one that does not divide K leaves the layer float,
+    with a remark). They halve, quarter or eighth
     the bytes a GEMV reads.
 
     An op's `quanta.qconfig` attribute ("none" or one of the qconfig names
@@ -249,7 +250,7 @@ def QuantizeDynamic : Pass<"quanta-quantize-dynamic", "ModuleOp"> {
            "a scale per group-size k values)">,
     Option<"groupSize", "group-size", "int64_t", /*default=*/"32",
            "weight_only_int4: the k values that share a scale (32, 64, "
-           "128, ...; must divide K)">,
+           "128, ...; even, and must divide K)">,
   ];
   let dependentDialects = [
     "::mlir::quanta::QuantaDialect",
