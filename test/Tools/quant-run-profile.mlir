@@ -11,8 +11,15 @@
 // RUN: cmp %t.plain.npy %t.profiled.npy
 // RUN: quant-run %t.mlir --input=%t.x.npy --pass-pipeline='builtin.module(quanta-lower-x86)' --profile --profile-rows=2 | FileCheck %s --check-prefix=ROWS
 // RUN: not quant-run %t.mlir --input=%t.x.npy --profile --target-triple=aarch64-linux-gnu 2>&1 | FileCheck %s --check-prefix=EMULATED
+// RUN: quant-run %t.mlir --input=%t.x.npy --benchmark=1 | FileCheck %s --check-prefix=UNLOWERED
+
+// Timed without a kernel lowering, the model runs its ops' generic loops:
+// quant-run says so (and not when the kernels ran: CHECK-NOT below).
+// UNLOWERED: main: 1 calls, best
+// UNLOWERED: main: note: no kernel lowering ran: these are the generic loops of its matmuls, convolutions and pools (add quanta-lower-x86, or quanta-lower-neon, to --pass-pipeline for this CPU's kernels)
 
 // CHECK: main: 5 calls, best
+// CHECK-NOT: note: no kernel lowering
 // CHECK: main: profile of 5 call(s), {{[0-9.]+}} ms per call; {{[0-9]+}} kernel call site(s) in 6 layer(s) take {{[0-9.]+}}%
 // CHECK-NEXT: share   ms/call  layer  (kernel functions)
 // CHECK-DAG: % {{ *[0-9.]+}}  /conv1/Conv  (main__quanta_loop{{[0-9]+}}

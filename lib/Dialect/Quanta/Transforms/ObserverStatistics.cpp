@@ -145,14 +145,20 @@ FailureOr<Attribute> quanta::observeConstant(Location loc,
                               "observing this constant at compile time")))
     return failure();
   // Observers convert their input to float32 first (x.to(min_val.dtype)).
-  SmallVector<float> values =
-      llvm::map_to_vector(data.getValues<APFloat>(), [](const APFloat &value) {
-        APFloat single = value;
-        bool losesInfo;
-        single.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven,
-                       &losesInfo);
-        return single.convertToFloat();
-      });
+  // f32 data is read as it is stored: through APFloat, ResNet-18's 11.7M
+  // weights took 0.4 s of quanta-insert-observers.
+  SmallVector<float> values;
+  if (auto floats = data.tryGetValues<float>(); succeeded(floats))
+    values.assign(floats->begin(), floats->end());
+  else
+    values = llvm::map_to_vector(
+        data.getValues<APFloat>(), [](const APFloat &value) {
+          APFloat single = value;
+          bool losesInfo;
+          single.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven,
+                         &losesInfo);
+          return single.convertToFloat();
+        });
   // PyTorch would carry NaN/inf into min/max and fail (or produce an
   // infinite scale) only when qparams are computed; say where it comes from.
   if (const float *bad = llvm::find_if(
