@@ -67,10 +67,8 @@ static FailureOr<int64_t> getWindowParallelDims(Operation *operation) {
         return type == utils::IteratorType::parallel;
       }))
     return failure();
-  int64_t taps = 1;
-  for (int64_t range : ArrayRef(op.getStaticLoopRanges()).drop_front(parallel))
-    taps *= range;
-  if (taps > kMaxUnrolledTaps)
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (computeProduct(ArrayRef(ranges).drop_front(parallel)) > kMaxUnrolledTaps)
     return failure();
   AffineMap outputMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
   if (outputMap.getNumResults() != parallel)

@@ -347,12 +347,12 @@ SmallVector<Value> TiledGemm::groupLoops(ValueRange bases, Value strip0,
     }
     return accs;
   };
-  if (!classes && groupsPerScaleBlock() == 0)
-    return groupRange(index(0), index(paddedK / tiling.group), init);
   if (!classes) {
+    const int64_t block = groupsPerScaleBlock();
+    if (block == 0)
+      return groupRange(index(0), index(paddedK / tiling.group), init);
     assert(split == 1 && tiling.rowsPerDot == 1 &&
            "scale blocks need one accumulator set of one row per dot");
-    const int64_t block = groupsPerScaleBlock();
     auto blocks = scf::ForOp::create(
         b, loc, index(0), index(paddedK / tiling.group), index(block), init,
         [&](OpBuilder &nb, Location, Value first, ValueRange accs) {
