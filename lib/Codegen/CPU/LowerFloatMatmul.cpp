@@ -83,7 +83,7 @@ public:
     Type f32 = b.getF32Type();
     accumulatorType = VectorType::get({tiling.lanes}, f32);
     packedVector = accumulatorType;
-    if (gemm.narrowElement && gemm.narrowElement.isInteger(4)) {
+    if (isInt4()) {
       packed = packNibbles();
       SmallVector<float> scales(gemm.k / gemm.groupSize * paddedN, 0.0f);
       for (int64_t g = 0; g < gemm.k / gemm.groupSize; ++g)
@@ -177,7 +177,7 @@ private:
       }
       return acc;
     }
-    if (Type narrow = gemm.narrowElement; narrow && !narrow.isInteger(4)) {
+    if (Type narrow = gemm.narrowElement) {
       auto wide = cast<VectorType>(accumulatorType);
       rhs = narrow.isF16()
                 ? arith::ExtFOp::create(

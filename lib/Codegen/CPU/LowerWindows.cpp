@@ -105,14 +105,13 @@ static tensor::PadOp getFoldablePad(Value input) {
   return pad;
 }
 
-/// The value of `input` at `indices`; through a foldable pad, the source's
-/// value where the indices fall inside it and the padding value elsewhere.
-/// The source is read at indices clamped into it either way (a select of
-/// two values, no branch: LLVM still vectorizes the channels' loop, where
-/// the condition does not change).
+/// The value of `input` at `indices`; through `pad` (getFoldablePad's, or
+/// null), the source's value where the indices fall inside it and the
+/// padding value elsewhere. The source is read at indices clamped into it
+/// either way (a select of two values, no branch: LLVM still vectorizes the
+/// channels' loop, where the condition does not change).
 static Value readWindowInput(OpBuilder &b, Location loc, Value input,
-                             ArrayRef<Value> indices) {
-  tensor::PadOp pad = getFoldablePad(input);
+                             tensor::PadOp pad, ArrayRef<Value> indices) {
   if (!pad)
     return tensor::ExtractOp::create(b, loc, input, indices);
   ArrayRef<int64_t> sourceShape = pad.getSourceType().getShape();
@@ -156,6 +155,10 @@ LogicalResult mlir::quanta::lowerWindowReduction(RewriterBase &rewriter,
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   ArrayRef<int64_t> windowRanges = ArrayRef(ranges).drop_front(*parallel);
   const int64_t taps = computeProduct(windowRanges);
+  const SmallVector<int64_t> windowStrides = computeSuffixProduct(windowRanges);
+  // Each input's foldable padding, by operand number (null: none).
+  SmallVector<tensor::PadOp> pads =
+      llvm::map_to_vector(op.getDpsInputs(), getFoldablePad);
   Block &body = op->getRegion(0).front();
   Value init = op.getDpsInits()[0];
   auto type = cast<RankedTensorType>(init.getType());
@@ -175,15 +178,14 @@ LogicalResult mlir::quanta::lowerWindowReduction(RewriterBase &rewriter,
         for (int64_t dim = 0; dim < *parallel; ++dim)
           at.push_back(linalg::IndexOp::create(nested, nestedLoc, dim));
         Value acc = args[0];
+        SmallVector<AffineExpr> dims;
+        for (int64_t dim = 0; dim < *parallel; ++dim)
+          dims.push_back(getAffineDimExpr(dim, context));
         for (int64_t tap = 0; tap < taps; ++tap) {
           // The window position of this tap, the last dimension fastest
           // (the op's loop order), as constants in every input's map.
-          SmallVector<AffineExpr> dims;
-          for (int64_t dim = 0; dim < *parallel; ++dim)
-            dims.push_back(getAffineDimExpr(dim, context));
-          SmallVector<int64_t> position =
-              delinearize(tap, computeSuffixProduct(windowRanges));
-          for (int64_t offset : position)
+          dims.truncate(*parallel);
+          for (int64_t offset : delinearize(tap, windowStrides))
             dims.push_back(getAffineConstantExpr(offset, context));
           IRMapping values;
           for (OpOperand *input : op.getDpsInputOperands()) {
@@ -197,8 +199,9 @@ LogicalResult mlir::quanta::lowerWindowReduction(RewriterBase &rewriter,
                   nested, nestedLoc,
                   simplifyAffineExpr(expr.replaceDims(dims), *parallel, 0), at,
                   ValueRange{}));
-            values.map(
-                arg, readWindowInput(nested, nestedLoc, input->get(), indices));
+            values.map(arg, readWindowInput(nested, nestedLoc, input->get(),
+                                            pads[input->getOperandNumber()],
+                                            indices));
           }
           values.map(body.getArgument(op.getNumDpsInputs()), acc);
           for (Operation &bodyOp : body.without_terminator())
@@ -217,15 +220,12 @@ LogicalResult mlir::quanta::lowerWindowReduction(RewriterBase &rewriter,
             });
         linalg::YieldOp::create(nested, nestedLoc, acc);
       });
-  SmallVector<tensor::PadOp> pads;
-  for (Value input : op.getDpsInputs())
-    if (tensor::PadOp pad = getFoldablePad(input))
-      pads.push_back(pad);
   if (epilogue.empty())
     rewriter.replaceOp(op, result.getResult(0));
   else
     epilogue.replace(rewriter, op, result.getResult(0));
   for (tensor::PadOp pad : pads)
-    rewriter.eraseOp(pad);
+    if (pad)
+      rewriter.eraseOp(pad);
   return success();
 }
