@@ -1,4 +1,4 @@
-"""ONNX Runtime's dynamic quantization of MatMul layers, rewritten with the
+"""ONNX Runtime's dynamic quantization of MatMul and Conv layers, rewritten with the
 onnx package (no onnxruntime Python package exists on these machines: the
 benchmarks run ONNX Runtime through npm's onnxruntime-node).
 
@@ -29,10 +29,17 @@ quant_pre_process, whose optimizer removes Identity nodes:
   Cast to float, Mul(A_scale, B_scale), and the Mul of the two writing the
   MatMul's output: the model's own bias Add stays after it.
 
-Not reproduced: the other ops of its IntegerOps registry (Conv as
-ConvInteger, Gather, LSTM as DynamicQuantizeLSTM, the contrib Attention
-and EmbedLayerNormalization), reduce_range, and node order (the new nodes
-take the MatMul's place).
+Conv nodes with an initializer weight become, as its operators/conv.py
+ConvInteger writes them, ConvInteger(A_quantized, W_quantized,
+A_zero_point, W_zero_point) with the Conv's attributes, weights per tensor
+(per_channel does not reach them), then Cast, Mul by the scales' product,
+and a bias Add through a Reshape of the bias to [1, -1, 1, 1]. (ONNX
+Runtime's CPU provider long ran ConvInteger on uint8 weights only,
+weight_type QUInt8; 1.30 runs both.)
+
+Not reproduced: the other ops of its IntegerOps registry (Gather, LSTM as
+DynamicQuantizeLSTM, the contrib Attention and EmbedLayerNormalization),
+reduce_range, and node order (the new nodes take the MatMul's place).
 """
 import numpy as np
 import onnx
@@ -111,12 +118,20 @@ def dynamic_model(model, per_channel=False, unsigned_weights=False):
     initializers = {tensor.name: tensor for tensor in graph.initializer}
     quantized_inputs = {}
     nodes = []
+    def add_initializer(name, array):
+        if name not in initializers:
+            initializers[name] = numpy_helper.from_array(np.asarray(array),
+                                                         name)
+            graph.initializer.append(initializers[name])
+
     for node in gemm_as_matmul(graph, initializers):
-        if node.op_type != "MatMul" or node.input[1] not in initializers or \
-                numpy_helper.to_array(initializers[node.input[1]]).ndim != 2:
+        rank = numpy_helper.to_array(initializers[node.input[1]]).ndim \
+            if len(node.input) > 1 and node.input[1] in initializers else 0
+        is_conv = node.op_type == "Conv" and rank == 4
+        if not is_conv and (node.op_type != "MatMul" or rank != 2):
             nodes.append(node)
             continue
-        a, b = node.input
+        a, b = node.input[:2]
         if a not in quantized_inputs:
             quantized_inputs[a] = [f"{a}_quantized", f"{a}_scale",
                                    f"{a}_zero_point"]
@@ -125,20 +140,26 @@ def dynamic_model(model, per_channel=False, unsigned_weights=False):
                 f"{a}_QuantizeLinear"))
         aq, a_scale, a_zero = quantized_inputs[a]
         weight = numpy_helper.to_array(initializers[b])
-        values, scales, zeros = quantize_weights(weight, per_channel,
-                                                 unsigned_weights)
+        # ConvInteger's weights are per tensor (its quantize_weight call).
+        values, scales, zeros = quantize_weights(
+            weight, per_channel and not is_conv, unsigned_weights)
         for name, array in [(f"{b}_quantized", values), (f"{b}_scale", scales),
                             (f"{b}_zero_point", zeros)]:
-            if name not in initializers:
-                initializers[name] = numpy_helper.from_array(
-                    np.asarray(array), name)
-                graph.initializer.append(initializers[name])
+            add_initializer(name, array)
         name = node.name or node.output[0]
         product = f"{node.output[0]}_output_quantized"
+        # operators/conv.py's ConvInteger: the Conv's attributes, the bias
+        # added after the scaling through a Reshape to [1, -1, 1, 1].
+        has_bias = is_conv and len(node.input) > 2 and node.input[2]
+        scaled = node.output[0] + ("quant_scaled_output" if has_bias else "")
+        integer_op = helper.make_node(
+            "ConvInteger" if is_conv else "MatMulInteger",
+            [aq, f"{b}_quantized", a_zero, f"{b}_zero_point"], [product],
+            f"{name}_quant")
+        if is_conv:
+            integer_op.attribute.extend(node.attribute)
         nodes += [
-            helper.make_node("MatMulInteger",
-                             [aq, f"{b}_quantized", a_zero, f"{b}_zero_point"],
-                             [product], f"{name}_quant"),
+            integer_op,
             helper.make_node("Cast", [product], [product + "_cast_output"],
                              product + "_cast", to=TensorProto.FLOAT),
             helper.make_node("Mul", [a_scale, f"{b}_scale"],
@@ -146,8 +167,20 @@ def dynamic_model(model, per_channel=False, unsigned_weights=False):
                              f"{name}_quant_scales_mul"),
             helper.make_node("Mul", [product + "_cast_output",
                                      f"{name}_quant_scales_mul:0"],
-                             [node.output[0]], f"{name}_output_scale_mul"),
+                             [scaled], f"{name}_output_scale_mul"),
         ]
+        if has_bias:
+            output = node.output[0]
+            add_initializer(output + "_bias_reshape_shape",
+                            np.array([1, -1, 1, 1], np.int64))
+            nodes += [
+                helper.make_node("Reshape",
+                                 [node.input[2], output + "_bias_reshape_shape"],
+                                 [output + "_bias_reshape_output"]),
+                helper.make_node("Add",
+                                 [scaled, output + "_bias_reshape_output"],
+                                 [output], output + "_bias_add"),
+            ]
     del graph.node[:]
     graph.node.extend(nodes)
     onnx.checker.check_model(model)

@@ -18,10 +18,20 @@ vector width. Three quantizations of it:
 - dynamic_quantize_matmul.onnx: ONNX Runtime's own fused node
   (com.microsoft.DynamicQuantizeMatMul, what its graph optimizer makes of
   the chain, saved with optimizedModelFilePath) on W1 per column with b1;
+  dynamic_quantize_matmul_wide_zero_point.onnx the same with zero points
+  of -128, B - zero point leaving int8 (the kernels subtract them);
   dynamic_quantize_matmul_runtime_b.onnx the same with B a graph input,
-  and dynamic_quantize_matmul_{zero_scale,wide_zero_point,short_bias}.onnx
-  with a weight scale of 0, a zero point leaving B - zero point outside
-  int8, and a bias of 3 values, which the importer refuses.
+  and dynamic_quantize_matmul_{zero_scale,short_bias}.onnx with a weight
+  scale of 0 and a bias of 3 values, which the importer refuses.
+- dynamic_conv_{s8,u8}.onnx: a float CNN (x [2, 3, 9, 11] -> 3x3 Conv with
+  bias, padding 1 -> Relu -> 3x3 Conv without bias, strides [2, 1],
+  dilations [1, 2], pads [1, 0, 1, 2] -> 1x1 Conv with bias = y) quantized
+  as quantize_dynamic writes Conv (ConvInteger, per-tensor weights, the
+  bias through a Reshape), with the default QInt8 weights and with QUInt8
+  ones (asymmetric, zero point != 0: for years the only ConvInteger weights
+  ONNX Runtime's CPU provider ran); dynamic_grouped_conv_u8.onnx the same
+  of a depthwise 3x3 Conv with bias and a 3x3 Conv of 2 groups, stride 2
+  (x [1, 4, 6, 7]).
 The expected outputs are the ONNX graph's node by node in float32 NumPy
 (DynamicQuantizeLinear as ONNX Runtime computes it, exact integer products,
 each Mul and Add rounded to float32), the semantics the importer and the
@@ -71,6 +81,84 @@ def float_model(rng):
                              opset_imports=[helper.make_opsetid("", 13)])
 
 
+def conv_float_model(rng):
+    def init(name, shape, scale=0.5):
+        return numpy_helper.from_array(
+            (rng.normal(size=shape) * scale).astype(f32), name)
+    nodes = [
+        helper.make_node("Conv", ["x", "cw1", "cb1"], ["c1"], "conv1",
+                         kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c1"], ["h"], "relu"),
+        helper.make_node("Conv", ["h", "cw2"], ["c2"], "conv2",
+                         kernel_shape=[3, 3], strides=[2, 1],
+                         dilations=[1, 2], pads=[1, 0, 1, 2]),
+        helper.make_node("Conv", ["c2", "cw3", "cb3"], ["y"], "conv3"),
+    ]
+    inits = [init("cw1", (8, 3, 3, 3)), init("cb1", (8,)),
+             init("cw2", (12, 8, 3, 3)), init("cw3", (6, 12, 1, 1)),
+             init("cb3", (6,))]
+    graph = helper.make_graph(
+        nodes, "dynamic_conv",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 9, 11])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 6, 5, 9])],
+        inits)
+    return helper.make_model(graph,
+                             opset_imports=[helper.make_opsetid("", 13)])
+
+
+def grouped_conv_float_model(rng):
+    """A depthwise 3x3 Conv with bias (group 4) and a 3x3 Conv of group 2,
+    stride 2."""
+    def init(name, shape, scale=0.5):
+        return numpy_helper.from_array(
+            (rng.normal(size=shape) * scale).astype(f32), name)
+    nodes = [
+        helper.make_node("Conv", ["x", "gw1", "gb1"], ["g1"], "depthwise",
+                         kernel_shape=[3, 3], pads=[1, 1, 1, 1], group=4),
+        helper.make_node("Conv", ["g1", "gw2"], ["y"], "grouped",
+                         kernel_shape=[3, 3], strides=[2, 2], group=2),
+    ]
+    inits = [init("gw1", (4, 1, 3, 3)), init("gb1", (4,)),
+             init("gw2", (6, 2, 3, 3))]
+    graph = helper.make_graph(
+        nodes, "dynamic_grouped_conv",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 6, 7])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 6, 2, 3])],
+        inits)
+    return helper.make_model(graph,
+                             opset_imports=[helper.make_opsetid("", 13)])
+
+
+def conv_integer(x, w, x_zero, w_zero, attributes):
+    """ONNX's ConvInteger, exactly: (x - x_zero) * (w - w_zero) summed in
+    int64 over windows of x padded with x_zero, as int32; each of `group`
+    groups of channels and filters on its own."""
+    group = attributes.get("group", 1)
+    if group > 1:
+        inner = dict(attributes, group=1)
+        xs = np.split(x, group, axis=1)
+        ws = np.split(w, group, axis=0)
+        return np.concatenate([conv_integer(xg, wg, x_zero, w_zero, inner)
+                               for xg, wg in zip(xs, ws)], axis=1)
+    pads = attributes.get("pads", [0, 0, 0, 0])
+    sh, sw = attributes.get("strides", [1, 1])
+    dh, dw = attributes.get("dilations", [1, 1])
+    xp = np.pad(x.astype(np.int64) - np.int64(x_zero),
+                ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])))
+    wv = w.astype(np.int64) - np.int64(w_zero)
+    _, _, height, width = xp.shape
+    filters, _, kh_size, kw_size = w.shape
+    out_h = (height - dh * (kh_size - 1) - 1) // sh + 1
+    out_w = (width - dw * (kw_size - 1) - 1) // sw + 1
+    out = np.zeros((x.shape[0], filters, out_h, out_w), np.int64)
+    for kh in range(kh_size):
+        for kw in range(kw_size):
+            patch = xp[:, :, kh * dh:kh * dh + sh * (out_h - 1) + 1:sh,
+                       kw * dw:kw * dw + sw * (out_w - 1) + 1:sw]
+            out += np.einsum("nchw,fc->nfhw", patch, wv[:, :, kh, kw])
+    return out.astype(np.int32)
+
+
 def round_half_even(x):
     return np.round(x).astype(f32)
 
@@ -89,7 +177,8 @@ def evaluate_node(op_type, ins):
 
 
 def evaluate(model, x):
-    """The graph node by node in float32, ONNX Runtime's formulas."""
+    """The graph node by node in float32, ONNX Runtime's formulas (NumPy's
+    float32 products and sums round as ONNX Runtime's Mul and Add do)."""
     values = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
     values["x"] = x
     for node in model.graph.node:
@@ -108,6 +197,12 @@ def evaluate(model, x):
             a = ins[0].astype(np.int64) - ins[2].astype(np.int64)
             b = ins[1].astype(np.int64) - ins[3].astype(np.int64)
             out = [(a @ b).astype(np.int32)]
+        elif node.op_type == "ConvInteger":
+            attributes = {a.name: helper.get_attribute_value(a)
+                          for a in node.attribute}
+            out = [conv_integer(*ins, attributes)]
+        elif node.op_type == "Reshape":
+            out = [ins[0].reshape(ins[1])]
         elif node.op_type == "Cast":
             out = [ins[0].astype(f32)]
         elif node.op_type == "Mul":
@@ -164,10 +259,8 @@ def bad_contrib_models(fused):
     scales[3] = 0
     return {
         "zero_scale": replaced("w1_scale", scales),
-        "wide_zero_point": replaced(
-            "w1_zero_point", np.full_like(inits["w1_zero_point"], -128)),
         "short_bias": replaced("b1", inits["b1"][:3]),
-    }
+    }, replaced("w1_zero_point", np.full_like(inits["w1_zero_point"], -128))
 
 
 def ort_output(ort, path, x):
@@ -203,9 +296,31 @@ def main():
     check(args, path, fused, x, "dynamic_quantize_matmul")
     onnx.save(runtime_b,
               os.path.join(OUT, "dynamic_quantize_matmul_runtime_b.onnx"))
-    for suffix, bad in bad_contrib_models(fused).items():
+    bad_models, wide_zero_point = bad_contrib_models(fused)
+    for suffix, bad in bad_models.items():
         onnx.save(bad, os.path.join(
             OUT, f"dynamic_quantize_matmul_{suffix}.onnx"))
+    path = os.path.join(OUT, "dynamic_quantize_matmul_wide_zero_point.onnx")
+    onnx.save(wide_zero_point, path)
+    check(args, path, wide_zero_point, x,
+          "dynamic_quantize_matmul_wide_zero_point")
+
+    conv_model = conv_float_model(rng)
+    x = (rng.normal(size=(2, 3, 9, 11)) * 1.5).astype(f32)
+    np.save(os.path.join(OUT, "dynamic_conv_x.npy"), x)
+    for suffix, unsigned in [("s8", False), ("u8", True)]:
+        quantized = dynamic_model(conv_model, unsigned_weights=unsigned)
+        path = os.path.join(OUT, f"dynamic_conv_{suffix}.onnx")
+        onnx.save(quantized, path)
+        check(args, path, quantized, x, f"dynamic_conv_{suffix}")
+
+    grouped = dynamic_model(grouped_conv_float_model(rng),
+                            unsigned_weights=True)
+    x = (rng.normal(size=(1, 4, 6, 7)) * 1.5).astype(f32)
+    np.save(os.path.join(OUT, "dynamic_grouped_conv_x.npy"), x)
+    path = os.path.join(OUT, "dynamic_grouped_conv_u8.onnx")
+    onnx.save(grouped, path)
+    check(args, path, grouped, x, "dynamic_grouped_conv_u8")
 
 
 def check(args, path, model, x, name):
@@ -213,7 +328,14 @@ def check(args, path, model, x, name):
     expected = evaluate(model, x)
     np.save(os.path.join(OUT, f"{name}_expected.npy"), expected)
     if args.ort:
-        same = np.array_equal(ort_output(args.ort, path, x).view(np.uint32),
+        try:
+            output = ort_output(args.ort, path, x)
+        except subprocess.CalledProcessError as error:
+            # Older ONNX Runtimes have no ConvInteger of int8 weights.
+            print(f"{name}: ONNX Runtime refuses the model:",
+                  error.stderr.decode().strip().splitlines()[-1])
+            return
+        same = np.array_equal(output.view(np.uint32),
                               expected.reshape(-1).view(np.uint32))
         print(f"{name}: ONNX Runtime's output",
               "identical" if same else "DIFFERS")

@@ -281,7 +281,7 @@ public:
   Value packConstantWeights();
   /// The packed column offsets, [paddedN], of the constant weights and the
   /// input zero point `zeroPoint` (i32) known only at run time:
-  /// -(za + flipDelta) * colsum.
+  /// -(za + flipDelta) * colsum, + K * za * zb with weight zero points.
   Value zeroPointOffsets(Value zeroPoint);
 
 private:
@@ -733,8 +733,6 @@ Value QMatmulLowering::dot(Value acc, Value lhs, Value rhs) {
 /// out = clamp((acc * mul + 2^(t-1)) >> t + zo): requantize() of the
 /// numeric library on L lanes.
 Value QMatmulLowering::finish(Value acc, Value row, Value column) {
-  if (operands.floatEpilogue)
-    return finishFloat(acc, row, column);
   if (hasWeightZeroPoints) {
     Value rowSum = tensor::ExtractOp::create(b, loc, rowSums, row);
     Value sums = vector::BroadcastOp::create(b, loc, i32Vector, rowSum);
@@ -743,6 +741,8 @@ Value QMatmulLowering::finish(Value acc, Value row, Value column) {
         arith::MulIOp::create(
             b, loc, readColumns(b, loc, weightZero, column, i32Vector), sums));
   }
+  if (operands.floatEpilogue)
+    return finishFloat(acc, row, column);
   Value result = requantizer->requantize(acc, column);
   if (pairedStrips)
     return result;
@@ -1041,6 +1041,8 @@ void QMatmulLowering::configure(bool runTimeWeights) {
   }
   if (!runTimeWeights)
     offsets = constantTensor(offsetValues);
+  if (hasWeightZeroPoints)
+    weightZero = constantTensor(zeroValues);
   if (const std::optional<FloatEpilogue> &epilogue = operands.floatEpilogue) {
     // Padding columns: factor 0, bias 0 (never written).
     SmallVector<float> factors(paddedN, 0.0f), bias(paddedN, 0.0f);
@@ -1068,8 +1070,6 @@ void QMatmulLowering::configure(bool runTimeWeights) {
   }
   requantizer.emplace(b, loc, shape.epilogue, tiling.lanes, multiplierValues,
                       totalShifts, outputZeroPoint());
-  if (hasWeightZeroPoints)
-    weightZero = constantTensor(zeroValues);
 }
 
 Value QMatmulLowering::buildWithConstantWeights(Value quantizedInput) {
@@ -1094,26 +1094,38 @@ Value QMatmulLowering::packConstantWeights() {
 Value QMatmulLowering::zeroPointOffsets(Value zeroPoint) {
   const std::vector<int32_t> columnSums =
       numerics::computeColumnSums(weights.data(), k, n);
-  SmallVector<int32_t> sums(paddedN, 0);
+  // Per packed column: colsum, and K * zb (wrapping like the accumulator).
+  SmallVector<int32_t> sums(paddedN, 0), zeroTerms(paddedN, 0);
   for (int64_t at = 0; at < paddedN; ++at)
-    if (const int64_t col = columnAt(at); col < n)
+    if (const int64_t col = columnAt(at); col < n) {
       sums[at] = columnSums[col];
+      const int64_t zb = operands.weightZeroPoints.size() == 1
+                             ? operands.weightZeroPoints[0]
+                             : operands.weightZeroPoints[col];
+      zeroTerms[at] = static_cast<int32_t>(static_cast<uint32_t>(k * zb));
+    }
   Type i32 = b.getI32Type();
   // -(za + flipDelta), the same factor for every column.
   Value factor = arith::SubIOp::create(
       b, loc, arith::ConstantIntOp::create(b, loc, i32, -flipDelta), zeroPoint);
+  SmallVector<Value> inputs{constantTensor(sums)};
+  if (hasWeightZeroPoints)
+    inputs.push_back(constantTensor(zeroTerms));
   auto type = RankedTensorType::get({paddedN}, i32);
   auto identity = b.getMultiDimIdentityMap(1);
+  SmallVector<AffineMap> maps(inputs.size() + 1, identity);
   return linalg::GenericOp::create(
-             b, loc, type, ValueRange{constantTensor(sums)},
+             b, loc, type, inputs,
              ValueRange{tensor::EmptyOp::create(b, loc, type.getShape(), i32)},
-             ArrayRef<AffineMap>{identity, identity},
-             ArrayRef<utils::IteratorType>{utils::IteratorType::parallel},
+             maps, ArrayRef<utils::IteratorType>{utils::IteratorType::parallel},
              [&](OpBuilder &nb, Location nloc, ValueRange args) {
-               linalg::YieldOp::create(
-                   nb, nloc,
-                   arith::MulIOp::create(nb, nloc, args[0], factor)
-                       .getResult());
+               // -(za + flipDelta) * colsum [+ K * zb * za]
+               Value offset = arith::MulIOp::create(nb, nloc, args[0], factor);
+               if (hasWeightZeroPoints)
+                 offset = arith::AddIOp::create(
+                     nb, nloc, offset,
+                     arith::MulIOp::create(nb, nloc, args[1], zeroPoint));
+               linalg::YieldOp::create(nb, nloc, offset);
              })
       .getResult(0);
 }
@@ -1509,8 +1521,11 @@ LogicalResult mlir::quanta::lowerDynamicQMatmul(RewriterBase &rewriter,
   Location loc = op.getLoc();
   RankedTensorType inputType = op.getInput().getType(),
                    outputType = op.getOutput().getType();
-  const int64_t m = inputType.getDimSize(0), k = inputType.getDimSize(1),
-                n = outputType.getDimSize(1);
+  // The input: a matrix, or with a window an image read as its im2col
+  // matrix.
+  const int64_t m = outputType.getDimSize(0),
+                k = cast<ShapedType>(op.getWeights().getType()).getDimSize(0),
+                n = outputType.getDimSize(1), rank = inputType.getRank();
   if (m == 0) {
     rewriter.replaceOp(op, tensor::EmptyOp::create(
                                b, loc, outputType.getShape(), b.getF32Type())
@@ -1544,7 +1559,9 @@ LogicalResult mlir::quanta::lowerDynamicQMatmul(RewriterBase &rewriter,
 
   // The prologue: min and max, the qparams, each engine's input factor.
   Value flat = tensor::CollapseShapeOp::create(
-      b, loc, op.getInput(), ArrayRef<ReassociationIndices>{{0, 1}});
+      b, loc, op.getInput(),
+      ArrayRef<ReassociationIndices>{
+          llvm::to_vector(llvm::seq<int64_t>(0, rank))});
   auto [min, max] = emitMinMax(b, loc, flat, kernel.tiling.lanes);
   DynamicActivationQParams qparams =
       engine == DynamicEngine::onnx
@@ -1589,17 +1606,16 @@ LogicalResult mlir::quanta::lowerDynamicQMatmul(RewriterBase &rewriter,
   }
   Value zeroPoint = arith::SIToFPOp::create(b, loc, f32, qparams.zeroPoint);
 
-  // The input quantized (a parallel pass over M x K).
-  auto bytesType = RankedTensorType::get({m, k}, b.getI8Type());
-  auto identity = b.getMultiDimIdentityMap(2);
+  // The input quantized (a parallel pass over it).
+  auto bytesType = inputType.clone(b.getI8Type());
+  auto identity = b.getMultiDimIdentityMap(rank);
   Value quantized =
       linalg::GenericOp::create(
           b, loc, bytesType, ValueRange{op.getInput()},
           ValueRange{tensor::EmptyOp::create(b, loc, bytesType.getShape(),
                                              b.getI8Type())},
           ArrayRef<AffineMap>{identity, identity},
-          ArrayRef<utils::IteratorType>{utils::IteratorType::parallel,
-                                        utils::IteratorType::parallel},
+          SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
           [&](OpBuilder &nb, Location nloc, ValueRange args) {
             linalg::YieldOp::create(
                 nb, nloc,
@@ -1616,12 +1632,15 @@ LogicalResult mlir::quanta::lowerDynamicQMatmul(RewriterBase &rewriter,
     epilogue.bias = llvm::to_vector(*bias);
   epilogue.elementwiseMatrices = elementwise.elementMatrices(b, loc);
   epilogue.elementwise = elementwise;
+  SmallVector<int32_t> weightZeroPoints{0};
+  if (std::optional<ArrayRef<int32_t>> zeroPoints = op.getWeightZeroPoints())
+    weightZeroPoints.assign(zeroPoints->begin(), zeroPoints->end());
   IntegerGemmOperands operands{anchor,
-                               RankedTensorType::get({m, k}, activationType),
+                               inputType.clone(activationType),
                                outputType,
                                k,
-                               std::nullopt,
-                               {0},
+                               op.getConvWindow(),
+                               std::move(weightZeroPoints),
                                {0},
                                {0},
                                {},
@@ -1633,8 +1652,14 @@ LogicalResult mlir::quanta::lowerDynamicQMatmul(RewriterBase &rewriter,
   lowering.configure(/*runTimeWeights=*/true);
   Value prepared = lowering.prepareInput(quantized);
   Value offsets = lowering.zeroPointOffsets(qparams.zeroPoint);
-  Value result =
-      lowering.build(prepared, lowering.packConstantWeights(), offsets);
+  // sum_k a for the weight zero points' term (none without them).
+  std::optional<ArrayRef<int32_t>> zeroPoints = op.getWeightZeroPoints();
+  Value rowSums =
+      zeroPoints && llvm::any_of(*zeroPoints, [](int32_t z) { return z != 0; })
+          ? lowering.computeRowSums(quantized)
+          : Value();
+  Value result = lowering.build(prepared, lowering.packConstantWeights(),
+                                offsets, rowSums);
   if (target.getArch() == TargetArch::X86_64)
     requireVectorWidth(anchor, kernel.tiling.lanes * 32);
   if (elementwise.empty())

@@ -22,7 +22,9 @@ using namespace mlir::quanta::onnx_import;
 namespace {
 /// The chain of one dynamic MatMul, by node index.
 struct DynamicMatMulChain {
-  int quantize, matMul, cast, scaleMul, outputMul, biasAdd = -1;
+  /// matMul is a MatMulInteger or a ConvInteger; biasShape the Reshape of a
+  /// convolution's bias to [1, F, 1, 1] (ONNX Runtime's add_bias).
+  int quantize, matMul, cast, scaleMul, outputMul, biasAdd = -1, biasShape = -1;
 };
 
 class DynamicMatMulMatcher {
@@ -52,7 +54,10 @@ public:
       const onnx::NodeProto &castNode = graph.node(chain.cast);
       chain.matMul = producer(castNode.input(0), "MatMulInteger", 0, 1);
       if (chain.matMul < 0)
+        chain.matMul = producer(castNode.input(0), "ConvInteger", 0, 1);
+      if (chain.matMul < 0)
         continue;
+      const bool isConv = graph.node(chain.matMul).op_type() == "ConvInteger";
       const onnx::NodeProto &matMul = graph.node(chain.matMul);
       if (matMul.input_size() < 3)
         continue;
@@ -75,18 +80,30 @@ public:
       const std::string weightZero =
           matMul.input_size() > 3 ? matMul.input(3) : std::string();
       DenseElementsAttr b = constants.lookup(matMul.input(1));
+      // 2-D convolutions of one group, their weights as a K x N matrix.
+      if (b && isConv)
+        b = isGroupOne(matMul) ? convolutionWeightMatrix(b)
+                               : DenseElementsAttr();
       if (!b || cast<ShapedType>(b.getType()).getRank() != 2 ||
           (!weightZero.empty() && !constants.lookup(weightZero)))
         continue;
       // A bias Add reading the product alone joins the chain: one value
-      // per column of B.
+      // per column of B, for a convolution reshaped to [1, F, 1, 1].
       const int64_t columns = cast<ShapedType>(b.getType()).getShape().back();
       std::string bias, output = mul.output(0);
       auto reader = readers.find(output);
       if (uses.reads.lookup(output) == 1 && reader != readers.end() &&
           isNode(graph.node(reader->second), "Add", 2, 1)) {
         const onnx::NodeProto &add = graph.node(reader->second);
-        const std::string &other = add.input(add.input(0) == output ? 1 : 0);
+        std::string other = add.input(add.input(0) == output ? 1 : 0);
+        int biasShape = -1;
+        if (isConv) {
+          biasShape = producer(other, "Reshape", 2, 1);
+          other =
+              biasShape >= 0 && isChannelShape(graph.node(biasShape), columns)
+                  ? graph.node(biasShape).input(0)
+                  : std::string();
+        }
         DenseElementsAttr values = constants.lookup(other);
         if (values && values.getElementType().isF32() &&
             cast<ShapedType>(values.getType()).getShape() ==
@@ -94,6 +111,7 @@ public:
           bias = other;
           output = add.output(0);
           chain.biasAdd = reader->second;
+          chain.biasShape = biasShape;
         }
       }
       DynamicMatMulConstants read;
@@ -106,8 +124,15 @@ public:
               read))
         continue;
       fused = onnx::NodeProto();
-      fused.set_op_type("DynamicQuantizeMatMul");
-      fused.set_domain("com.microsoft");
+      if (isConv) {
+        fused.set_op_type(kDynamicQuantizeConv.str());
+        fused.set_domain(kFusedDomain.str());
+        // The window: kernel_shape, strides, pads, dilations, auto_pad.
+        *fused.mutable_attribute() = matMul.attribute();
+      } else {
+        fused.set_op_type("DynamicQuantizeMatMul");
+        fused.set_domain("com.microsoft");
+      }
       fused.set_name(matMul.name());
       for (const std::string &input :
            {quantize.input(0), matMul.input(1), weightScale, weightZero, bias})
@@ -122,6 +147,23 @@ public:
   int reads(StringRef name) const { return uses.reads.lookup(name); }
 
 private:
+  static bool isGroupOne(const onnx::NodeProto &node) {
+    for (const onnx::AttributeProto &attr : node.attribute())
+      if (attr.name() == "group")
+        return attr.i() == 1;
+    return true;
+  }
+  /// Whether a Reshape's constant shape is [1, -1, 1, 1] or [1, F, 1, 1]
+  /// (the bias of an NCHW convolution's F channels).
+  bool isChannelShape(const onnx::NodeProto &reshape, int64_t channels) const {
+    DenseElementsAttr shape = constants.lookup(reshape.input(1));
+    if (!shape || !shape.getElementType().isInteger(64) ||
+        shape.getNumElements() != 4)
+      return false;
+    SmallVector<int64_t> dims(shape.getValues<int64_t>());
+    return dims[0] == 1 && dims[2] == 1 && dims[3] == 1 &&
+           (dims[1] == -1 || dims[1] == channels);
+  }
   static bool isNode(const onnx::NodeProto &node, StringRef opType, int inputs,
                      int outputs) {
     return node.op_type() == opType && node.domain().empty() &&
@@ -171,7 +213,7 @@ llvm::DenseMap<int, onnx::NodeProto> onnx_import::fuseDynamicMatMuls(
       continue;
     const int last = chain->biasAdd >= 0 ? chain->biasAdd : chain->outputMul;
     for (int part : {chain->matMul, chain->cast, chain->scaleMul,
-                     chain->outputMul, chain->biasAdd})
+                     chain->outputMul, chain->biasAdd, chain->biasShape})
       if (part >= 0 && part != last)
         replaced.insert(part);
     fused[last] = std::move(node);

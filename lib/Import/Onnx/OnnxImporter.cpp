@@ -1012,8 +1012,9 @@ LogicalResult ModelImporter::translateNodes(const onnx::GraphProto &graphProto,
   for (auto [conv, norm] : folds)
     absorbed.insert(norm);
   // Layer norms written out in opset-13 nodes become one
-  // LayerNormalization, and ONNX Runtime's dynamic MatMuls one
-  // DynamicQuantizeMatMul, translated where their last node was.
+  // LayerNormalization, and ONNX Runtime's dynamic MatMuls (convolutions)
+  // one DynamicQuantizeMatMul (DynamicQuantizeConv), translated where
+  // their last node was.
   llvm::DenseMap<int, onnx::NodeProto> fusedNodes =
       fuseLayerNorms(graphProto, graph.constants, absorbed);
   for (auto &[index, node] : fuseDynamicMatMuls(
@@ -1079,6 +1080,9 @@ LogicalResult ModelImporter::translateNode(Graph &graph, int index,
   if (current.domain() == "com.microsoft" &&
       current.op_type() == "DynamicQuantizeMatMul")
     return translateDynamicQuantizeMatMul(graph);
+  if (fused && current.domain() == kFusedDomain &&
+      current.op_type() == kDynamicQuantizeConv)
+    return translateDynamicQuantizeConv(graph);
   if (!current.domain().empty() && current.domain() != "ai.onnx") {
     graph.error() << "the op is in domain '" << current.domain()
                   << "'; the importer translates the default domain, and "

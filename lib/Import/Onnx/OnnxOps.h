@@ -166,11 +166,13 @@ LogicalResult translateIntegerProduct(Graph &g);
 LogicalResult translateDynamicQuantizeLinear(Graph &g);
 
 /// The constants of a dynamic MatMul as quanta.dynamic_qmatmul takes them:
-/// K x N s8 weights (B minus its zero point), their scales (one, or one per
-/// column) and the bias.
+/// K x N s8 weights (B minus its zero point where that fits s8; else B,
+/// shifted by -128 if uint8, and `zeroPoints` likewise), their scales (one,
+/// or one per column) and the bias.
 struct DynamicMatMulConstants {
   DenseElementsAttr weights;
   SmallVector<float> scales;
+  std::optional<SmallVector<int32_t>> zeroPoints;
   std::optional<SmallVector<float>> bias;
 };
 /// Reads B (K x N, int8 or uint8 as `unsignedB` says), its scale and zero
@@ -181,6 +183,19 @@ readDynamicMatMulConstants(DenseElementsAttr b, bool unsignedB,
                            DenseElementsAttr scale, DenseElementsAttr zeroPoint,
                            DenseElementsAttr bias,
                            DynamicMatMulConstants &result);
+/// A ConvInteger's [F, C, KH, KW] weights as the K x N matrix of its
+/// im2col product: row (kh, kw, c), column f.
+DenseElementsAttr convolutionWeightMatrix(DenseElementsAttr weights);
+/// The node fuseDynamicMatMuls makes of ONNX Runtime's dynamic convolution
+/// (DynamicQuantizeLinear, ConvInteger, Cast, Mul, Mul, and the bias's
+/// Reshape and Add): inputs x, W, W's scale, W's zero point and the bias
+/// (empty names: none), ConvInteger's attributes. Its domain is the
+/// importer's own: no model names it.
+inline constexpr StringLiteral kDynamicQuantizeConv = "DynamicQuantizeConv";
+inline constexpr StringLiteral kFusedDomain = "quanta.fused";
+/// That node: x [N, C, H, W] float, into quanta.dynamic_qmatmul with a
+/// window (ONNX Runtime's numerics) on the zero-padded NHWC image.
+LogicalResult translateDynamicQuantizeConv(Graph &g);
 /// ONNX Runtime's DynamicQuantizeMatMul (domain com.microsoft; what its
 /// quantize_dynamic's DynamicQuantizeLinear, MatMulInteger, Cast, Mul, Mul
 /// and Add nodes compute, fuseDynamicMatMuls): A [..., K] float, B a

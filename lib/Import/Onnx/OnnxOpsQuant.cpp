@@ -350,26 +350,10 @@ LogicalResult onnx_import::translateIntegerProduct(Graph &g) {
   auto x = widenMinusZeroPoint(g, 0, 2), w = widenMinusZeroPoint(g, 1, 3);
   if (failed(x) || failed(w))
     return failure();
-  FailureOr<Value> result;
-  if (isConv) {
-    RankedTensorType xType = tensorType(*x), wType = tensorType(*w);
-    if (xType.getRank() != 4 || wType.getRank() != 4 ||
-        g.intAttr("group", 1) != 1)
-      return g.error() << "the importer takes 2-D ConvInteger with group 1";
-    auto window = readWindow(g, xType.getShape().drop_front(2),
-                             wType.getShape().drop_front(2), /*oneD=*/false);
-    if (failed(window))
-      return failure();
-    SmallVector<int64_t> out = {
-        xType.getDimSize(0), wType.getDimSize(0),
-        windowOutput(*window, 0, xType.getDimSize(2), false),
-        windowOutput(*window, 1, xType.getDimSize(3), false)};
-    // Padding is the zero point: 0 once subtracted.
-    Value padded = padForWindow(g, *x, *window, {out[2], out[3]}, 0.0);
-    result = windowOp<linalg::Conv2DNchwFchwOp>(g, {padded, *w}, out, *window);
-  } else {
-    result = matmul(g, *x, *w, g.b.getI32Type());
-  }
+  // A convolution's padding is the zero point: 0 once subtracted.
+  FailureOr<Value> result =
+      isConv ? convolution(g, *x, *w, std::nullopt, g.intAttr("group", 1))
+             : matmul(g, *x, *w, g.b.getI32Type());
   if (failed(result))
     return failure();
   g.setOutput(0, *result);
@@ -479,20 +463,32 @@ std::optional<std::string> onnx_import::readDynamicMatMulConstants(
     for (const APInt &z : zeroPoint.getValues<APInt>())
       zeros.push_back(unsignedB ? int64_t(z.getZExtValue()) : z.getSExtValue());
   }
+  SmallVector<int64_t> values;
+  values.reserve(k * n);
+  for (const APInt &value : b.getValues<APInt>())
+    values.push_back(unsignedB ? int64_t(value.getZExtValue())
+                               : value.getSExtValue());
+  auto zeroOf = [&](int64_t index) {
+    return zeros[zeros.size() == 1 ? 0 : index % n];
+  };
+  // B - zero point as s8 weights where every difference fits; else the
+  // weights with zero points the kernels subtract: u8 ones (asymmetric
+  // QUInt8, which ONNX Runtime's ConvInteger requires) shifted by -128,
+  // the same differences.
+  const bool foldZeros =
+      llvm::all_of(llvm::seq<int64_t>(0, k * n), [&](int64_t i) {
+        const int64_t w = values[i] - zeroOf(i);
+        return w >= INT8_MIN && w <= INT8_MAX;
+      });
+  const int64_t shift = unsignedB ? 128 : 0;
   SmallVector<int8_t> weights;
   weights.reserve(k * n);
-  for (auto [index, value] : llvm::enumerate(b.getValues<APInt>())) {
-    const int64_t col = int64_t(index) % n;
-    const int64_t w =
-        (unsignedB ? int64_t(value.getZExtValue()) : value.getSExtValue()) -
-        zeros[zeros.size() == 1 ? 0 : col];
-    if (w < INT8_MIN || w > INT8_MAX)
-      return "B minus its zero point is " + std::to_string(w) + " at (" +
-             std::to_string(int64_t(index) / n) + ", " + std::to_string(col) +
-             "), outside int8: the int8 kernels take s8 weights "
-             "(symmetric, as quantize_dynamic writes them by default)";
-    weights.push_back(static_cast<int8_t>(w));
-  }
+  for (int64_t i = 0; i < k * n; ++i)
+    weights.push_back(static_cast<int8_t>(foldZeros ? values[i] - zeroOf(i)
+                                                    : values[i] - shift));
+  if (!foldZeros)
+    result.zeroPoints.emplace(llvm::map_range(
+        zeros, [&](int64_t z) { return static_cast<int32_t>(z - shift); }));
   result.weights = DenseElementsAttr::get(
       RankedTensorType::get({k, n}, IntegerType::get(b.getContext(), 8)),
       ArrayRef(weights));
@@ -505,6 +501,25 @@ std::optional<std::string> onnx_import::readDynamicMatMulConstants(
     result.bias.emplace(bias.value_begin<float>(), bias.value_end<float>());
   }
   return std::nullopt;
+}
+
+/// quanta.dynamic_qmatmul with ONNX Runtime's numerics of `input` (a
+/// matrix, or with `window` an NHWC image padded with zeros) and
+/// `constants`, into `outputType`.
+static Value
+createDynamicProduct(Graph &g, Value input,
+                     const DynamicMatMulConstants &constants,
+                     RankedTensorType outputType,
+                     std::optional<ArrayRef<int64_t>> window = std::nullopt) {
+  return DynamicQMatmulOp::create(
+      g.b, g.loc, outputType, input, constants.weights,
+      g.b.getDenseF32ArrayAttr(constants.scales),
+      constants.bias ? g.b.getDenseF32ArrayAttr(*constants.bias)
+                     : DenseF32ArrayAttr(),
+      DynamicEngineAttr::get(g.b.getContext(), DynamicEngine::onnx),
+      constants.zeroPoints ? g.b.getDenseI32ArrayAttr(*constants.zeroPoints)
+                           : DenseI32ArrayAttr(),
+      window ? g.b.getDenseI64ArrayAttr(*window) : DenseI64ArrayAttr());
 }
 
 LogicalResult onnx_import::translateDynamicQuantizeMatMul(Graph &g) {
@@ -534,13 +549,70 @@ LogicalResult onnx_import::translateDynamicQuantizeMatMul(Graph &g) {
   outShape.push_back(n);
   Value rows = g.reshape(*a, {m, k});
   auto outputType = RankedTensorType::get({m, n}, g.b.getF32Type());
-  Value product = DynamicQMatmulOp::create(
-      g.b, g.loc, outputType, rows, constants.weights,
-      g.b.getDenseF32ArrayAttr(constants.scales),
-      constants.bias ? g.b.getDenseF32ArrayAttr(*constants.bias)
-                     : DenseF32ArrayAttr(),
-      DynamicEngineAttr::get(g.b.getContext(), DynamicEngine::onnx));
+  Value product = createDynamicProduct(g, rows, constants, outputType);
   g.setOutput(0, g.reshape(product, outShape));
+  return success();
+}
+
+DenseElementsAttr
+onnx_import::convolutionWeightMatrix(DenseElementsAttr weights) {
+  auto type = cast<ShapedType>(weights.getType());
+  if (type.getRank() != 4 || !type.getElementType().isInteger(8))
+    return {};
+  const int64_t filters = type.getDimSize(0), channels = type.getDimSize(1),
+                height = type.getDimSize(2), width = type.getDimSize(3);
+  SmallVector<APInt> values(weights.getValues<APInt>());
+  SmallVector<APInt> matrix;
+  matrix.reserve(values.size());
+  for (int64_t kh = 0; kh < height; ++kh)
+    for (int64_t kw = 0; kw < width; ++kw)
+      for (int64_t c = 0; c < channels; ++c)
+        for (int64_t f = 0; f < filters; ++f)
+          matrix.push_back(
+              values[((f * channels + c) * height + kh) * width + kw]);
+  return DenseElementsAttr::get(
+      RankedTensorType::get({height * width * channels, filters},
+                            type.getElementType()),
+      matrix);
+}
+
+LogicalResult onnx_import::translateDynamicQuantizeConv(Graph &g) {
+  auto x = g.floatInput(0, "X");
+  if (failed(x))
+    return failure();
+  DenseElementsAttr w = g.constantInput(1);
+  RankedTensorType xType = tensorType(*x);
+  auto wType = cast<ShapedType>(w.getType());
+  if (xType.getRank() != 4 || !xType.hasStaticShape() ||
+      xType.getDimSize(1) != wType.getDimSize(1))
+    return g.error() << "X " << xType << " must be a static [N, C, H, W] "
+                     << "image of the weights' " << wType.getDimSize(1)
+                     << " channels";
+  DynamicMatMulConstants constants;
+  if (std::optional<std::string> why = readDynamicMatMulConstants(
+          convolutionWeightMatrix(w),
+          g.unsignedConstants.contains(g.node->input(1)), g.constantInput(2),
+          g.constantInput(3), g.constantInput(4), constants))
+    return g.error() << *why;
+  auto window = readWindow(g, xType.getShape().drop_front(2),
+                           wType.getShape().drop_front(2), /*oneD=*/false);
+  if (failed(window))
+    return failure();
+  const int64_t batch = xType.getDimSize(0), filters = wType.getDimSize(0),
+                outH = windowOutput(*window, 0, xType.getDimSize(2), false),
+                outW = windowOutput(*window, 1, xType.getDimSize(3), false);
+  // Zeros quantize to the zero point, ConvInteger's padding value.
+  Value image = g.transpose(padForWindow(g, *x, *window, {outH, outW}, 0.0),
+                            {0, 2, 3, 1});
+  SmallVector<int64_t> windowValues = {
+      window->kernel[0],  window->kernel[1],    window->strides[0],
+      window->strides[1], window->dilations[0], window->dilations[1]};
+  Value product = createDynamicProduct(
+      g, image, constants,
+      RankedTensorType::get({batch * outH * outW, filters}, g.b.getF32Type()),
+      ArrayRef<int64_t>(windowValues));
+  g.setOutput(0, g.transpose(g.reshape(product, {batch, outH, outW, filters}),
+                             {0, 3, 1, 2}));
   return success();
 }
 

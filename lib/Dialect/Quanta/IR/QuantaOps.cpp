@@ -257,12 +257,41 @@ getQuantized8Bit(Operation *op, StringRef what, Type type, int64_t rank = 2) {
   return element;
 }
 
-std::optional<QMatmulOp::Window> QMatmulOp::getConvWindow() {
-  std::optional<ArrayRef<int64_t>> window = getWindow();
+/// A `window` attribute's values as a window (6 of them), if any.
+static std::optional<QMatmulOp::Window>
+toWindow(std::optional<ArrayRef<int64_t>> window) {
   if (!window || window->size() != 6)
     return std::nullopt;
   ArrayRef<int64_t> w = *window;
-  return Window{w[0], w[1], w[2], w[3], w[4], w[5]};
+  return QMatmulOp::Window{w[0], w[1], w[2], w[3], w[4], w[5]};
+}
+
+std::optional<QMatmulOp::Window> QMatmulOp::getConvWindow() {
+  return toWindow(getWindow());
+}
+
+/// The M x K shape of the im2col matrix of the NHWC image `shape` through
+/// `values` (a window attribute; one channel per column when depthwise).
+static FailureOr<std::pair<int64_t, int64_t>>
+getIm2colShape(Operation *op, ArrayRef<int64_t> values, ArrayRef<int64_t> shape,
+               bool depthwise) {
+  if (values.size() != 6 ||
+      llvm::any_of(values, [](int64_t v) { return v <= 0; }))
+    return op->emitOpError("window must hold 6 positive values [KH, KW, SH, "
+                           "SW, DH, DW], got [")
+           << values << "]";
+  QMatmulOp::Window w = *toWindow(values);
+  if (shape[1] < w.dilationH * (w.kernelH - 1) + 1 ||
+      shape[2] < w.dilationW * (w.kernelW - 1) + 1)
+    return op->emitOpError("window [")
+           << values << "] does not fit the " << shape[1] << "x" << shape[2]
+           << " input";
+  const int64_t outH = QMatmulOp::Window::outputSize(shape[1], w.kernelH,
+                                                     w.strideH, w.dilationH),
+                outW = QMatmulOp::Window::outputSize(shape[2], w.kernelW,
+                                                     w.strideW, w.dilationW);
+  return std::make_pair(shape[0] * outH * outW,
+                        w.kernelH * w.kernelW * (depthwise ? 1 : shape[3]));
 }
 
 /// The M x K shape of `op`'s input as a matrix: the input itself, or the
@@ -277,29 +306,11 @@ getInputMatrixShape(QMatmulOp op) {
     ArrayRef<int64_t> shape = op.getInput().getType().getShape();
     return std::make_pair(shape[0], shape[1]);
   }
-  ArrayRef<int64_t> values = *op.getWindow();
-  if (values.size() != 6 ||
-      llvm::any_of(values, [](int64_t v) { return v <= 0; }))
-    return op.emitOpError("window must hold 6 positive values [KH, KW, SH, "
-                          "SW, DH, DW], got [")
-           << values << "]";
   if (failed(getQuantized8Bit(op, "input with a window",
                               op.getInput().getType(), 4)))
     return failure();
-  ArrayRef<int64_t> shape = op.getInput().getType().getShape();
-  QMatmulOp::Window w = *op.getConvWindow();
-  const int64_t outH = QMatmulOp::Window::outputSize(shape[1], w.kernelH,
-                                                     w.strideH, w.dilationH),
-                outW = QMatmulOp::Window::outputSize(shape[2], w.kernelW,
-                                                     w.strideW, w.dilationW);
-  if (shape[1] < w.dilationH * (w.kernelH - 1) + 1 ||
-      shape[2] < w.dilationW * (w.kernelW - 1) + 1)
-    return op.emitOpError("window [")
-           << values << "] does not fit the " << shape[1] << "x" << shape[2]
-           << " input";
-  return std::make_pair(shape[0] * outH * outW,
-                        w.kernelH * w.kernelW *
-                            (op.getDepthwise() ? 1 : shape[3]));
+  return getIm2colShape(op, *op.getWindow(), op.getInput().getType().getShape(),
+                        op.getDepthwise());
 }
 
 LogicalResult QMatmulOp::verify() {
@@ -412,17 +423,51 @@ static LogicalResult verifyComposes(Operation *op, RankedTensorType input,
 // DynamicQMatmulOp
 //===----------------------------------------------------------------------===//
 
+std::optional<ConvWindow> DynamicQMatmulOp::getConvWindow() {
+  return toWindow(getWindow());
+}
+
 LogicalResult DynamicQMatmulOp::verify() {
   RankedTensorType input = getInput().getType(), output = getOutput().getType();
-  if (failed(verifyFloatMatrices(*this, input, output)))
-    return failure();
   auto weightsType = cast<ShapedType>(getWeights().getType());
   if (weightsType.getRank() != 2 || !weightsType.getElementType().isInteger(8))
     return emitOpError("weights must be a K x N tensor of i8, got ")
            << weightsType;
   const int64_t k = weightsType.getDimSize(0), n = weightsType.getDimSize(1);
-  if (failed(verifyComposes(*this, input, output, k, n)))
+  if (std::optional<ArrayRef<int64_t>> window = getWindow()) {
+    if (input.getRank() != 4 || !input.hasStaticShape())
+      return emitOpError("input with a window must be a static NHWC image "
+                         "of f32, got ")
+             << input;
+    if (output.getRank() != 2 || !output.hasStaticShape())
+      return emitOpError("output must be a static 2-D tensor of f32, got ")
+             << output;
+    FailureOr<std::pair<int64_t, int64_t>> im2col =
+        getIm2colShape(*this, *window, input.getShape(), false);
+    if (failed(im2col))
+      return failure();
+    auto [rows, columns] = *im2col;
+    if (columns != k || output.getDimSize(1) != n ||
+        output.getDimSize(0) != rows)
+      return emitOpError("shapes do not compose: input im2col ")
+             << rows << "x" << columns << ", weights " << k << "x" << n
+             << ", output " << output.getDimSize(0) << "x"
+             << output.getDimSize(1);
+  } else if (failed(verifyFloatMatrices(*this, input, output)) ||
+             failed(verifyComposes(*this, input, output, k, n))) {
     return failure();
+  }
+  if (std::optional<ArrayRef<int32_t>> zeroPoints = getWeightZeroPoints()) {
+    if (zeroPoints->size() != 1 &&
+        static_cast<int64_t>(zeroPoints->size()) != n)
+      return emitOpError("weight_zero_points must hold 1 or ")
+             << n << " values (per tensor or per output column), got "
+             << zeroPoints->size();
+    for (int32_t zeroPoint : *zeroPoints)
+      if (zeroPoint < -128 || zeroPoint > 127)
+        return emitOpError("weight zero point ")
+               << zeroPoint << " is outside the s8 range";
+  }
   ArrayRef<float> scales = getWeightScales();
   if (scales.size() != 1 && static_cast<int64_t>(scales.size()) != n)
     return emitOpError("weight_scales must hold 1 or ")

@@ -338,7 +338,8 @@ void QuantizeDynamicPass::rewrite(LinearChain chain, Scheme scheme) {
                  : DynamicQMatmulOp::create(
                        b, loc, outputType, matmul.getInputs()[0], weightsAttr,
                        scales, bias,
-                       DynamicEngineAttr::get(b.getContext(), dynamicEngine))
+                       DynamicEngineAttr::get(b.getContext(), dynamicEngine),
+                       DenseI32ArrayAttr(), DenseI64ArrayAttr())
                        .getResult();
   }
   if (chain.expand)

@@ -570,6 +570,54 @@ func.func @dynamic_qmatmul_nan_scale(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
 
 // -----
 
+func.func @dynamic_qmatmul_zero_point_count(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
+  // expected-error @+1 {{'quanta.dynamic_qmatmul' op weight_zero_points must hold 1 or 2 values (per tensor or per output column), got 3}}
+  %y = quanta.dynamic_qmatmul %x engine(onnx) {weights = dense<1> : tensor<4x2xi8>, weight_scales = array<f32: 0.5>, weight_zero_points = array<i32: 1, 2, 3>} : tensor<3x4xf32> -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @dynamic_qmatmul_zero_point_range(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
+  // expected-error @+1 {{'quanta.dynamic_qmatmul' op weight zero point 128 is outside the s8 range}}
+  %y = quanta.dynamic_qmatmul %x engine(onnx) {weights = dense<1> : tensor<4x2xi8>, weight_scales = array<f32: 0.5>, weight_zero_points = array<i32: 0, 128>} : tensor<3x4xf32> -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @dynamic_qmatmul_window_matrix(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
+  // expected-error @+1 {{'quanta.dynamic_qmatmul' op input with a window must be a static NHWC image of f32, got 'tensor<3x4xf32>'}}
+  %y = quanta.dynamic_qmatmul %x engine(onnx) {weights = dense<1> : tensor<4x2xi8>, weight_scales = array<f32: 0.5>, window = array<i64: 2, 2, 1, 1, 1, 1>} : tensor<3x4xf32> -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @dynamic_qmatmul_window_values(%x: tensor<1x4x4x3xf32>) -> tensor<9x2xf32> {
+  // expected-error @+1 {{'quanta.dynamic_qmatmul' op window must hold 6 positive values [KH, KW, SH, SW, DH, DW], got [2, 2, 0, 1, 1, 1]}}
+  %y = quanta.dynamic_qmatmul %x engine(onnx) {weights = dense<1> : tensor<12x2xi8>, weight_scales = array<f32: 0.5>, window = array<i64: 2, 2, 0, 1, 1, 1>} : tensor<1x4x4x3xf32> -> tensor<9x2xf32>
+  return %y : tensor<9x2xf32>
+}
+
+// -----
+
+func.func @dynamic_qmatmul_window_too_large(%x: tensor<1x4x4x3xf32>) -> tensor<9x2xf32> {
+  // expected-error @+1 {{'quanta.dynamic_qmatmul' op window [3, 3, 1, 1, 2, 1] does not fit the 4x4 input}}
+  %y = quanta.dynamic_qmatmul %x engine(onnx) {weights = dense<1> : tensor<27x2xi8>, weight_scales = array<f32: 0.5>, window = array<i64: 3, 3, 1, 1, 2, 1>} : tensor<1x4x4x3xf32> -> tensor<9x2xf32>
+  return %y : tensor<9x2xf32>
+}
+
+// -----
+
+func.func @dynamic_qmatmul_window_shapes(%x: tensor<1x4x4x3xf32>) -> tensor<9x2xf32> {
+  // expected-error @+1 {{'quanta.dynamic_qmatmul' op shapes do not compose: input im2col 9x12, weights 27x2, output 9x2}}
+  %y = quanta.dynamic_qmatmul %x engine(onnx) {weights = dense<1> : tensor<27x2xi8>, weight_scales = array<f32: 0.5>, window = array<i64: 2, 2, 1, 1, 1, 1>} : tensor<1x4x4x3xf32> -> tensor<9x2xf32>
+  return %y : tensor<9x2xf32>
+}
+
+// -----
+
 func.func @dynamic_qmatmul_bias(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
   // expected-error @+1 {{'quanta.dynamic_qmatmul' op bias must hold 2 values (one per output column), got 1}}
   %y = quanta.dynamic_qmatmul %x engine(onednn) {weights = dense<1> : tensor<4x2xi8>, weight_scales = array<f32: 0.5>, bias = array<f32: 1.0>} : tensor<3x4xf32> -> tensor<3x2xf32>

@@ -133,6 +133,15 @@ func.func @dynamic_qmatmul(%x: tensor<3x2xf32>) -> tensor<3x2xf32> {
   return %w : tensor<3x2xf32>
 }
 
+// A dynamic convolution (an image read through its window) with weight
+// zero points (ONNX Runtime's uint8 weights, shifted).
+// CHECK-LABEL: func @dynamic_qmatmul_window
+// CHECK: quanta.dynamic_qmatmul %{{.*}} engine(onnx) {weight_scales = array<f32: 5.000000e-01>, weight_zero_points = array<i32: -3, 4>, weights = dense<1> : tensor<12x2xi8>, window = array<i64: 2, 2, 1, 1, 1, 1>} : tensor<1x4x4x3xf32> -> tensor<9x2xf32>
+func.func @dynamic_qmatmul_window(%x: tensor<1x4x4x3xf32>) -> tensor<9x2xf32> {
+  %y = quanta.dynamic_qmatmul %x engine(onnx) {weights = dense<1> : tensor<12x2xi8>, weight_scales = array<f32: 0.5>, weight_zero_points = array<i32: -3, 4>, window = array<i64: 2, 2, 1, 1, 1, 1>} : tensor<1x4x4x3xf32> -> tensor<9x2xf32>
+  return %y : tensor<9x2xf32>
+}
+
 // Weight-only Linear layers: f16 weights, and s8 ones with column scales.
 // CHECK-LABEL: func @weight_only_matmul
 // CHECK: quanta.weight_only_matmul %{{.*}} {bias = array<f32: 1.000000e+00, -2.000000e+00>, weights = dense<5.000000e-01> : tensor<2x2xf16>} : tensor<3x2xf32> -> tensor<3x2xf32>

@@ -149,15 +149,8 @@ def Quanta_QMatmulOp : Quanta_Op<"qmatmul", [Pure]> {
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
   let hasVerifier = 1;
   let extraClassDeclaration = [{
+    using Window = ConvWindow;
     /// The convolution window of an implicit im2col input, if any.
-    struct Window {
-      int64_t kernelH, kernelW, strideH, strideW, dilationH, dilationW;
-      /// The output size along a spatial dimension of `size` input rows.
-      static int64_t outputSize(int64_t size, int64_t kernel, int64_t stride,
-                                int64_t dilation) {
-        return (size - dilation * (kernel - 1) - 1) / stride + 1;
-      }
-    };
     std::optional<Window> getConvWindow();
   }];
 }
@@ -232,19 +225,41 @@ def Quanta_DynamicQMatmulOp : Quanta_Op<"dynamic_qmatmul", [Pure]> {
     (for onnx too, where ONNX Runtime computes garbage): compiled code has
     no error channel. onednn's primitive cache, which can reuse an earlier call's
     zero point, is not reproduced (docs/PyTorchDynamicNumerics.md).
+
+    With `weight_zero_points` (one s8 value, or one per column) the
+    product reads `weights[k][n] - weight_zero_points[n]` instead: ONNX
+    Runtime's asymmetric uint8 weights (weight_type QUInt8, the only
+    ConvInteger weights it runs) are stored as w - 128 with zero point
+    zp - 128, the same differences.
+
+    With `window = [KH, KW, SH, SW, DH, DW]` the input is an f32 NHWC image
+    [B, H, W, C] (already padded, with zeros) and the product reads its
+    im2col matrix, as quanta.qmatmul's window: M = B * OH * OW rows, K =
+    KH * KW * C, row (b, oh, ow) and column (kh, kw, c) reading
+    input[b][oh * SH + kh * DH][ow * SW + kw * DW][c]. min and max are
+    taken over the image: the same as over its im2col matrix, the range
+    holding 0 (each engine's range does) and the padding being zeros. A
+    dynamic convolution (ONNX Runtime's ConvInteger chain) is thus the same
+    formula on the int8 GEMM reading the quantized image where it lies.
   }];
   let arguments = (ins
       RankedTensorOf<[F32]>:$input,
       ElementsAttr:$weights,
       DenseF32ArrayAttr:$weight_scales,
       OptionalAttr<DenseF32ArrayAttr>:$bias,
-      Quanta_DynamicEngine:$engine);
+      Quanta_DynamicEngine:$engine,
+      OptionalAttr<DenseI32ArrayAttr>:$weight_zero_points,
+      OptionalAttr<DenseI64ArrayAttr>:$window);
   let results = (outs RankedTensorOf<[F32]>:$output);
   let assemblyFormat = [{
     $input `engine` `(` $engine `)` attr-dict `:` type($input) `->`
     type($output)
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The convolution window of an image input, if any.
+    std::optional<ConvWindow> getConvWindow();
+  }];
 }
 
 def Quanta_WeightOnlyMatmulOp : Quanta_Op<"weight_only_matmul", [Pure]> {
