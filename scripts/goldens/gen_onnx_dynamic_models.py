@@ -31,7 +31,8 @@ vector width. Three quantizations of it:
   ones (asymmetric, zero point != 0: for years the only ConvInteger weights
   ONNX Runtime's CPU provider ran); dynamic_grouped_conv_u8.onnx the same
   of a depthwise 3x3 Conv with bias and a 3x3 Conv of 2 groups, stride 2
-  (x [1, 4, 6, 7]).
+  (x [1, 4, 6, 7]); dynamic_wide_grouped_conv_u8.onnx of a 3x3 Conv of 2
+  groups of 300 channels, whose sums f32 would not hold exactly.
 The expected outputs are the ONNX graph's node by node in float32 NumPy
 (DynamicQuantizeLinear as ONNX Runtime computes it, exact integer products,
 each Mul and Add rounded to float32), the semantics the importer and the
@@ -125,6 +126,22 @@ def grouped_conv_float_model(rng):
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 6, 7])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 6, 2, 3])],
         inits)
+    return helper.make_model(graph,
+                             opset_imports=[helper.make_opsetid("", 13)])
+
+
+def wide_grouped_conv_float_model(rng):
+    """A 3x3 Conv of 2 groups of 300 channels: 2700 taps, whose sums f32
+    does not hold exactly (2700 * 255 * 127 > 2^24)."""
+    weight = numpy_helper.from_array(
+        rng.normal(size=(2, 300, 3, 3)).astype(f32), "ww")
+    graph = helper.make_graph(
+        [helper.make_node("Conv", ["x", "ww"], ["y"], "wide", group=2,
+                          kernel_shape=[3, 3])],
+        "dynamic_wide_grouped_conv",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 600, 3, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2, 1, 1])],
+        [weight])
     return helper.make_model(graph,
                              opset_imports=[helper.make_opsetid("", 13)])
 
@@ -321,6 +338,14 @@ def main():
     path = os.path.join(OUT, "dynamic_grouped_conv_u8.onnx")
     onnx.save(grouped, path)
     check(args, path, grouped, x, "dynamic_grouped_conv_u8")
+
+    wide = dynamic_model(wide_grouped_conv_float_model(rng),
+                         unsigned_weights=True)
+    x = (rng.normal(size=(1, 600, 3, 3)) * 1.5).astype(f32)
+    np.save(os.path.join(OUT, "dynamic_wide_grouped_conv_x.npy"), x)
+    path = os.path.join(OUT, "dynamic_wide_grouped_conv_u8.onnx")
+    onnx.save(wide, path)
+    check(args, path, wide, x, "dynamic_wide_grouped_conv_u8")
 
 
 def check(args, path, model, x, name):

@@ -296,10 +296,10 @@ LogicalResult onnx_import::translateQGemm(Graph &g) {
   return setQuantizedOutput(g, *product, 7);
 }
 
-/// (value - zero point) in i32; the zero point is a scalar or, for B of
-/// MatMulInteger, one per column.
-static FailureOr<Value> widenMinusZeroPoint(Graph &g, int index,
-                                            int zeroIndex) {
+/// (value - zero point) in i32, or exactly in f32 (`element`); the zero
+/// point is a scalar or, for B of MatMulInteger, one per column.
+static FailureOr<Value> widenMinusZeroPoint(Graph &g, int index, int zeroIndex,
+                                            Type element) {
   auto value = g.input(index);
   if (failed(value))
     return failure();
@@ -329,33 +329,83 @@ static FailureOr<Value> widenMinusZeroPoint(Graph &g, int index,
     operands.push_back(z);
   }
   auto resultType =
-      RankedTensorType::get(tensorType(*value).getShape(), g.b.getI32Type());
+      RankedTensorType::get(tensorType(*value).getShape(), element);
   return g.elementwise(
       operands, resultType,
       [&](OpBuilder &b, Location loc, ValueRange a) -> Value {
         Type i32 = b.getI32Type();
         auto widen = [&](Value v) -> Value {
-          return isUnsigned ? Value(arith::ExtUIOp::create(b, loc, i32, v))
-                            : Value(arith::ExtSIOp::create(b, loc, i32, v));
+          Value wide = isUnsigned
+                           ? Value(arith::ExtUIOp::create(b, loc, i32, v))
+                           : Value(arith::ExtSIOp::create(b, loc, i32, v));
+          return element == i32
+                     ? wide
+                     : Value(arith::SIToFPOp::create(b, loc, element, wide));
         };
         Value v = widen(a[0]);
-        return a.size() > 1
+        if (a.size() == 1)
+          return v;
+        return element == i32
                    ? Value(arith::SubIOp::create(b, loc, v, widen(a[1])))
-                   : v;
+                   : Value(arith::SubFOp::create(b, loc, v, widen(a[1])));
       });
+}
+
+/// Whether a grouped ConvInteger's sums are exact in f32: its weights
+/// constant, every partial sum of (x - x_zero) * (w - w_zero) below 2^24
+/// (|x - x_zero| <= 255, taps * 255 * max |w - w_zero| of them). A
+/// depthwise layer's 9 or 25 taps are: computed as a float depthwise
+/// convolution, on the float window kernels, they give the same i32 values
+/// in any order.
+static bool hasExactFloatSums(Graph &g) {
+  DenseElementsAttr w = g.constantInput(1);
+  DenseElementsAttr zero = g.hasInput(3) ? g.constantInput(3) : nullptr;
+  if (!w || (g.hasInput(3) && !zero) || !w.getElementType().isInteger(8))
+    return false;
+  const bool isUnsigned = g.unsignedConstants.contains(g.node->input(1));
+  auto valueOf = [&](const APInt &v) {
+    return isUnsigned ? int64_t(v.getZExtValue()) : v.getSExtValue();
+  };
+  SmallVector<int64_t> zeros{0};
+  if (zero)
+    zeros = llvm::to_vector(llvm::map_range(zero.getValues<APInt>(), valueOf));
+  const int64_t filters = cast<ShapedType>(w.getType()).getDimSize(0);
+  if (zeros.size() != 1 && int64_t(zeros.size()) != filters)
+    return false;
+  // The taps of one output: a filter's values.
+  const int64_t perFilter = w.getNumElements() / std::max<int64_t>(filters, 1);
+  int64_t largest = 0;
+  for (auto [index, value] : llvm::enumerate(w.getValues<APInt>())) {
+    const int64_t z = zeros[zeros.size() == 1 ? 0 : int64_t(index) / perFilter];
+    largest = std::max(largest, std::abs(valueOf(value) - z));
+  }
+  return perFilter * 255 * largest < (int64_t(1) << 24);
 }
 
 LogicalResult onnx_import::translateIntegerProduct(Graph &g) {
   const bool isConv = g.node->op_type() == "ConvInteger";
-  auto x = widenMinusZeroPoint(g, 0, 2), w = widenMinusZeroPoint(g, 1, 3);
+  const int64_t group = isConv ? g.intAttr("group", 1) : 1;
+  // Grouped convolutions (a depthwise one) are no GEMM for the int8
+  // kernels (a ConvInteger of one group fuses into
+  // quanta.dynamic_qmatmul): in f32 where that is exact.
+  Type element = g.b.getI32Type();
+  if (group > 1 && hasExactFloatSums(g))
+    element = g.b.getF32Type();
+  auto x = widenMinusZeroPoint(g, 0, 2, element),
+       w = widenMinusZeroPoint(g, 1, 3, element);
   if (failed(x) || failed(w))
     return failure();
   // A convolution's padding is the zero point: 0 once subtracted.
-  FailureOr<Value> result =
-      isConv ? convolution(g, *x, *w, std::nullopt, g.intAttr("group", 1))
-             : matmul(g, *x, *w, g.b.getI32Type());
+  FailureOr<Value> result = isConv ? convolution(g, *x, *w, std::nullopt, group)
+                                   : matmul(g, *x, *w, element);
   if (failed(result))
     return failure();
+  if (element != g.b.getI32Type())
+    result = g.elementwise(
+        {*result}, tensorType(*result).clone(g.b.getI32Type()),
+        [&](OpBuilder &b, Location loc, ValueRange a) -> Value {
+          return arith::FPToSIOp::create(b, loc, b.getI32Type(), a[0]);
+        });
   g.setOutput(0, *result);
   return success();
 }

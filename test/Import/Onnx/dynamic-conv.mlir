@@ -55,12 +55,27 @@
 // NEON: smmla u8 identical
 //
 // A grouped ConvInteger (a depthwise layer's, and one of 2 groups) is no
-// GEMM: it stays the graph's node-by-node ops, an integer depthwise or
-// grouped convolution (the same values, not the kernels).
+// GEMM: it stays the graph's ops, its convolution computed in f32 where
+// every partial sum is an integer below 2^24 (taps * 255 * max |w - zp|:
+// here 9 and 18 taps), which is exact in any order and runs on the float
+// window kernels; then converted to i32, the same values as ConvInteger's.
 // RUN: quant-translate --import-onnx %S/Inputs/dynamic_grouped_conv_u8.onnx -o %t.grouped.mlir
 // RUN: FileCheck %s --check-prefix=GROUPED < %t.grouped.mlir
 // GROUPED-NOT: dynamic_qmatmul
-// GROUPED: linalg.depthwise_conv_2d_nchw_chw {{.*}} -> tensor<1x4x6x7xi32>
-// GROUPED: linalg.conv_2d_ngchw_gfchw {{.*}} -> tensor<1x2x3x2x3xi32>
+// GROUPED: linalg.depthwise_conv_2d_nchw_chw {{.*}} -> tensor<1x4x6x7xf32>
+// GROUPED: arith.fptosi
+// GROUPED: linalg.conv_2d_ngchw_gfchw {{.*}} -> tensor<1x2x3x2x3xf32>
+// GROUPED: arith.fptosi
 // RUN: quant-run %t.grouped.mlir --input=%S/Inputs/dynamic_grouped_conv_x.npy --output=%t.grouped.npy
 // RUN: cmp %t.grouped.npy %S/Inputs/dynamic_grouped_conv_u8_expected.npy
+// RUN: quant-run %t.grouped.mlir --pass-pipeline="builtin.module(quanta-lower-x86{float})" \
+// RUN:   --input=%S/Inputs/dynamic_grouped_conv_x.npy --output=%t.grouped-float.npy
+// RUN: cmp %t.grouped-float.npy %S/Inputs/dynamic_grouped_conv_u8_expected.npy
+// 2 groups of 300 channels (2700 taps, 2700 * 255 * 127 >= 2^24): the
+// convolution stays in i32.
+// RUN: quant-translate --import-onnx %S/Inputs/dynamic_wide_grouped_conv_u8.onnx -o %t.wide.mlir
+// RUN: FileCheck %s --check-prefix=WIDE < %t.wide.mlir
+// WIDE-NOT: fptosi
+// WIDE: linalg.conv_2d_ngchw_gfchw {{.*}} -> tensor<1x2x1x1x1xi32>
+// RUN: quant-run %t.wide.mlir --input=%S/Inputs/dynamic_wide_grouped_conv_x.npy --output=%t.wide.npy
+// RUN: cmp %t.wide.npy %S/Inputs/dynamic_wide_grouped_conv_u8_expected.npy
