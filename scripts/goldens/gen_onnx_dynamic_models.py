@@ -32,7 +32,9 @@ vector width. Three quantizations of it:
   ONNX Runtime's CPU provider ran); dynamic_grouped_conv_u8.onnx the same
   of a depthwise 3x3 Conv with bias and a 3x3 Conv of 2 groups, stride 2
   (x [1, 4, 6, 7]); dynamic_wide_grouped_conv_u8.onnx of a 3x3 Conv of 2
-  groups of 300 channels, whose sums f32 would not hold exactly.
+  groups of 300 channels, whose sums f32 would not hold exactly;
+  dynamic_conv_window_too_large.onnx dynamic_conv's model on a 2x2 image
+  (conv2's window does not fit), which the importer refuses.
 The expected outputs are the ONNX graph's node by node in float32 NumPy
 (DynamicQuantizeLinear as ONNX Runtime computes it, exact integer products,
 each Mul and Add rounded to float32), the semantics the importer and the
@@ -338,6 +340,13 @@ def main():
     path = os.path.join(OUT, "dynamic_grouped_conv_u8.onnx")
     onnx.save(grouped, path)
     check(args, path, grouped, x, "dynamic_grouped_conv_u8")
+
+    # A 3x3 window on a 2x2 image without padding: no output pixel.
+    small = conv_float_model(np.random.default_rng(0))
+    small.graph.input[0].type.tensor_type.shape.dim[2].dim_value = 2
+    small.graph.input[0].type.tensor_type.shape.dim[3].dim_value = 2
+    onnx.save(dynamic_model(small), os.path.join(
+        OUT, "dynamic_conv_window_too_large.onnx"))
 
     wide = dynamic_model(wide_grouped_conv_float_model(rng),
                          unsigned_weights=True)

@@ -522,9 +522,8 @@ std::optional<std::string> onnx_import::readDynamicMatMulConstants(
     return zeros[zeros.size() == 1 ? 0 : index % n];
   };
   // B - zero point as s8 weights where every difference fits; else the
-  // weights with zero points the kernels subtract: u8 ones (asymmetric
-  // QUInt8, which ONNX Runtime's ConvInteger requires) shifted by -128,
-  // the same differences.
+  // weights with zero points the kernels subtract, u8 ones (asymmetric
+  // QUInt8) shifted by -128: the same differences.
   const bool foldZeros =
       llvm::all_of(llvm::seq<int64_t>(0, k * n), [&](int64_t i) {
         const int64_t w = values[i] - zeroOf(i);
@@ -651,6 +650,8 @@ LogicalResult onnx_import::translateDynamicQuantizeConv(Graph &g) {
   const int64_t batch = xType.getDimSize(0), filters = wType.getDimSize(0),
                 outH = windowOutput(*window, 0, xType.getDimSize(2), false),
                 outW = windowOutput(*window, 1, xType.getDimSize(3), false);
+  if (outH <= 0 || outW <= 0)
+    return g.error() << "the window does not fit the input " << xType;
   // Zeros quantize to the zero point, ConvInteger's padding value.
   Value image = g.transpose(padForWindow(g, *x, *window, {outH, outW}, 0.0),
                             {0, 2, 3, 1});

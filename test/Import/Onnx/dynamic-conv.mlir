@@ -79,3 +79,8 @@
 // WIDE: linalg.conv_2d_ngchw_gfchw {{.*}} -> tensor<1x2x1x1x1xi32>
 // RUN: quant-run %t.wide.mlir --input=%S/Inputs/dynamic_wide_grouped_conv_x.npy --output=%t.wide.npy
 // RUN: cmp %t.wide.npy %S/Inputs/dynamic_wide_grouped_conv_u8_expected.npy
+//
+// A chain whose window does not fit its image: a located error naming the
+// ConvInteger node (DynamicQuantizeConv: the chain as the importer reads it).
+// RUN: not quant-translate --import-onnx %S/Inputs/dynamic_conv_window_too_large.onnx 2>&1 | FileCheck %s --check-prefix=TOO-LARGE
+// TOO-LARGE: dynamic_conv_window_too_large.onnx{{.*}}error: DynamicQuantizeConv node 'conv2_quant': the window does not fit the input 'tensor<2x8x2x2xf32>'
