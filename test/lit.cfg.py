@@ -79,6 +79,7 @@ if os.path.exists("/proc/cpuinfo"):
         ("avx2", "avx2"),
         ("avx512_vnni", "avx512vnni"),
         ("avx_vnni", "avxvnni"),
+        ("avx512_bf16", "avx512bf16"),
     ]:
         if flag in cpu_flags:
             config.available_features.add(feature)

@@ -138,6 +138,8 @@ llvm::Value *FeatureProbe::has(TargetFeature feature) {
     return builder.CreateAnd(leaf7(0, 2, 11), zmm());
   case TargetFeature::AvxVnni:
     return builder.CreateAnd(leaf7(1, 0, 4), ymm());
+  case TargetFeature::Avx512Bf16:
+    return builder.CreateAnd(leaf7(1, 0, 5), zmm());
   case TargetFeature::Neon:
     return bit(hwcap(kHwcap), 1);
   case TargetFeature::DotProd:

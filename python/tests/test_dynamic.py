@@ -56,12 +56,12 @@ def test_bad_options():
 
 
 @pytest.mark.parametrize("qconfig,tolerance", [
-    ("float16_dynamic", 1e-3), ("weight_only_int8", 2e-2),
-    ("weight_only_int4", 0.2)])
+    ("float16_dynamic", 1e-3), ("weight_only_bf16", 1e-2),
+    ("weight_only_int8", 2e-2), ("weight_only_int4", 0.2)])
 def test_weight_only(qconfig, tolerance):
     """The weight-only schemes keep the input float: their outputs are the
-    float Linear's within the weights' rounding (f16: 11 bits; s8 per
-    column; 4 bits per group of 32)."""
+    float Linear's within the weights' rounding (f16: 11 bits; bf16: 8;
+    s8 per column; 4 bits per group of 32)."""
     rng = np.random.default_rng(3)
     m, k, n = 3, 64, 40
     weight = (rng.standard_normal((n, k)) * 0.1).astype(np.float32)

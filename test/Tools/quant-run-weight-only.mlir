@@ -1,8 +1,10 @@
 // REQUIRES: avx2
 // Execution of quanta-quantize-dynamic's weight-only schemes: f16 weights
-// (qconfig=float16_dynamic), per-column s8 weights with float activations
-// (weight_only_int8) and 4-bit weights with a scale per group of 32 or 128
-// k values (weight_only_int4), widened in registers by the f32 kernels
+// (qconfig=float16_dynamic), bf16 weights (weight_only_bf16, rounded to
+// nearest even, ties included), per-column s8 weights with float
+// activations (weight_only_int8) and 4-bit weights with a scale per group
+// of 32 or 128 k values (weight_only_int4), widened in registers by the
+// f32 kernels
 // of this machine's x86 level (host), AVX2 and generic x86, and of the
 // three AArch64 levels under qemu. The values
 // make every sum exact in f32 (scripts/goldens/gen_dynamic_exec.py), so
@@ -11,7 +13,7 @@
 // PyTorch's fp16 prepack clamps it).
 //
 // RUN: for isa in host avx2 generic; do \
-// RUN:   for case in half:float16_dynamic:32 half_gemv:float16_dynamic:32 int8:weight_only_int8:32 int8_gemv:weight_only_int8:32 int4:weight_only_int4:32 int4_gemv:weight_only_int4:128; do \
+// RUN:   for case in half:float16_dynamic:32 half_gemv:float16_dynamic:32 int8:weight_only_int8:32 int8_gemv:weight_only_int8:32 int4:weight_only_int4:32 int4_gemv:weight_only_int4:128 bf16:weight_only_bf16:32 bf16_gemv:weight_only_bf16:32; do \
 // RUN:     entry=${case%%%%:*}; rest=${case#*:}; qconfig=${rest%%%%:*}; group=${rest#*:}; \
 // RUN:     quant-run %S/Inputs/weight_only_exec.mlir --guard-pages=after --entry=$entry \
 // RUN:       --pass-pipeline="builtin.module(quanta-quantize-dynamic{qconfig=$qconfig group-size=$group},quanta-lower-x86{isa=$isa})" \
@@ -19,13 +21,13 @@
 // RUN:     cmp %t.npy %S/Inputs/weight_only_${entry}_expected.npy && echo "$isa $entry identical" || exit 1; \
 // RUN:   done; \
 // RUN: done | FileCheck %s --check-prefix=X86
-// X86-COUNT-6: host {{[a-z0-9_]+}} identical
-// X86-COUNT-6: avx2 {{[a-z0-9_]+}} identical
-// X86-COUNT-6: generic {{[a-z0-9_]+}} identical
+// X86-COUNT-8: host {{[a-z0-9_]+}} identical
+// X86-COUNT-8: avx2 {{[a-z0-9_]+}} identical
+// X86-COUNT-8: generic {{[a-z0-9_]+}} identical
 //
 // RUN: for config in smull:cortex-a72:cortex-a72 sdot:neoverse-n1:neoverse-n1 smmla:neoverse-v1:max; do \
 // RUN:   step=${config%%%%:*} rest=${config#*:}; cpu=${rest%%%%:*} qemu=${rest#*:}; \
-// RUN:   for case in half:float16_dynamic:32 half_gemv:float16_dynamic:32 int8:weight_only_int8:32 int8_gemv:weight_only_int8:32 int4:weight_only_int4:32 int4_gemv:weight_only_int4:128; do \
+// RUN:   for case in half:float16_dynamic:32 half_gemv:float16_dynamic:32 int8:weight_only_int8:32 int8_gemv:weight_only_int8:32 int4:weight_only_int4:32 int4_gemv:weight_only_int4:128 bf16:weight_only_bf16:32 bf16_gemv:weight_only_bf16:32; do \
 // RUN:     entry=${case%%%%:*}; rest=${case#*:}; qconfig=${rest%%%%:*}; group=${rest#*:}; \
 // RUN:     quant-run %S/Inputs/weight_only_exec.mlir --entry=$entry --target-triple=aarch64-linux-gnu --mcpu=$cpu --qemu-cpu=$qemu \
 // RUN:       --pass-pipeline="builtin.module(quanta-quantize-dynamic{qconfig=$qconfig group-size=$group},quanta-lower-neon)" \
@@ -33,6 +35,6 @@
 // RUN:     cmp %t.$step.npy %S/Inputs/weight_only_${entry}_expected.npy && echo "$step $entry identical" || exit 1; \
 // RUN:   done; \
 // RUN: done | FileCheck %s --check-prefix=NEON
-// NEON-COUNT-6: smull {{[a-z0-9_]+}} identical
-// NEON-COUNT-6: sdot {{[a-z0-9_]+}} identical
-// NEON-COUNT-6: smmla {{[a-z0-9_]+}} identical
+// NEON-COUNT-8: smull {{[a-z0-9_]+}} identical
+// NEON-COUNT-8: sdot {{[a-z0-9_]+}} identical
+// NEON-COUNT-8: smmla {{[a-z0-9_]+}} identical

@@ -37,6 +37,7 @@ enum class TargetFeature : unsigned {
   Avx512VL,
   Avx512Vnni,
   AvxVnni,
+  Avx512Bf16,
   // AArch64.
   Neon,
   DotProd,

@@ -62,6 +62,9 @@ struct FloatGemm {
   /// takes the low 4 bits of each index lane) instead of shifts with sign
   /// and conversions.
   bool nibbleLookup = false;
+  /// bf16 weights and `input` rounded to bf16 (M x K padded to even),
+  /// pairs of k values summed by AVX512-BF16's vdpbf16ps.
+  bool bf16Dot = false;
   /// The elementwise ops after the product applied to its outputs in
   /// registers (bias add, activation, residual add).
   ElementwiseEpilogue epilogue = {};
@@ -93,7 +96,8 @@ public:
           RankedTensorType::get({static_cast<int64_t>(scales.size())}, f32),
           ArrayRef(scales)));
     } else if (gemm.narrowElement) {
-      packedVector = VectorType::get({tiling.lanes}, storageElement());
+      packedVector =
+          VectorType::get({tiling.lanes * tiling.group}, storageElement());
       packed = storageElement().isInteger(16)
                    ? packWeights(ArrayRef<int16_t>(gemm.narrowWeights),
                                  storageElement())
@@ -136,6 +140,23 @@ private:
         b, loc, base, tensor::ExtractOp::create(b, loc, groupOffsets, kk))};
   }
   Value groupInput(Value base, Value kk) override {
+    if (gemm.bf16Dot) {
+      // The row's pair of bf16 inputs as one 32-bit lane, in every lane.
+      Value pad = createConstant(b.getFloatAttr(b.getBF16Type(), 0.0));
+      Value pair = vector::TransferReadOp::create(
+          b, loc, VectorType::get({2}, b.getBF16Type()), gemm.input,
+          ValueRange{base, arith::MulIOp::create(b, loc, kk, index(2))}, pad,
+          ArrayRef<bool>{true});
+      Value word = vector::ExtractOp::create(
+          b, loc,
+          vector::BitCastOp::create(b, loc,
+                                    VectorType::get({1}, b.getI32Type()), pair),
+          ArrayRef<int64_t>{0});
+      return vector::BitCastOp::create(
+          b, loc, VectorType::get({2 * tiling.lanes}, b.getBF16Type()),
+          vector::BroadcastOp::create(
+              b, loc, VectorType::get({tiling.lanes}, b.getI32Type()), word));
+    }
     if (isInt4()) {
       // The pair of k values a byte of each lane's weights holds.
       Value pad = createConstant(b.getF32FloatAttr(0.0f));
@@ -177,9 +198,16 @@ private:
       }
       return acc;
     }
+    if (gemm.bf16Dot)
+      return callIntrinsic(
+          b, loc, "llvm.x86.avx512bf16.dpbf16ps.512", accumulatorType,
+          {acc, lhs,
+           vector::BitCastOp::create(
+               b, loc, VectorType::get({2 * tiling.lanes}, b.getBF16Type()),
+               rhs)});
     if (Type narrow = gemm.narrowElement) {
       auto wide = cast<VectorType>(accumulatorType);
-      rhs = narrow.isF16()
+      rhs = isa<FloatType>(narrow)
                 ? arith::ExtFOp::create(
                       b, loc, wide,
                       vector::BitCastOp::create(
@@ -295,11 +323,12 @@ private:
   bool isInt4() const {
     return gemm.narrowElement && gemm.narrowElement.isInteger(4);
   }
-  /// How narrow weights are stored: f16 as their i16 bit patterns (a
-  /// DenseElementsAttr of integers packs like any other), i8 as they are.
+  /// How narrow weights are stored: f16 and bf16 as their i16 bit
+  /// patterns (a DenseElementsAttr of integers packs like any other), i8
+  /// as they are.
   Type storageElement() {
-    return gemm.narrowElement.isF16() ? Type(b.getI16Type())
-                                      : Type(b.getI8Type());
+    return isa<FloatType>(gemm.narrowElement) ? Type(b.getI16Type())
+                                              : Type(b.getI8Type());
   }
   /// `values` (one per output column) padded to paddedN, as a constant.
   Value columnTable(ArrayRef<float> values) {
@@ -619,7 +648,7 @@ mlir::quanta::lowerWeightOnlyMatmul(RewriterBase &rewriter,
   gemm.k = op.getInput().getType().getDimSize(1);
   gemm.n = outputType.getDimSize(1);
   gemm.narrowElement = op.getWeights().getElementType();
-  if (gemm.narrowElement.isF16()) {
+  if (isa<FloatType>(gemm.narrowElement)) {
     auto values = op.getWeights().tryGetValues<APFloat>();
     if (!values)
       return op.emitOpError("needs weights whose values can be read, got ")
@@ -635,8 +664,8 @@ mlir::quanta::lowerWeightOnlyMatmul(RewriterBase &rewriter,
     for (const APInt &value : *values)
       gemm.narrowWeights.push_back(static_cast<int16_t>(value.getSExtValue()));
   }
-  // The sum starts from the bias with f16 weights, from 0 with i8 ones
-  // (the bias is added after the scale).
+  // The sum starts from the bias with f16 and bf16 weights, from 0 with
+  // integer ones (the bias is added after the scale).
   std::optional<ArrayRef<float>> bias = op.getBias();
   if (std::optional<int64_t> group = op.getGroupSize()) {
     gemm.groupSize = *group;
@@ -680,20 +709,62 @@ mlir::quanta::lowerWeightOnlyMatmul(RewriterBase &rewriter,
   }
   const bool neon = target.getArch() == TargetArch::AArch64;
   GemmTiling tiling = getFloatTiling(target);
-  if (gemm.narrowElement.isInteger(4)) {
+  if (op.getBf16Activations()) {
+    // Upstream's x86vector has no vdpbf16ps op at 512 bits for tensors:
+    // the LLVM intrinsic, by name.
+    if (target.getArch() != TargetArch::X86_64 ||
+        !target.has(TargetFeature::Avx512Bf16) ||
+        !target.has(TargetFeature::Avx512F))
+      return op.emitOpError(
+          "bf16_activations needs AVX512-BF16 (vdpbf16ps), which the target "
+          "lacks; bf16 weights without it (qconfig weight_only_bf16) keep the "
+          "activations f32 on any CPU");
+    gemm.bf16Dot = true;
+    tiling.group = 2;
+    tiling.groupsPerLoad = 1;
+    // The input rounded to bf16 once (vcvtneps2bf16), K padded to even.
+    auto bf16 = b.getBF16Type();
+    auto type = RankedTensorType::get({gemm.m, gemm.k}, bf16);
+    auto identity = b.getMultiDimIdentityMap(2);
+    Value rounded =
+        linalg::GenericOp::create(
+            b, loc, type, ValueRange{gemm.input},
+            ValueRange{tensor::EmptyOp::create(b, loc, type.getShape(), bf16)},
+            ArrayRef<AffineMap>{identity, identity},
+            ArrayRef<utils::IteratorType>{utils::IteratorType::parallel,
+                                          utils::IteratorType::parallel},
+            [&](OpBuilder &nb, Location nloc, ValueRange args) {
+              linalg::YieldOp::create(
+                  nb, nloc,
+                  arith::TruncFOp::create(nb, nloc, bf16, args[0]).getResult());
+            })
+            .getResult(0);
+    if (gemm.k % 2 != 0) {
+      SmallVector<OpFoldResult> low(2, b.getIndexAttr(0)), high = low;
+      high[1] = b.getIndexAttr(1);
+      Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(bf16, 0.0));
+      rounded = tensor::PadOp::create(
+          b, loc, RankedTensorType::get({gemm.m, gemm.k + 1}, bf16), rounded,
+          low, high, zero);
+    }
+    gemm.input = rounded;
+  } else if (gemm.narrowElement.isInteger(4)) {
     // Pairs of k values per byte; one input pair per load.
     tiling.group = 2;
     tiling.groupsPerLoad = 1;
     gemm.nibbleLookup = target.getArch() == TargetArch::X86_64 &&
                         target.has(TargetFeature::Avx512F);
   }
-  StringRef step = gemm.narrowElement.isF16()
-                       ? (neon ? "fcvtl+fmla" : "vcvtph2ps+fma")
-                   : gemm.narrowElement.isInteger(4)
-                       ? (neon                ? "nibbles+scvtf+fmla"
-                          : gemm.nibbleLookup ? "nibbles+vpermps+fma"
-                                              : "nibbles+vcvtdq2ps+fma")
-                       : (neon ? "scvtf+fmla" : "vcvtdq2ps+fma");
+  // bf16 widens by a 16-bit shift (LLVM's fpext of bfloat).
+  StringRef step =
+      gemm.bf16Dot                  ? "vdpbf16ps"
+      : gemm.narrowElement.isF16()  ? (neon ? "fcvtl+fmla" : "vcvtph2ps+fma")
+      : gemm.narrowElement.isBF16() ? (neon ? "shll+fmla" : "vpslld+fma")
+      : gemm.narrowElement.isInteger(4)
+          ? (neon                ? "nibbles+scvtf+fmla"
+             : gemm.nibbleLookup ? "nibbles+vpermps+fma"
+                                 : "nibbles+vcvtdq2ps+fma")
+          : (neon ? "scvtf+fmla" : "vcvtdq2ps+fma");
   Value result = FloatGemmLowering(op, tiling, gemm, step).build();
   if (target.getArch() == TargetArch::X86_64)
     requireVectorWidth(op, tiling.lanes * 32);

@@ -503,17 +503,22 @@ LogicalResult WeightOnlyMatmulOp::verify() {
     return failure();
   auto weightsType = cast<ShapedType>(getWeights().getType());
   Type element = weightsType.getElementType();
+  // 16-bit floats are widened exactly; integers are scaled.
+  const bool narrowFloat = element.isF16() || element.isBF16();
   if (weightsType.getRank() != 2 ||
-      !(element.isF16() || element.isInteger(8) || element.isInteger(4)))
-    return emitOpError("weights must be a K x N tensor of f16, i8 or i4, got ")
+      !(narrowFloat || element.isInteger(8) || element.isInteger(4)))
+    return emitOpError(
+               "weights must be a K x N tensor of f16, bf16, i8 or i4, got ")
            << weightsType;
   const int64_t k = weightsType.getDimSize(0), n = weightsType.getDimSize(1);
   if (failed(verifyComposes(*this, input, output, k, n)))
     return failure();
   std::optional<ArrayRef<float>> scales = getScales();
   std::optional<int64_t> group = getGroupSize();
-  if (element.isF16() && scales)
-    return emitOpError("f16 weights take no scales");
+  if (narrowFloat && scales)
+    return emitOpError() << element << " weights take no scales";
+  if (getBf16Activations() && !element.isBF16())
+    return emitOpError("bf16_activations needs bf16 weights, got ") << element;
   if (group && !element.isInteger(4))
     return emitOpError("only i4 weights take a group_size");
   if (element.isInteger(4) && group && (*group <= 0 || *group % 2 != 0))
@@ -523,7 +528,7 @@ LogicalResult WeightOnlyMatmulOp::verify() {
   if (element.isInteger(4) && (!group || (k != 0 && k % *group != 0)))
     return emitOpError("i4 weights need a group_size dividing K = ")
            << k << ", got " << (group ? std::to_string(*group) : "none");
-  if (!element.isF16()) {
+  if (!narrowFloat) {
     const int64_t expected = element.isInteger(4) ? k / *group * n : n;
     if (!scales || static_cast<int64_t>(scales->size()) != expected)
       return emitOpError()

@@ -150,6 +150,10 @@ private:
     PerChannel,
     /// quanta.weight_only_matmul with f16 weights (float16_dynamic).
     Float16,
+    /// quanta.weight_only_matmul with bf16 weights (weight_only_bf16,
+    /// Quanta's), and with bf16 activations too (bf16_dot).
+    BFloat16,
+    BFloat16Dot,
     /// quanta.weight_only_matmul with per-column symmetric i8 weights
     /// (weight_only_int8, Quanta's).
     WeightOnlyInt8,
@@ -173,7 +177,9 @@ private:
 
 /// Quanta's own schemes, which PyTorch 1.13 has no qconfig for.
 static constexpr StringLiteral kWeightOnlyInt8 = "weight_only_int8",
-                               kWeightOnlyInt4 = "weight_only_int4";
+                               kWeightOnlyInt4 = "weight_only_int4",
+                               kWeightOnlyBf16 = "weight_only_bf16",
+                               kBf16Dot = "bf16_dot";
 
 std::optional<QuantizeDynamicPass::Scheme>
 QuantizeDynamicPass::getScheme(QConfigAttr qconfig) {
@@ -192,6 +198,10 @@ QuantizeDynamicPass::getScheme(MLIRContext *context, StringRef name) {
     return Scheme::WeightOnlyInt8;
   if (name == kWeightOnlyInt4)
     return Scheme::WeightOnlyInt4;
+  if (name == kWeightOnlyBf16)
+    return Scheme::BFloat16;
+  if (name == kBf16Dot)
+    return Scheme::BFloat16Dot;
   return getScheme(getQConfigPreset(context, name));
 }
 
@@ -211,7 +221,8 @@ LogicalResult QuantizeDynamicPass::initialize(MLIRContext *context) {
            << "quanta-quantize-dynamic: qconfig '" << qconfig
            << "' is no dynamic qconfig (expected default_dynamic, "
               "per_channel_dynamic, float16_dynamic, "
-           << kWeightOnlyInt8 << " or " << kWeightOnlyInt4 << ")";
+           << kWeightOnlyBf16 << ", " << kBf16Dot << ", " << kWeightOnlyInt8
+           << " or " << kWeightOnlyInt4 << ")";
   if (groupSize <= 0 || groupSize % 2 != 0)
     return emitError(UnknownLoc::get(context))
            << "quanta-quantize-dynamic: group-size must be positive and even "
@@ -240,37 +251,47 @@ QuantizeDynamicPass::getSchemeFor(Operation *op) {
   return op->emitOpError("'quanta.qconfig' must be 'none', "
                          "'default_dynamic', 'per_channel_dynamic', "
                          "'float16_dynamic', '")
-         << kWeightOnlyInt8 << "' or '" << kWeightOnlyInt4
-         << "' for quanta-quantize-dynamic, got " << attr;
+         << kWeightOnlyBf16 << "', '" << kBf16Dot << "', '" << kWeightOnlyInt8
+         << "' or '"
+         << kWeightOnlyInt4 << "' for quanta-quantize-dynamic, got " << attr;
 }
 
-/// The weights rounded to f16 as PyTorch's fp16 prepack does: clamped to
-/// +-65504 first (it warns; here a remark at `op`), then rounded to
-/// nearest even (subnormals kept). K x N row-major, like `rows`' transpose.
-static DenseElementsAttr toHalfWeights(Operation *op, ArrayRef<float> rows,
-                                       int64_t k, int64_t n) {
-  constexpr float kHalfMax = 65504.0f;
-  SmallVector<APFloat> values(k * n, APFloat::getZero(APFloat::IEEEhalf()));
+/// The weights rounded to a 16-bit float type (`type`: f16 or bf16),
+/// clamped to its largest finite value first (f16: +-65504, as PyTorch's
+/// fp16 prepack clamps, with a warning; here a remark at `op`), then
+/// rounded to nearest even (subnormals kept, NaN kept). K x N row-major,
+/// like `rows`' transpose.
+static DenseElementsAttr toNarrowFloatWeights(Operation *op,
+                                              ArrayRef<float> rows, int64_t k,
+                                              int64_t n, FloatType type) {
+  const llvm::fltSemantics &semantics = type.getFloatSemantics();
+  APFloat largest = APFloat::getLargest(semantics);
+  SmallString<16> printedMax;
+  largest.toString(printedMax);
+  bool lost;
+  largest.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven, &lost);
+  const float max = largest.convertToFloat();
+  SmallVector<APFloat> values(k * n, APFloat::getZero(semantics));
   int64_t clamped = 0;
   for (int64_t col = 0; col < n; ++col)
     for (int64_t i = 0; i < k; ++i) {
       float value = rows[col * k + i];
-      if (std::abs(value) > kHalfMax) {
-        value = std::copysign(kHalfMax, value);
+      if (std::abs(value) > max) {
+        value = std::copysign(max, value);
         ++clamped;
       }
-      APFloat half(value);
-      bool lost;
-      half.convert(APFloat::IEEEhalf(), APFloat::rmNearestTiesToEven, &lost);
-      values[i * n + col] = half;
+      APFloat narrow(value);
+      narrow.convert(semantics, APFloat::rmNearestTiesToEven, &lost);
+      values[i * n + col] = narrow;
     }
   if (clamped)
-    op->emitRemark() << clamped
-                     << " weights outside the f16 range clamped to +-65504, "
-                        "as PyTorch's fp16 prepack clamps them";
-  return DenseElementsAttr::get(
-      RankedTensorType::get({k, n}, Float16Type::get(op->getContext())),
-      values);
+    op->emitRemark() << clamped << " weights outside the "
+                     << (type.isF16() ? "f16" : "bf16")
+                     << " range clamped to +-" << printedMax
+                     << (type.isF16() ? ", as PyTorch's fp16 prepack clamps "
+                                        "them"
+                                      : "");
+  return DenseElementsAttr::get(RankedTensorType::get({k, n}, type), values);
 }
 
 void QuantizeDynamicPass::rewrite(LinearChain chain, Scheme scheme) {
@@ -293,11 +314,15 @@ void QuantizeDynamicPass::rewrite(LinearChain chain, Scheme scheme) {
                                ? DenseF32ArrayAttr()
                                : b.getDenseF32ArrayAttr(chain.bias);
   Value result;
-  if (scheme == Scheme::Float16) {
-    result =
-        WeightOnlyMatmulOp::create(b, loc, outputType, matmul.getInputs()[0],
-                                   toHalfWeights(matmul, rows, k, n),
-                                   DenseF32ArrayAttr(), bias, IntegerAttr());
+  if (scheme == Scheme::Float16 || scheme == Scheme::BFloat16 ||
+      scheme == Scheme::BFloat16Dot) {
+    FloatType type = scheme == Scheme::Float16 ? FloatType(b.getF16Type())
+                                               : FloatType(b.getBF16Type());
+    result = WeightOnlyMatmulOp::create(
+        b, loc, outputType, matmul.getInputs()[0],
+        toNarrowFloatWeights(matmul, rows, k, n, type), DenseF32ArrayAttr(),
+        bias, IntegerAttr(),
+        scheme == Scheme::BFloat16Dot ? b.getUnitAttr() : UnitAttr());
   } else if (scheme == Scheme::WeightOnlyInt4) {
     nx::StatusOr<nx::DynamicWeights> quantized =
         nx::quantizeInt4Weights(rows.data(), n, k, groupSize);
@@ -315,7 +340,7 @@ void QuantizeDynamicPass::rewrite(LinearChain chain, Scheme scheme) {
         DenseElementsAttr::get(
             RankedTensorType::get({k, n}, b.getIntegerType(4)), weights),
         b.getDenseF32ArrayAttr(quantized->scales), bias,
-        b.getI64IntegerAttr(groupSize));
+        b.getI64IntegerAttr(groupSize), UnitAttr());
   } else {
     nx::StatusOr<nx::DynamicWeights> quantized = nx::quantizeDynamicWeights(
         rows.data(), n, k, scheme != Scheme::PerTensor);
@@ -333,7 +358,7 @@ void QuantizeDynamicPass::rewrite(LinearChain chain, Scheme scheme) {
     result = scheme == Scheme::WeightOnlyInt8
                  ? WeightOnlyMatmulOp::create(
                        b, loc, outputType, matmul.getInputs()[0], weightsAttr,
-                       scales, bias, IntegerAttr())
+                       scales, bias, IntegerAttr(), UnitAttr())
                        .getResult()
                  : DynamicQMatmulOp::create(
                        b, loc, outputType, matmul.getInputs()[0], weightsAttr,

@@ -635,7 +635,7 @@ func.func @dynamic_qmatmul_engine(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
 // -----
 
 func.func @weight_only_type(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
-  // expected-error @+1 {{'quanta.weight_only_matmul' op weights must be a K x N tensor of f16, i8 or i4, got 'tensor<4x2xf32>'}}
+  // expected-error @+1 {{'quanta.weight_only_matmul' op weights must be a K x N tensor of f16, bf16, i8 or i4, got 'tensor<4x2xf32>'}}
   %y = quanta.weight_only_matmul %x {weights = dense<1.0> : tensor<4x2xf32>} : tensor<3x4xf32> -> tensor<3x2xf32>
   return %y : tensor<3x2xf32>
 }
@@ -651,7 +651,7 @@ func.func @weight_only_shapes(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
 // -----
 
 func.func @weight_only_half_scales(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
-  // expected-error @+1 {{'quanta.weight_only_matmul' op f16 weights take no scales}}
+  // expected-error @+1 {{'quanta.weight_only_matmul' op 'f16' weights take no scales}}
   %y = quanta.weight_only_matmul %x {weights = dense<1.0> : tensor<4x2xf16>, scales = array<f32: 1.0, 1.0>} : tensor<3x4xf32> -> tensor<3x2xf32>
   return %y : tensor<3x2xf32>
 }
@@ -709,5 +709,13 @@ func.func @weight_only_int4_scales(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
 func.func @weight_only_group_on_i8(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
   // expected-error @+1 {{'quanta.weight_only_matmul' op only i4 weights take a group_size}}
   %y = quanta.weight_only_matmul %x {weights = dense<1> : tensor<4x2xi8>, scales = array<f32: 1.0, 1.0>, group_size = 2} : tensor<3x4xf32> -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @weight_only_bf16_scales(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
+  // expected-error @+1 {{'quanta.weight_only_matmul' op 'bf16' weights take no scales}}
+  %y = quanta.weight_only_matmul %x {weights = dense<1.0> : tensor<4x2xbf16>, scales = array<f32: 1.0, 1.0>} : tensor<3x4xf32> -> tensor<3x2xf32>
   return %y : tensor<3x2xf32>
 }

@@ -151,7 +151,7 @@ func.func @static_qconfig(%x: tensor<3x2xf32>) -> tensor<3x2xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<3x2xf32>
   %init = linalg.fill ins(%zero : f32) outs(%e : tensor<3x2xf32>) -> tensor<3x2xf32>
-  // expected-error @+1 {{'quanta.qconfig' must be 'none', 'default_dynamic', 'per_channel_dynamic', 'float16_dynamic', 'weight_only_int8' or 'weight_only_int4' for quanta-quantize-dynamic, got "x86"}}
+  // expected-error @+1 {{'quanta.qconfig' must be 'none', 'default_dynamic', 'per_channel_dynamic', 'float16_dynamic', 'weight_only_bf16', 'bf16_dot', 'weight_only_int8' or 'weight_only_int4' for quanta-quantize-dynamic, got "x86"}}
   %mm = linalg.matmul {quanta.qconfig = "x86"} ins(%x, %w : tensor<3x2xf32>, tensor<2x2xf32>) outs(%init : tensor<3x2xf32>) -> tensor<3x2xf32>
   return %mm : tensor<3x2xf32>
 }
@@ -196,4 +196,22 @@ func.func @int4(%x: tensor<3x2xf32>, %y: tensor<3x3xf32>) -> (tensor<3x2xf32>, t
   // expected-remark @+1 {{stays float: the group size 2 does not divide K = 3}}
   %s = linalg.matmul {quanta.qconfig = "weight_only_int4"} ins(%y, %w3 : tensor<3x3xf32>, tensor<3x2xf32>) outs(%zeros : tensor<3x2xf32>) -> tensor<3x2xf32>
   return %r, %s : tensor<3x2xf32>, tensor<3x2xf32>
+}
+
+// -----
+
+// bf16 weights (weight_only_bf16, Quanta's): rounded to nearest even (1 +
+// 2^-8 ties down to 1, 1 + 3 * 2^-8 up to 1 + 2^-6), one beyond bf16's
+// largest finite value clamped to it with a remark; the sum starts from
+// the bias, as with f16 weights.
+// CHECK-LABEL: func.func @weight_only_bf16
+// CHECK: quanta.weight_only_matmul %arg0 {bias = array<f32: 5.000000e-01, -1.500000e+00>, weights = dense<{{\[}}[1.000000e+00, 3.389530e+38], [1.015630e+00, -3.339840e-01]]> : tensor<2x2xbf16>} : tensor<3x2xf32> -> tensor<3x2xf32>
+func.func @weight_only_bf16(%x: tensor<3x2xf32>) -> tensor<3x2xf32> {
+  %w = arith.constant dense<[[1.00390625, 3.4e+38], [1.01171875, -0.333333]]> : tensor<2x2xf32>
+  %b = arith.constant dense<[0.5, -1.5]> : tensor<2xf32>
+  %e = tensor.empty() : tensor<3x2xf32>
+  %biased = linalg.broadcast ins(%b : tensor<2xf32>) outs(%e : tensor<3x2xf32>) dimensions = [0]
+  // expected-remark @+1 {{1 weights outside the bf16 range clamped to +-3.39E+38}}
+  %r = linalg.matmul {quanta.qconfig = "weight_only_bf16"} ins(%x, %w : tensor<3x2xf32>, tensor<2x2xf32>) outs(%biased : tensor<3x2xf32>) -> tensor<3x2xf32>
+  return %r : tensor<3x2xf32>
 }

@@ -273,7 +273,20 @@ def Quanta_WeightOnlyMatmulOp : Quanta_Op<"weight_only_matmul", [Pure]> {
         out[m][n] = bias[n] + sum_k input[m][k] * f32(weights[k][n])
 
     the sum in k order from the bias (0 without one), each step one fused
-    multiply-add, as Quanta's f32 GEMM computes. With i8 `weights` and one
+    multiply-add, as Quanta's f32 GEMM computes. bf16 `weights` (Quanta's
+    weight_only_bf16) are the same formula. With bf16 weights and
+    `bf16_activations` (Quanta's bf16_dot; AVX512-BF16's vdpbf16ps) the
+    input is rounded to bf16 too (to nearest even) and the pairs of k
+    values (2p, 2p + 1) summed as vdpbf16ps sums them:
+
+        acc = bias[n]                                   (0 without one)
+        for each pair p, in order:
+          acc = fma(a[m][2p + 1], w[2p + 1][n], acc)
+          acc = fma(a[m][2p], w[2p][n], acc)
+        a = bf16(input), an odd K's last pair completed with a zero
+
+    with denormal inputs read as zero and a denormal sum flushed to zero
+    (the instruction's DAZ and FTZ), each product exact in f32. With i8 `weights` and one
     `scales` value per output column (symmetric per-channel weight-only
     int8: the weights of per_channel_dynamic_qconfig's observer, the input
     not quantized):
@@ -303,7 +316,8 @@ def Quanta_WeightOnlyMatmulOp : Quanta_Op<"weight_only_matmul", [Pure]> {
       ElementsAttr:$weights,
       OptionalAttr<DenseF32ArrayAttr>:$scales,
       OptionalAttr<DenseF32ArrayAttr>:$bias,
-      OptionalAttr<I64Attr>:$group_size);
+      OptionalAttr<I64Attr>:$group_size,
+      UnitAttr:$bf16_activations);
   let results = (outs RankedTensorOf<[F32]>:$output);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
   let hasVerifier = 1;

@@ -220,7 +220,12 @@ def QuantizeDynamic : Pass<"quanta-quantize-dynamic", "ModuleOp"> {
     With `qconfig=float16_dynamic` (PyTorch's float16_dynamic_qconfig) a
     Linear becomes a `quanta.weight_only_matmul` of f16 weights (clamped to
     +-65504 as PyTorch's fp16 prepack clamps them, with a remark, then
-    rounded to nearest even), computed in f32; with `weight_only_int8`
+    rounded to nearest even), computed in f32; with `weight_only_bf16`
+    (Quanta's) one of bf16 weights (rounded to nearest even, clamped to
+    bf16's largest finite value with a remark), computed in f32, and with
+    `bf16_dot` the same with the activations rounded to bf16 as well and
+    summed in pairs by AVX512-BF16's vdpbf16ps (the lowering refuses a
+    target without it); with `weight_only_int8`
     (Quanta's; PyTorch 1.13 has no such qconfig) one of s8 weights with
     per_channel_dynamic_qconfig's per-column scales, the input staying
     float; with `weight_only_int4` (Quanta's) one of 4-bit weights with a
@@ -245,7 +250,9 @@ def QuantizeDynamic : Pass<"quanta-quantize-dynamic", "ModuleOp"> {
            /*default=*/"\"default_dynamic\"",
            "default_dynamic (int8, weights per tensor), "
            "per_channel_dynamic (int8, per output column), float16_dynamic "
-           "(f16 weights, f32 compute), weight_only_int8 (s8 weights per "
+           "(f16 weights, f32 compute), weight_only_bf16 (bf16 weights, f32 "
+           "compute), bf16_dot (bf16 weights and activations, f32 sums: "
+           "AVX512-BF16), weight_only_int8 (s8 weights per "
            "column, f32 activations) or weight_only_int4 (4-bit weights, "
            "a scale per group-size k values)">,
     Option<"groupSize", "group-size", "int64_t", /*default=*/"32",
