@@ -252,8 +252,8 @@ QuantizeDynamicPass::getSchemeFor(Operation *op) {
                          "'default_dynamic', 'per_channel_dynamic', "
                          "'float16_dynamic', '")
          << kWeightOnlyBf16 << "', '" << kBf16Dot << "', '" << kWeightOnlyInt8
-         << "' or '"
-         << kWeightOnlyInt4 << "' for quanta-quantize-dynamic, got " << attr;
+         << "' or '" << kWeightOnlyInt4 << "' for quanta-quantize-dynamic, got "
+         << attr;
 }
 
 /// The weights rounded to a 16-bit float type (`type`: f16 or bf16),
