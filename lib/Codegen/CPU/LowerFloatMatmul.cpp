@@ -710,8 +710,10 @@ mlir::quanta::lowerWeightOnlyMatmul(RewriterBase &rewriter,
   const bool neon = target.getArch() == TargetArch::AArch64;
   GemmTiling tiling = getFloatTiling(target);
   if (op.getBf16Activations()) {
-    // Upstream's x86vector has no vdpbf16ps op at 512 bits for tensors:
-    // the LLVM intrinsic, by name.
+    // The dot step is vdpbf16ps. Upstream's x86vector.avx512.dot is that
+    // instruction; the kernels' x86 steps are quanta.intrinsic ops, lowered
+    // by the one pass they all go through, so this one is too (x86vector's
+    // own LLVM lowering is not in Quanta's pipelines).
     if (target.getArch() != TargetArch::X86_64 ||
         !target.has(TargetFeature::Avx512Bf16) ||
         !target.has(TargetFeature::Avx512F))
