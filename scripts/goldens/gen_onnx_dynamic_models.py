@@ -60,10 +60,22 @@ OUT = os.path.join(ROOT, "test", "Import", "Onnx", "Inputs")
 f32 = np.float32
 
 
+def float_graph(rng, name, nodes, weights, x_shape, y_shape, scale=0.5):
+    """An opset-13 model of `nodes` from x to y, its initializers (name,
+    shape) drawn in order from rng.normal times `scale`."""
+    inits = [numpy_helper.from_array(
+        (rng.normal(size=shape) * scale).astype(f32), weight)
+        for weight, shape in weights]
+    graph = helper.make_graph(
+        nodes, name,
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, x_shape)],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, y_shape)],
+        inits)
+    return helper.make_model(graph,
+                             opset_imports=[helper.make_opsetid("", 13)])
+
+
 def float_model(rng):
-    def init(name, shape, scale=0.5):
-        return numpy_helper.from_array(
-            (rng.normal(size=shape) * scale).astype(f32), name)
     nodes = [
         helper.make_node("MatMul", ["x", "w1"], ["m1"], "fc1"),
         helper.make_node("Add", ["m1", "b1"], ["a1"], "fc1_bias"),
@@ -73,21 +85,13 @@ def float_model(rng):
         helper.make_node("Add", ["h1", "h3"], ["s"], "sum"),
         helper.make_node("MatMul", ["s", "w2"], ["y"], "fc2"),
     ]
-    inits = [init("w1", (24, 16)), init("b1", (16,)), init("w3", (24, 16)),
-             init("b3", (16,)), init("w2", (16, 10))]
-    graph = helper.make_graph(
-        nodes, "dynamic_matmul",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 5, 24])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 5, 10])],
-        inits)
-    return helper.make_model(graph,
-                             opset_imports=[helper.make_opsetid("", 13)])
+    return float_graph(
+        rng, "dynamic_matmul", nodes,
+        [("w1", (24, 16)), ("b1", (16,)), ("w3", (24, 16)), ("b3", (16,)),
+         ("w2", (16, 10))], [2, 5, 24], [2, 5, 10])
 
 
 def conv_float_model(rng):
-    def init(name, shape, scale=0.5):
-        return numpy_helper.from_array(
-            (rng.normal(size=shape) * scale).astype(f32), name)
     nodes = [
         helper.make_node("Conv", ["x", "cw1", "cb1"], ["c1"], "conv1",
                          kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
@@ -97,55 +101,35 @@ def conv_float_model(rng):
                          dilations=[1, 2], pads=[1, 0, 1, 2]),
         helper.make_node("Conv", ["c2", "cw3", "cb3"], ["y"], "conv3"),
     ]
-    inits = [init("cw1", (8, 3, 3, 3)), init("cb1", (8,)),
-             init("cw2", (12, 8, 3, 3)), init("cw3", (6, 12, 1, 1)),
-             init("cb3", (6,))]
-    graph = helper.make_graph(
-        nodes, "dynamic_conv",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 9, 11])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 6, 5, 9])],
-        inits)
-    return helper.make_model(graph,
-                             opset_imports=[helper.make_opsetid("", 13)])
+    return float_graph(
+        rng, "dynamic_conv", nodes,
+        [("cw1", (8, 3, 3, 3)), ("cb1", (8,)), ("cw2", (12, 8, 3, 3)),
+         ("cw3", (6, 12, 1, 1)), ("cb3", (6,))], [2, 3, 9, 11], [2, 6, 5, 9])
 
 
 def grouped_conv_float_model(rng):
     """A depthwise 3x3 Conv with bias (group 4) and a 3x3 Conv of group 2,
     stride 2."""
-    def init(name, shape, scale=0.5):
-        return numpy_helper.from_array(
-            (rng.normal(size=shape) * scale).astype(f32), name)
     nodes = [
         helper.make_node("Conv", ["x", "gw1", "gb1"], ["g1"], "depthwise",
                          kernel_shape=[3, 3], pads=[1, 1, 1, 1], group=4),
         helper.make_node("Conv", ["g1", "gw2"], ["y"], "grouped",
                          kernel_shape=[3, 3], strides=[2, 2], group=2),
     ]
-    inits = [init("gw1", (4, 1, 3, 3)), init("gb1", (4,)),
-             init("gw2", (6, 2, 3, 3))]
-    graph = helper.make_graph(
-        nodes, "dynamic_grouped_conv",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 6, 7])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 6, 2, 3])],
-        inits)
-    return helper.make_model(graph,
-                             opset_imports=[helper.make_opsetid("", 13)])
+    return float_graph(
+        rng, "dynamic_grouped_conv", nodes,
+        [("gw1", (4, 1, 3, 3)), ("gb1", (4,)), ("gw2", (6, 2, 3, 3))],
+        [1, 4, 6, 7], [1, 6, 2, 3])
 
 
 def wide_grouped_conv_float_model(rng):
     """A 3x3 Conv of 2 groups of 300 channels: 2700 taps, whose sums f32
     does not hold exactly (2700 * 255 * 127 > 2^24)."""
-    weight = numpy_helper.from_array(
-        rng.normal(size=(2, 300, 3, 3)).astype(f32), "ww")
-    graph = helper.make_graph(
+    return float_graph(
+        rng, "dynamic_wide_grouped_conv",
         [helper.make_node("Conv", ["x", "ww"], ["y"], "wide", group=2,
                           kernel_shape=[3, 3])],
-        "dynamic_wide_grouped_conv",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 600, 3, 3])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2, 1, 1])],
-        [weight])
-    return helper.make_model(graph,
-                             opset_imports=[helper.make_opsetid("", 13)])
+        [("ww", (2, 300, 3, 3))], [1, 600, 3, 3], [1, 2, 1, 1], scale=1.0)
 
 
 def conv_integer(x, w, x_zero, w_zero, attributes):
