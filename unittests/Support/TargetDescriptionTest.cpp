@@ -53,6 +53,8 @@ TEST(TargetDescriptionTest, X86CpusHaveTheirLevels) {
             "x86_64+avx2+fma+avx512f+avx512bw+avx512vl+avx512vnni");
   EXPECT_EQ(resolve("x86_64-linux-gnu", "alderlake").str(),
             "x86_64+avx2+fma+avxvnni");
+  EXPECT_EQ(resolve("x86_64-linux-gnu", "cooperlake").str(),
+            "x86_64+avx2+fma+avx512f+avx512bw+avx512vl+avx512vnni+avx512bf16");
   // Another architecture has none of the features the kernels know.
   EXPECT_EQ(resolve("riscv64-linux-gnu", "").str(), "other");
   EXPECT_EQ(resolve("i386-linux-gnu", "haswell").getArch(), TargetArch::Other);
@@ -135,6 +137,15 @@ TEST(TargetDescriptionTest, InstructionsNeedTheirArchitectureAndFeatures) {
             "x86_64-unknown-linux-gnu (haswell) lacks");
   EXPECT_EQ(explainUnsupported("llvm.x86.avx512.vpdpbusd.256",
                                resolve("x86_64-linux-gnu", "icelake-server")),
+            "");
+  // vdpbf16ps: AVX512-BF16, which AVX-512 VNNI does not bring.
+  EXPECT_EQ(explainUnsupported("llvm.x86.avx512bf16.dpbf16ps.512",
+                               resolve("x86_64-linux-gnu", "icelake-server")),
+            "'llvm.x86.avx512bf16.dpbf16ps.512' needs the x86_64 feature "
+            "avx512bf16, which the target x86_64-unknown-linux-gnu "
+            "(icelake-server) lacks");
+  EXPECT_EQ(explainUnsupported("llvm.x86.avx512bf16.dpbf16ps.512",
+                               resolve("x86_64-linux-gnu", "cooperlake")),
             "");
   // Target-independent operations need nothing.
   EXPECT_EQ(explainUnsupported("vector.fma", a76), "");

@@ -266,6 +266,9 @@ public:
 
   void setInsertionPoint(Operation *op) { b.setInsertionPoint(op); }
   using TiledGemm::packAtRunTime;
+  /// Whether the weights have zero points, whose term needs the row sums
+  /// (computeRowSums; known after configure()).
+  bool hasZeroPointTerm() const { return hasWeightZeroPoints; }
   /// The weights' element in the packed layout (i16 pairs for vpmaddwd).
   Type packedElement() const { return packedVector.getElementType(); }
   Value prepareInput(Value storage);
@@ -1653,11 +1656,9 @@ LogicalResult mlir::quanta::lowerDynamicQMatmul(RewriterBase &rewriter,
   Value prepared = lowering.prepareInput(quantized);
   Value offsets = lowering.zeroPointOffsets(qparams.zeroPoint);
   // sum_k a for the weight zero points' term (none without them).
-  std::optional<ArrayRef<int32_t>> zeroPoints = op.getWeightZeroPoints();
-  Value rowSums =
-      zeroPoints && llvm::any_of(*zeroPoints, [](int32_t z) { return z != 0; })
-          ? lowering.computeRowSums(quantized)
-          : Value();
+  Value rowSums = lowering.hasZeroPointTerm()
+                      ? lowering.computeRowSums(quantized)
+                      : Value();
   Value result = lowering.build(prepared, lowering.packConstantWeights(),
                                 offsets, rowSums);
   if (target.getArch() == TargetArch::X86_64)
