@@ -16,10 +16,12 @@ Then, at M = 1 (a decoder's token) for K = N in --gemv-sizes, Quanta's
 GEMVs by how their weights are stored: f32 (the float kernel),
 float16_dynamic (f16), weight_only_bf16 (bf16), bf16_dot (bf16 weights
 and activations, AVX512-BF16 only), weight_only_int8 (s8 per column),
-dynamic int8
-(onednn numerics) and weight_only_int4 (4 bits, a scale per 32): each one's median, the weights' bytes per second, and
-the read bandwidth of this machine for a buffer of the same size measured
-in the same run (NumPy's max over it: a vectorised read loop).
+dynamic int8 (onednn numerics), weight_only_int4 (4 bits, a scale per
+32) and int4_dynamic (the same weights, activations quantized to s8 per
+32 k values, integer dot products): each one's median, the weights' bytes
+per second, the read bandwidth of this machine for a buffer of the same
+size measured in the same run (NumPy's max over it: a vectorised read
+loop), and the speed against f32 and int8 weight-only.
 
     /usr/bin/python3 benchmarks/dynamic_linear_vs_pytorch.py
         [--sizes 768,3072] [--rows 1,4,16,64] [--threads 1,2]
@@ -140,15 +142,18 @@ GEMV_VARIANTS = [  # name, bytes per weight, pipeline
     # Half a byte per weight and an f32 scale per 32.
     ("int4 w-only", 0.5 + 4 / 32,
      "quanta-compile-dynamic{qconfig=weight_only_int4 group-size=32}"),
+    # The same weights, the activations quantized to s8 per group of 32.
+    ("int4 dynamic", 0.5 + 4 / 32,
+     "quanta-compile-dynamic{qconfig=int4_dynamic group-size=32}"),
 ]
 
 
 def gemv(sizes, repeats, rounds, rng):
     print("\nM = 1, one thread: median, weight bytes read per second, and "
           "the machine's read bandwidth for a buffer of the weights' size")
-    print("%5s  %-13s %9s %9s %9s %7s %8s" % (
+    print("%5s  %-13s %9s %9s %9s %7s %8s %8s" % (
         "K=N", "weights", "median", "GB/s", "read GB/s", "share",
-        "vs f32"))
+        "vs f32", "vs int8"))
     for size in sizes:
         weight = (rng.standard_normal((size, size)) / np.sqrt(size)).astype(
             np.float32)
@@ -170,13 +175,15 @@ def gemv(sizes, repeats, rounds, rng):
         for _ in range(rounds):
             best = [min(b, median_ms(lambda: run(x), repeats))
                     for b, run in zip(best, runs)]
+        names = [name for name, _ in variants]
+        int8 = best[names.index("int8 w-only")]
         for (name, width), ms in zip(variants, best):
             nbytes = int(size * size * width)
             rate = nbytes / ms / 1e6
             bandwidth = read_bandwidth(nbytes, repeats)
-            print("%5d  %-13s %7.3fms %9.1f %9.1f %6.0f%% %7.2fx" % (
+            print("%5d  %-13s %7.3fms %9.1f %9.1f %6.0f%% %7.2fx %7.2fx" % (
                 size, name, ms, rate, bandwidth, 100 * rate / bandwidth,
-                best[0] / ms), flush=True)
+                best[0] / ms, int8 / ms), flush=True)
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 namespace mlir::quanta::numerics {
@@ -92,6 +93,25 @@ StatusOr<DynamicWeights> quantizeInt4Weights(const float *weights, int64_t n,
             std::clamp(std::nearbyint(w[i] / scale), -8.0f, 7.0f));
     }
   return quantized;
+}
+
+float quantizeInt8Group(const float *values, int64_t n, int8_t *quantized) {
+  float largest = 0.0f;
+  for (int64_t i = 0; i < n; ++i)
+    largest = std::isnan(values[i]) || std::isnan(largest)
+                  ? std::numeric_limits<float>::quiet_NaN()
+                  : std::max(largest, std::fabs(values[i]));
+  float inverse = 127.0f / largest;
+  if (!(inverse < std::numeric_limits<float>::infinity()))
+    inverse = 0.0f;
+  for (int64_t i = 0; i < n; ++i)
+    // fmax/fmin take the number over a NaN product (an infinite value
+    // times 0): such a group's scale is NaN anyway.
+    quantized[i] = static_cast<int8_t>(std::nearbyint(
+        std::fmin(std::fmax(values[i] * inverse, -127.0f), 127.0f)));
+  return largest < std::numeric_limits<float>::infinity()
+             ? largest / 127.0f
+             : std::numeric_limits<float>::quiet_NaN();
 }
 
 /// ONNX Runtime's GetQuantizationParameter<uint8_t> (core/util/qmath.h),

@@ -67,6 +67,15 @@ StatusOr<DynamicWeights> quantizeDynamicWeights(const float *weights, int64_t n,
 StatusOr<DynamicWeights> quantizeInt4Weights(const float *weights, int64_t n,
                                              int64_t k, int64_t group);
 
+/// int4_dynamic's activations (Quanta's; llama.cpp's Q8_0 and ONNX Runtime
+/// MatMulNBits' accuracy level 4 quantize alike): the `n` values of one
+/// group to s8, symmetric, `quantized[i]` = clamp(round_half_even(values[i]
+/// * (127 / amax)), -127, 127) with amax the largest magnitude, each step
+/// in f32. Returns the group's scale, amax / 127. A group whose 127 / amax
+/// is not finite (all zeros, or amax below 127 / FLT_MAX) quantizes to
+/// zeros; a NaN or infinite value gives the scale NaN (its row's outputs
+/// are NaN) and values that are not used.
+float quantizeInt8Group(const float *values, int64_t n, int8_t *quantized);
 /// The activation qparams quantized::linear_dynamic chooses from the
 /// input's min and max: ATen's ChooseQuantizationParams over 0..255, halved
 /// to 0..127 by onednn. The scale stays a double, as ATen keeps it (Onnx:

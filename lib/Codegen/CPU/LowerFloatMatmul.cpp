@@ -20,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ElementwiseEpilogue.h"
+#include "IntegerDot.h"
 #include "TiledGemm.h"
 #include "VectorRequantize.h"
 
@@ -29,6 +30,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -65,6 +67,12 @@ struct FloatGemm {
   /// bf16 weights and `input` rounded to bf16 (M x K padded to even),
   /// pairs of k values summed by AVX512-BF16's vdpbf16ps.
   bool bf16Dot = false;
+  /// i4 weights with int8_activations: `input` holds the M x K s8 values,
+  /// `activationScales` (f32) and `activationOffsets` (-8 times the sum of
+  /// the group's values, i32) one per row and group (M x K / groupSize),
+  /// the products summed by this integer step.
+  std::optional<DotStep> int8Dot = std::nullopt;
+  Value activationScales = {}, activationOffsets = {};
   /// The elementwise ops after the product applied to its outputs in
   /// registers (bias add, activation, residual add).
   ElementwiseEpilogue epilogue = {};
@@ -87,7 +95,7 @@ public:
     accumulatorType = VectorType::get({tiling.lanes}, f32);
     packedVector = accumulatorType;
     if (isInt4()) {
-      packed = packNibbles();
+      packed = gemm.int8Dot ? packNibbleQuads() : packNibbles();
       SmallVector<float> scales(gemm.k / gemm.groupSize * paddedN, 0.0f);
       for (int64_t g = 0; g < gemm.k / gemm.groupSize; ++g)
         llvm::copy(ArrayRef(gemm.groupScales).slice(g * gemm.n, gemm.n),
@@ -157,6 +165,16 @@ private:
           vector::BroadcastOp::create(
               b, loc, VectorType::get({tiling.lanes}, b.getI32Type()), word));
     }
+    if (gemm.int8Dot) {
+      // The row's 8 s8 values of the group, as two 32-bit words.
+      Value pad = createConstant(b.getI8IntegerAttr(0));
+      Value bytes = vector::TransferReadOp::create(
+          b, loc, VectorType::get({tiling.group}, b.getI8Type()), gemm.input,
+          ValueRange{base, arith::MulIOp::create(b, loc, kk, index(8))}, pad,
+          ArrayRef<bool>{true});
+      return vector::BitCastOp::create(
+          b, loc, VectorType::get({2}, b.getI32Type()), bytes);
+    }
     if (isInt4()) {
       // The pair of k values a byte of each lane's weights holds.
       Value pad = createConstant(b.getF32FloatAttr(0.0f));
@@ -185,6 +203,25 @@ private:
   /// Narrow weights are widened in registers (vcvtph2ps, vpmovsxbd +
   /// vcvtdq2ps; fcvtl, sxtl + scvtf): exact.
   Value dot(Value acc, Value lhs, Value rhs) override {
+    if (gemm.int8Dot) {
+      // The low nibbles' 4 k values per lane times the input's first word,
+      // the high ones' times its second.
+      auto bytesType = VectorType::get({4 * tiling.lanes}, b.getI8Type());
+      for (int64_t j = 0; j < 2; ++j) {
+        Value word =
+            vector::ExtractOp::create(b, loc, lhs, ArrayRef<int64_t>{j});
+        Value input = vector::BitCastOp::create(
+            b, loc, bytesType,
+            vector::BroadcastOp::create(
+                b, loc, VectorType::get({tiling.lanes}, b.getI32Type()), word));
+        Value nibbles = vector::ExtractStridedSliceOp::create(
+            b, loc, rhs, ArrayRef<int64_t>{j * 4 * tiling.lanes},
+            ArrayRef<int64_t>{4 * tiling.lanes}, ArrayRef<int64_t>{1});
+        acc = emitDotStep(b, loc, *gemm.int8Dot, acc, nibbles, input,
+                          /*signedLhs=*/false);
+      }
+      return acc;
+    }
     if (isInt4()) {
       // Two k values: the low nibbles' weights, then the high ones'.
       for (int64_t j = 0; j < 2; ++j) {
@@ -251,6 +288,29 @@ private:
                               b.getI8Type()),
         ArrayRef(bytes)));
   }
+  /// i4 weights for the integer steps, packed in runs of 8 k values per
+  /// lane (tiling.group 8), each weight stored unsigned (w + 8, 0..15):
+  /// byte j of a lane's 4 holds k value j in its low nibble and k value
+  /// j + 4 in its high one, so that a mask and a shift give the two 4-byte
+  /// runs the u8 x s8 steps read (the + 8 is taken back by the row's
+  /// activationOffsets).
+  Value packNibbleQuads() {
+    SmallVector<int8_t> values =
+        packValues(ArrayRef<int8_t>(SmallVector<int8_t>(
+            gemm.narrowWeights.begin(), gemm.narrowWeights.end())));
+    SmallVector<int8_t> bytes(values.size() / 2);
+    for (size_t lane = 0; lane < values.size() / 8; ++lane)
+      for (size_t j = 0; j < 4; ++j) {
+        const unsigned low = static_cast<unsigned>(values[8 * lane + j] + 8),
+                       high =
+                           static_cast<unsigned>(values[8 * lane + j + 4] + 8);
+        bytes[4 * lane + j] = static_cast<int8_t>(low | (high << 4));
+      }
+    return createConstant(DenseElementsAttr::get(
+        RankedTensorType::get({static_cast<int64_t>(bytes.size())},
+                              b.getI8Type()),
+        ArrayRef(bytes)));
+  }
   /// i4 weights: the L bytes of a pair of k values, sign-extended to i32
   /// lanes (x86 has no byte shifts: LLVM emulates them with several
   /// instructions), each nibble shifted out with its sign and converted:
@@ -259,6 +319,27 @@ private:
     if (!isInt4())
       return TiledGemm::loadWeights(offset, column, kGroup);
     Value pad = createConstant(b.getI8IntegerAttr(0));
+    if (gemm.int8Dot) {
+      // 4L bytes: the low nibbles (a mask), then the high ones (a shift of
+      // 32-bit lanes and the mask: x86 has no byte shifts).
+      Value bytes = vector::TransferReadOp::create(
+          b, loc, VectorType::get({4 * tiling.lanes}, b.getI8Type()), packed,
+          ValueRange{arith::DivUIOp::create(b, loc, offset, index(2))}, pad,
+          ArrayRef<bool>{true});
+      auto wordsType = VectorType::get({tiling.lanes}, b.getI32Type());
+      Value words = vector::BitCastOp::create(b, loc, wordsType, bytes);
+      Value mask = splat(b, loc, wordsType, 0x0F0F0F0F);
+      Value low = arith::AndIOp::create(b, loc, words, mask);
+      Value high = arith::AndIOp::create(
+          b, loc,
+          arith::ShRUIOp::create(b, loc, words, splat(b, loc, wordsType, 4)),
+          mask);
+      auto bytesType = cast<VectorType>(bytes.getType());
+      return vector::ShuffleOp::create(
+          b, loc, vector::BitCastOp::create(b, loc, bytesType, low),
+          vector::BitCastOp::create(b, loc, bytesType, high),
+          llvm::to_vector(llvm::seq<int64_t>(0, 8 * tiling.lanes)));
+    }
     Value bytes = vector::TransferReadOp::create(
         b, loc, VectorType::get({tiling.lanes}, b.getI8Type()), packed,
         ValueRange{arith::DivUIOp::create(b, loc, offset, index(2))}, pad,
@@ -305,20 +386,41 @@ private:
   int64_t groupsPerScaleBlock() const override {
     return isInt4() ? gemm.groupSize / tiling.group : 0;
   }
-  Value scaleBlock(Value acc, Value partial, Value firstGroup,
+  /// The scale group of the block starting at k group `firstGroup`.
+  Value scaleGroup(Value firstGroup) {
+    return arith::DivUIOp::create(b, loc, firstGroup,
+                                  index(groupsPerScaleBlock()));
+  }
+  /// int8_activations: the row's offset of the group (its sum's -8 x the
+  /// sum of its inputs, for the weights' + 8).
+  Value blockStart(Value base, Value firstGroup) override {
+    if (!gemm.int8Dot)
+      return TiledGemm::blockStart(base, firstGroup);
+    return vector::BroadcastOp::create(
+        b, loc, VectorType::get({tiling.lanes}, b.getI32Type()),
+        tensor::ExtractOp::create(b, loc, gemm.activationOffsets,
+                                  ValueRange{base, scaleGroup(firstGroup)}));
+  }
+  /// acc + partial * scale: int8_activations' scale is the row's input
+  /// scale times the weights', its partial the exact integer sum.
+  Value scaleBlock(Value acc, Value partial, Value base, Value firstGroup,
                    Value column) override {
+    auto type = cast<VectorType>(accumulatorType);
+    Value group = scaleGroup(firstGroup);
     Value at = arith::AddIOp::create(
-        b, loc,
-        arith::MulIOp::create(
-            b, loc,
-            arith::DivUIOp::create(b, loc, firstGroup,
-                                   index(groupsPerScaleBlock())),
-            index(paddedN)),
-        column);
-    return vector::FMAOp::create(
-        b, loc, partial,
-        readColumns(b, loc, groupScales, at, cast<VectorType>(accumulatorType)),
-        acc);
+        b, loc, arith::MulIOp::create(b, loc, group, index(paddedN)), column);
+    Value scales = readColumns(b, loc, groupScales, at, type);
+    if (gemm.int8Dot) {
+      partial = arith::SIToFPOp::create(b, loc, type, partial);
+      scales = arith::MulFOp::create(
+          b, loc,
+          vector::BroadcastOp::create(
+              b, loc, type,
+              tensor::ExtractOp::create(b, loc, gemm.activationScales,
+                                        ValueRange{base, group})),
+          scales);
+    }
+    return vector::FMAOp::create(b, loc, partial, scales, acc);
   }
   bool isInt4() const {
     return gemm.narrowElement && gemm.narrowElement.isInteger(4);
@@ -635,6 +737,159 @@ LogicalResult mlir::quanta::lowerFloatGemm(RewriterBase &rewriter,
   return success();
 }
 
+/// int8_activations: `gemm.input` quantized per row and group of
+/// gemm.groupSize k values as numerics::quantizeInt8Group quantizes it (in
+/// linalg ops before the kernel), its scales and its offsets (-8 times each
+/// group's sum, for the weights' + 8: packNibbleQuads) beside it.
+static void quantizeInputGroups(OpBuilder &b, Location loc, FloatGemm &gemm) {
+  const int64_t groups = gemm.k / gemm.groupSize;
+  Type f32 = b.getF32Type(), i8 = b.getI8Type(), i32 = b.getI32Type();
+  auto grouped = RankedTensorType::get({gemm.m, groups, gemm.groupSize}, f32);
+  const ReassociationIndices rows[] = {{0}, {1, 2}};
+  Value input =
+      tensor::ExpandShapeOp::create(b, loc, grouped, gemm.input, rows);
+  MLIRContext *context = b.getContext();
+  AffineMap all = AffineMap::getMultiDimIdentityMap(3, context);
+  AffineMap perGroup = AffineMap::get(
+      3, 0, {b.getAffineDimExpr(0), b.getAffineDimExpr(1)}, context);
+  AffineMap groupMap = AffineMap::getMultiDimIdentityMap(2, context);
+  const utils::IteratorType parallel = utils::IteratorType::parallel,
+                            reduction = utils::IteratorType::reduction;
+  auto filled = [&](Type element, TypedAttr value, ArrayRef<int64_t> shape) {
+    Value empty = tensor::EmptyOp::create(b, loc, shape, element);
+    Value fill = arith::ConstantOp::create(b, loc, value);
+    return linalg::FillOp::create(b, loc, fill, ValueRange{empty}).getResult(0);
+  };
+  // amax: arith.maximumf keeps a NaN.
+  Value largest =
+      linalg::GenericOp::create(
+          b, loc, TypeRange{RankedTensorType::get({gemm.m, groups}, f32)},
+          ValueRange{input},
+          ValueRange{filled(f32, b.getF32FloatAttr(0.0f), {gemm.m, groups})},
+          ArrayRef<AffineMap>{all, perGroup},
+          ArrayRef<utils::IteratorType>{parallel, parallel, reduction},
+          [&](OpBuilder &nb, Location nloc, ValueRange args) {
+            linalg::YieldOp::create(
+                nb, nloc,
+                arith::MaximumFOp::create(
+                    nb, nloc, args[1],
+                    math::AbsFOp::create(nb, nloc, args[0]).getResult())
+                    .getResult());
+          })
+          .getResult(0);
+  auto constant = [&](OpBuilder &nb, Location nloc, float value) -> Value {
+    return arith::ConstantOp::create(nb, nloc, nb.getF32FloatAttr(value));
+  };
+  // The values: clamp(round_half_even(x * inverse)); maxnumf/minnumf take
+  // -127 over a NaN product, which fptosi must not see.
+  Value values =
+      linalg::GenericOp::create(
+          b, loc, TypeRange{RankedTensorType::get(grouped.getShape(), i8)},
+          ValueRange{input, largest},
+          ValueRange{tensor::EmptyOp::create(b, loc, grouped.getShape(), i8)},
+          ArrayRef<AffineMap>{all, perGroup, all},
+          ArrayRef<utils::IteratorType>{parallel, parallel, parallel},
+          [&](OpBuilder &nb, Location nloc, ValueRange args) {
+            Value inverse = arith::DivFOp::create(
+                nb, nloc, constant(nb, nloc, 127.0f), args[1]);
+            Value finite = arith::CmpFOp::create(
+                nb, nloc, arith::CmpFPredicate::OLT, inverse,
+                constant(nb, nloc, std::numeric_limits<float>::infinity()));
+            inverse = arith::SelectOp::create(nb, nloc, finite, inverse,
+                                              constant(nb, nloc, 0.0f));
+            Value scaled = arith::MulFOp::create(nb, nloc, args[0], inverse);
+            Value clamped = arith::MinNumFOp::create(
+                nb, nloc,
+                arith::MaxNumFOp::create(nb, nloc, scaled,
+                                         constant(nb, nloc, -127.0f)),
+                constant(nb, nloc, 127.0f));
+            linalg::YieldOp::create(
+                nb, nloc,
+                arith::FPToSIOp::create(
+                    nb, nloc, nb.getI8Type(),
+                    math::RoundEvenOp::create(nb, nloc, clamped))
+                    .getResult());
+          })
+          .getResult(0);
+  // amax / 127, the quiet NaN for a NaN or infinite amax (one NaN on every
+  // target: inf - inf would give x86's negative default NaN).
+  gemm.activationScales =
+      linalg::GenericOp::create(
+          b, loc, TypeRange{largest.getType()}, ValueRange{largest},
+          ValueRange{tensor::EmptyOp::create(b, loc, {gemm.m, groups}, f32)},
+          ArrayRef<AffineMap>{groupMap, groupMap},
+          ArrayRef<utils::IteratorType>{parallel, parallel},
+          [&](OpBuilder &nb, Location nloc, ValueRange args) {
+            Value finite = arith::CmpFOp::create(
+                nb, nloc, arith::CmpFPredicate::OLT, args[0],
+                constant(nb, nloc, std::numeric_limits<float>::infinity()));
+            Value scale = arith::DivFOp::create(nb, nloc, args[0],
+                                                constant(nb, nloc, 127.0f));
+            linalg::YieldOp::create(
+                nb, nloc,
+                arith::SelectOp::create(
+                    nb, nloc, finite, scale,
+                    constant(nb, nloc, std::numeric_limits<float>::quiet_NaN()))
+                    .getResult());
+          })
+          .getResult(0);
+  gemm.activationOffsets =
+      linalg::GenericOp::create(
+          b, loc, TypeRange{RankedTensorType::get({gemm.m, groups}, i32)},
+          ValueRange{values},
+          ValueRange{filled(i32, b.getI32IntegerAttr(0), {gemm.m, groups})},
+          ArrayRef<AffineMap>{all, perGroup},
+          ArrayRef<utils::IteratorType>{parallel, parallel, reduction},
+          [&](OpBuilder &nb, Location nloc, ValueRange args) {
+            Value wide =
+                arith::ExtSIOp::create(nb, nloc, nb.getI32Type(), args[0]);
+            linalg::YieldOp::create(
+                nb, nloc,
+                arith::SubIOp::create(
+                    nb, nloc, args[1],
+                    arith::MulIOp::create(
+                        nb, nloc, wide,
+                        arith::ConstantOp::create(nb, nloc,
+                                                  nb.getI32IntegerAttr(8))))
+                    .getResult());
+          })
+          .getResult(0);
+  gemm.input = tensor::CollapseShapeOp::create(
+      b, loc, RankedTensorType::get({gemm.m, gemm.k}, i8), values, rows);
+}
+
+/// The integer step of int8_activations on `target`: vpdpbusd or
+/// vpmaddubsw (u8 weights + 8 times s8 inputs: pair sums of at most
+/// 2 x 15 x 127, never saturating), sdot (0..15 read as s8 are the same
+/// values), else vector arithmetic.
+static DotStep chooseNibbleDotStep(const TargetDescription &target) {
+  switch (target.getArch()) {
+  case TargetArch::AArch64:
+    return target.has(TargetFeature::DotProd) ? DotStep::NeonDot
+                                              : DotStep::Generic;
+  case TargetArch::Other:
+    return DotStep::Generic;
+  case TargetArch::X86_64:
+    return chooseX86DotStep(target, [] { return true; });
+  }
+  llvm_unreachable("unknown architecture");
+}
+
+static StringRef getNibbleStepName(DotStep step) {
+  switch (step) {
+  case DotStep::Vnni512:
+    return "nibbles+vpdpbusd.512";
+  case DotStep::Vnni:
+    return "nibbles+vpdpbusd";
+  case DotStep::MaddUbs:
+    return "nibbles+vpmaddubsw";
+  case DotStep::NeonDot:
+    return "nibbles+sdot";
+  default:
+    return "nibbles+generic";
+  }
+}
+
 LogicalResult
 mlir::quanta::lowerWeightOnlyMatmul(RewriterBase &rewriter,
                                     WeightOnlyMatmulOp op,
@@ -750,6 +1005,17 @@ mlir::quanta::lowerWeightOnlyMatmul(RewriterBase &rewriter,
           low, high, zero);
     }
     gemm.input = rounded;
+  } else if (op.getInt8Activations()) {
+    quantizeInputGroups(b, loc, gemm);
+    gemm.int8Dot = chooseNibbleDotStep(target);
+    // 8 k values per lane and step; a smaller tile than the float one's:
+    // each accumulator has its block's partial sum beside it.
+    const int64_t lanes =
+        *gemm.int8Dot == DotStep::Vnni512 ? 16
+        : *gemm.int8Dot == DotStep::Vnni || *gemm.int8Dot == DotStep::MaddUbs
+            ? 8
+            : tiling.lanes;
+    tiling = {lanes, 8, 4, 2, 2, 4, 1};
   } else if (gemm.narrowElement.isInteger(4)) {
     // Pairs of k values per byte; one input pair per load.
     tiling.group = 2;
@@ -759,7 +1025,8 @@ mlir::quanta::lowerWeightOnlyMatmul(RewriterBase &rewriter,
   }
   // bf16 widens by a 16-bit shift (LLVM's fpext of bfloat).
   StringRef step =
-      gemm.bf16Dot                  ? "vdpbf16ps"
+      gemm.int8Dot                  ? getNibbleStepName(*gemm.int8Dot)
+      : gemm.bf16Dot                ? "vdpbf16ps"
       : gemm.narrowElement.isF16()  ? (neon ? "fcvtl+fmla" : "vcvtph2ps+fma")
       : gemm.narrowElement.isBF16() ? (neon ? "shll+fmla" : "vpslld+fma")
       : gemm.narrowElement.isInteger(4)

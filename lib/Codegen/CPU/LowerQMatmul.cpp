@@ -25,6 +25,7 @@
 
 #include "DynamicQParams.h"
 #include "ElementwiseEpilogue.h"
+#include "IntegerDot.h"
 #include "TiledGemm.h"
 #include "VectorRequantize.h"
 
@@ -48,33 +49,6 @@ using namespace mlir;
 using namespace mlir::quanta;
 
 namespace {
-enum class DotStep {
-  /// vpdpbusd on zmm (AVX-512 VNNI): acc += 4 u8 x s8 products per lane,
-  /// exact.
-  Vnni512,
-  /// vpdpbusd on ymm (AVX-VNNI or AVX-512 VNNI + VL).
-  Vnni,
-  /// vpmaddubsw (u8 x s8 pairs summed in saturating i16), vpmaddwd by 1,
-  /// vpaddd: exact only when no pair sum leaves i16.
-  MaddUbs,
-  /// vpmaddwd on zero/sign-extended i16 pairs, vpaddd: exact.
-  MaddWd,
-  /// extend, multiply and reduce groups of 4 in vector arithmetic.
-  Generic,
-  /// AArch64 dotprod: sdot (s8 x s8, 4 products per lane, exact), taking
-  /// its input's 4 bytes from one 32-bit lane of a 16-byte load (the
-  /// by-element form), so that the vector pipes do nothing else.
-  NeonDot,
-  /// AArch64 i8mm: usmmla (u8 x s8) or smmla (s8 x s8): a 2 x 8 block of
-  /// two input rows times an 8 x 2 block of weights into 2 x 2 i32
-  /// accumulators, exact. The input is packed into row pairs first.
-  NeonMmla,
-  /// ARMv8.0: smull (s8 x s8 into exact i16 products) and sadalp (pairs of
-  /// them added into i32), the accumulators holding 4 partial sums per
-  /// column, added up after the k loop.
-  NeonWiden,
-};
-
 /// The sign the dot step reads its input bytes with. An input of the other
 /// sign is flipped (xor 0x80: x + 128 as u8, x - 128 as s8), the column
 /// offsets absorbing the difference.
@@ -642,47 +616,17 @@ SmallVector<Value> QMatmulLowering::fromAccumulator(Value acc) {
 Value QMatmulLowering::dot(Value acc, Value lhs, Value rhs) {
   switch (shape.step) {
   case DotStep::Vnni512:
-    return callIntrinsic("llvm.x86.avx512.vpdpbusd.512", i32Vector,
-                         {acc, lhs, rhs});
   case DotStep::Vnni:
-    return callIntrinsic("llvm.x86.avx512.vpdpbusd.256", i32Vector,
-                         {acc, lhs, rhs});
-  case DotStep::MaddUbs: {
-    auto i16Vector = VectorType::get({2 * tiling.lanes}, b.getI16Type());
-    Value pairs =
-        callIntrinsic("llvm.x86.avx2.pmadd.ub.sw", i16Vector, {lhs, rhs});
-    Value ones = arith::ConstantOp::create(
-        b, loc, DenseElementsAttr::get(i16Vector, b.getI16IntegerAttr(1)));
-    return arith::AddIOp::create(
-        b, loc, acc,
-        callIntrinsic("llvm.x86.avx2.pmadd.wd", i32Vector, {pairs, ones}));
-  }
+  case DotStep::MaddUbs:
+  case DotStep::Generic:
+  case DotStep::NeonDot:
+    return emitDotStep(b, loc, shape.step, acc, lhs, rhs, signedInput);
   case DotStep::MaddWd:
     if (widenWeights)
       rhs = arith::ExtSIOp::create(b, loc, lhsVector, rhs);
     return arith::AddIOp::create(
         b, loc, acc,
         callIntrinsic("llvm.x86.avx2.pmadd.wd", i32Vector, {lhs, rhs}));
-  case DotStep::Generic: {
-    auto wide = VectorType::get({tiling.lanes * tiling.group}, b.getI32Type());
-    Value a = signedInput
-                  ? arith::ExtSIOp::create(b, loc, wide, lhs).getResult()
-                  : arith::ExtUIOp::create(b, loc, wide, lhs).getResult();
-    Value w = arith::ExtSIOp::create(b, loc, wide, rhs);
-    Value products = arith::MulIOp::create(b, loc, a, w);
-    // Lane j sums products g * j .. g * j + g - 1: g strided shuffles.
-    for (int64_t i = 0; i < tiling.group; ++i) {
-      SmallVector<int64_t> lanes;
-      for (int64_t j = 0; j < tiling.lanes; ++j)
-        lanes.push_back(j * tiling.group + i);
-      acc = arith::AddIOp::create(
-          b, loc, acc,
-          vector::ShuffleOp::create(b, loc, products, products, lanes));
-    }
-    return acc;
-  }
-  case DotStep::NeonDot:
-    return arm_neon::SdotOp::create(b, loc, i32Vector, acc, rhs, lhs);
   case DotStep::NeonMmla: {
     // Two smmla (usmmla for a u8 input), one per column pair of the strip.
     auto quarter = VectorType::get({4}, b.getI32Type());
@@ -1311,18 +1255,14 @@ chooseDotStep(const TargetDescription &target,
   case TargetArch::X86_64:
     break;
   }
-  if (target.hasAll({F::Avx512Vnni, F::Avx512VL, F::Avx512BW}))
-    return DotStep::Vnni512;
-  if (target.has(F::AvxVnni) || target.hasAll({F::Avx512Vnni, F::Avx512VL}))
-    return DotStep::Vnni;
-  if (!target.has(F::Avx2))
-    return DotStep::Generic;
-  int64_t lo = input.getStorageTypeMin(), hi = input.getStorageTypeMax();
-  if (input.isSigned()) {
-    lo += 128;
-    hi += 128;
-  }
-  return isMaddUbsExact(lo, hi) ? DotStep::MaddUbs : DotStep::MaddWd;
+  return chooseX86DotStep(target, [&] {
+    int64_t lo = input.getStorageTypeMin(), hi = input.getStorageTypeMax();
+    if (input.isSigned()) {
+      lo += 128;
+      hi += 128;
+    }
+    return isMaddUbsExact(lo, hi);
+  });
 }
 
 LogicalResult mlir::quanta::lowerQMatmul(RewriterBase &rewriter, QMatmulOp op,

@@ -358,17 +358,23 @@ SmallVector<Value> TiledGemm::groupLoops(ValueRange bases, Value strip0,
         [&](OpBuilder &nb, Location, Value first, ValueRange accs) {
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPointToStart(nb.getInsertionBlock());
-          Value zero = createConstant(b.getZeroAttr(accumulatorType));
+          // Slot q * strips + s: dot row q, strip s.
+          SmallVector<Value> starts;
+          for (int64_t slot = 0; slot < accumulators; ++slot)
+            starts.push_back(slot % strips == 0
+                                 ? blockStart(bases[slot / strips], first)
+                                 : starts.back());
           SmallVector<Value> partials = groupRange(
               first, arith::AddIOp::create(b, loc, first, index(block)),
-              SmallVector<Value>(accs.size(), zero));
+              starts);
           SmallVector<Value> next;
           for (auto [slot, acc] : llvm::enumerate(accs)) {
             Value column = arith::MulIOp::create(
                 b, loc,
                 arith::AddIOp::create(b, loc, strip0, index(slot % strips)),
                 index(tiling.lanes));
-            next.push_back(scaleBlock(acc, partials[slot], first, column));
+            next.push_back(scaleBlock(acc, partials[slot], bases[slot / strips],
+                                      first, column));
           }
           scf::YieldOp::create(b, loc, next);
         });
@@ -389,7 +395,11 @@ SmallVector<Value> TiledGemm::groupLoops(ValueRange bases, Value strip0,
   return runs.getResults();
 }
 
-Value TiledGemm::scaleBlock(Value, Value, Value, Value) {
+Value TiledGemm::blockStart(Value, Value) {
+  return createConstant(b.getZeroAttr(accumulatorType));
+}
+
+Value TiledGemm::scaleBlock(Value, Value, Value, Value, Value) {
   llvm_unreachable("a kernel with scale blocks defines scaleBlock");
 }
 

@@ -177,10 +177,14 @@ protected:
   /// groups along k, each group's scale applied once to its partial sum).
   /// GEMMs without row classes only, one accumulator set (rowSplit 1).
   virtual int64_t groupsPerScaleBlock() const { return 0; }
-  /// The accumulator after the block starting at k group `firstGroup`,
-  /// whose products for output columns `column` .. + L sum to `partial`.
-  virtual Value scaleBlock(Value acc, Value partial, Value firstGroup,
-                           Value column);
+  /// The value the block starting at k group `firstGroup` of the row at
+  /// `base` (rowBase) sums its products from: zero (an accumulatorType)
+  /// by default.
+  virtual Value blockStart(Value base, Value firstGroup);
+  /// The accumulator after that block, whose products for output columns
+  /// `column` .. + L sum to `partial`.
+  virtual Value scaleBlock(Value acc, Value partial, Value base,
+                           Value firstGroup, Value column);
   /// The L outputs at (row, column) from the final accumulator, in the
   /// output's type; with pairedStrips, in the type narrowPairs reads.
   virtual Value finish(Value acc, Value row, Value column) = 0;

@@ -521,6 +521,12 @@ LogicalResult WeightOnlyMatmulOp::verify() {
     return emitOpError("bf16_activations needs bf16 weights, got ") << element;
   if (group && !element.isInteger(4))
     return emitOpError("only i4 weights take a group_size");
+  if (getInt8Activations() &&
+      (!element.isInteger(4) || !group || *group % 8 != 0 || *group > 16384))
+    return emitOpError("int8_activations needs i4 weights with a group_size "
+                       "that is a multiple of 8 and at most 16384, got ")
+           << element << " weights, group_size "
+           << (group ? std::to_string(*group) : "none");
   if (element.isInteger(4) && group && (*group <= 0 || *group % 2 != 0))
     return emitOpError("i4 weights need a positive, even group_size (two "
                        "4-bit values per byte), got ")

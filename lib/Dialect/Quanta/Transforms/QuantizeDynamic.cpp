@@ -158,8 +158,10 @@ private:
     /// (weight_only_int8, Quanta's).
     WeightOnlyInt8,
     /// quanta.weight_only_matmul with i4 weights, a scale per group of
-    /// `group-size` k values (weight_only_int4, Quanta's).
+    /// `group-size` k values (weight_only_int4, Quanta's), and with the
+    /// activations quantized per group to s8 at run time (int4_dynamic).
     WeightOnlyInt4,
+    Int4Dynamic,
   };
   /// The scheme a qconfig name or attribute stands for; null for "none"
   /// and for a qconfig that is no dynamic one.
@@ -179,7 +181,8 @@ private:
 static constexpr StringLiteral kWeightOnlyInt8 = "weight_only_int8",
                                kWeightOnlyInt4 = "weight_only_int4",
                                kWeightOnlyBf16 = "weight_only_bf16",
-                               kBf16Dot = "bf16_dot";
+                               kBf16Dot = "bf16_dot",
+                               kInt4Dynamic = "int4_dynamic";
 
 std::optional<QuantizeDynamicPass::Scheme>
 QuantizeDynamicPass::getScheme(QConfigAttr qconfig) {
@@ -198,6 +201,8 @@ QuantizeDynamicPass::getScheme(MLIRContext *context, StringRef name) {
     return Scheme::WeightOnlyInt8;
   if (name == kWeightOnlyInt4)
     return Scheme::WeightOnlyInt4;
+  if (name == kInt4Dynamic)
+    return Scheme::Int4Dynamic;
   if (name == kWeightOnlyBf16)
     return Scheme::BFloat16;
   if (name == kBf16Dot)
@@ -222,7 +227,7 @@ LogicalResult QuantizeDynamicPass::initialize(MLIRContext *context) {
            << "' is no dynamic qconfig (expected default_dynamic, "
               "per_channel_dynamic, float16_dynamic, "
            << kWeightOnlyBf16 << ", " << kBf16Dot << ", " << kWeightOnlyInt8
-           << " or " << kWeightOnlyInt4 << ")";
+           << ", " << kWeightOnlyInt4 << " or " << kInt4Dynamic << ")";
   if (groupSize <= 0 || groupSize % 2 != 0)
     return emitError(UnknownLoc::get(context))
            << "quanta-quantize-dynamic: group-size must be positive and even "
@@ -252,8 +257,8 @@ QuantizeDynamicPass::getSchemeFor(Operation *op) {
                          "'default_dynamic', 'per_channel_dynamic', "
                          "'float16_dynamic', '")
          << kWeightOnlyBf16 << "', '" << kBf16Dot << "', '" << kWeightOnlyInt8
-         << "' or '" << kWeightOnlyInt4 << "' for quanta-quantize-dynamic, got "
-         << attr;
+         << "', '" << kWeightOnlyInt4 << "' or '" << kInt4Dynamic
+         << "' for quanta-quantize-dynamic, got " << attr;
 }
 
 /// The weights rounded to a 16-bit float type (`type`: f16 or bf16),
@@ -322,8 +327,19 @@ void QuantizeDynamicPass::rewrite(LinearChain chain, Scheme scheme) {
         b, loc, outputType, matmul.getInputs()[0],
         toNarrowFloatWeights(matmul, rows, k, n, type), DenseF32ArrayAttr(),
         bias, IntegerAttr(),
-        scheme == Scheme::BFloat16Dot ? b.getUnitAttr() : UnitAttr());
-  } else if (scheme == Scheme::WeightOnlyInt4) {
+        scheme == Scheme::BFloat16Dot ? b.getUnitAttr() : UnitAttr(),
+        UnitAttr());
+  } else if (scheme == Scheme::WeightOnlyInt4 ||
+             scheme == Scheme::Int4Dynamic) {
+    if (scheme == Scheme::Int4Dynamic &&
+        (groupSize % 8 != 0 || groupSize > 16384)) {
+      matmul.emitRemark("stays float: ")
+          << kInt4Dynamic << " needs a group size that is a multiple of 8 "
+          << "(the integer steps sum runs of 8 k values) and at most 16384 "
+          << "(each group's sum exact in f32), got "
+          << static_cast<int64_t>(groupSize);
+      return;
+    }
     nx::StatusOr<nx::DynamicWeights> quantized =
         nx::quantizeInt4Weights(rows.data(), n, k, groupSize);
     if (!quantized) {
@@ -340,7 +356,8 @@ void QuantizeDynamicPass::rewrite(LinearChain chain, Scheme scheme) {
         DenseElementsAttr::get(
             RankedTensorType::get({k, n}, b.getIntegerType(4)), weights),
         b.getDenseF32ArrayAttr(quantized->scales), bias,
-        b.getI64IntegerAttr(groupSize), UnitAttr());
+        b.getI64IntegerAttr(groupSize), UnitAttr(),
+        scheme == Scheme::Int4Dynamic ? b.getUnitAttr() : UnitAttr());
   } else {
     nx::StatusOr<nx::DynamicWeights> quantized = nx::quantizeDynamicWeights(
         rows.data(), n, k, scheme != Scheme::PerTensor);
@@ -358,7 +375,7 @@ void QuantizeDynamicPass::rewrite(LinearChain chain, Scheme scheme) {
     result = scheme == Scheme::WeightOnlyInt8
                  ? WeightOnlyMatmulOp::create(
                        b, loc, outputType, matmul.getInputs()[0], weightsAttr,
-                       scales, bias, IntegerAttr(), UnitAttr())
+                       scales, bias, IntegerAttr(), UnitAttr(), UnitAttr())
                        .getResult()
                  : DynamicQMatmulOp::create(
                        b, loc, outputType, matmul.getInputs()[0], weightsAttr,

@@ -310,6 +310,30 @@ def Quanta_WeightOnlyMatmulOp : Quanta_Op<"weight_only_matmul", [Pure]> {
     ONNX Runtime's MatMulNBits apply their scales. The kernels read the
     narrow weights (two 4-bit values per byte) and widen them in registers:
     a half, a quarter or an eighth of an f32 GEMV's memory traffic.
+
+    With i4 weights and `int8_activations` (Quanta's int4_dynamic; the
+    scheme of llama.cpp's Q4_0 x Q8_0 and of MatMulNBits' accuracy level 4)
+    each row's input is quantized at run time too, per group of the
+    weights' `group_size` k values, symmetric s8
+    (numerics::quantizeInt8Group):
+
+        amax[m][g]  = max_{k in g} |input[m][k]|
+        ascale[m][g] = amax / 127
+        a[m][k]     = clamp(round_half_even(input[m][k] * (127 / amax)),
+                            -127, 127)                    (0 if amax = 0)
+
+    (each step one f32 operation), and the sum of each group is exact in
+    integers:
+
+        acc = bias[n]                                     (0 without one)
+        for each group g, in order:
+          acc = fma(f32(sum_{k in g} a[m][k] * weights[k][n]),
+                    ascale[m][g] * scales[g][n], acc)
+
+    so that the kernels sum 4 products per instruction (vpdpbusd, sdot)
+    instead of widening every weight to f32. A NaN or infinite input makes
+    every output of its row NaN. group_size must be a multiple of 8 (the
+    integer steps' runs) and at most 16384 (each group's sum exact in f32).
   }];
   let arguments = (ins
       RankedTensorOf<[F32]>:$input,
@@ -317,7 +341,8 @@ def Quanta_WeightOnlyMatmulOp : Quanta_Op<"weight_only_matmul", [Pure]> {
       OptionalAttr<DenseF32ArrayAttr>:$scales,
       OptionalAttr<DenseF32ArrayAttr>:$bias,
       OptionalAttr<I64Attr>:$group_size,
-      UnitAttr:$bf16_activations);
+      UnitAttr:$bf16_activations,
+      UnitAttr:$int8_activations);
   let results = (outs RankedTensorOf<[F32]>:$output);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
   let hasVerifier = 1;
