@@ -321,6 +321,27 @@ PYBIND11_MODULE(_quanta_numerics, m) {
       "activation qparams, quantization and output), flattened.");
 
   m.def(
+      "quantize_int8_groups",
+      [](const py::buffer &input, int64_t group) {
+        FloatTensor x = asFloatTensor(input);
+        if (x.info.ndim < 1 || group <= 0 || x.info.shape.back() % group != 0)
+          throw py::value_error(
+              "expected an input [..., K] whose K the group size " +
+              std::to_string(group) + " divides");
+        const size_t groups = x.size() / static_cast<size_t>(group);
+        std::vector<int8_t> values(x.size());
+        std::vector<float> scales(groups);
+        for (size_t g = 0; g < groups; ++g)
+          scales[g] = quantizeInt8Group(x.data() + g * group, group,
+                                        values.data() + g * group);
+        return py::make_tuple(values, scales);
+      },
+      py::arg("input"), py::arg("group"),
+      "int4_dynamic's activations (numerics::quantizeInt8Group): each run "
+      "of `group` values of the last dimension to s8, symmetric; (values, "
+      "scales), flattened.");
+
+  m.def(
       "fake_quantize_per_tensor_affine",
       [](const py::buffer &input, float scale, int64_t zeroPoint,
          int64_t quantMin, int64_t quantMax) {

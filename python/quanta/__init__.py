@@ -31,7 +31,7 @@ quanta.calibrate_distributed.
 from ._quanta_compiler import import_onnx  # noqa: F401
 from .compiler import Error, Function, Module  # noqa: F401
 from .distributed import calibrate_distributed  # noqa: F401
-from .dynamic import dynamic_linear  # noqa: F401
+from .dynamic import dynamic_linear, quantize_int8_groups  # noqa: F401
 from .ptq import QuantizedModel, quantize  # noqa: F401
 from ._quanta_numerics import (  # noqa: F401
     Observer,

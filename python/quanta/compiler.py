@@ -103,9 +103,12 @@ def _quantize_dynamic(self, engine=None, qconfig=None, group_size=None,
     numerics on the same weights); `qconfig`: "default_dynamic" (weights per
     tensor) or "per_channel_dynamic", or a weight-only scheme whose
     activations stay float: "float16_dynamic" (f16 weights),
-    "weight_only_bf16" (bf16 weights), "weight_only_int8" (s8 per column) or "weight_only_int4" (4 bits, a
-    scale per `group_size` k values, 32 by default). Returns the module;
-    compile() then runs it.
+    "weight_only_bf16" (bf16 weights), "weight_only_int8" (s8 per column) or
+    "weight_only_int4" (4 bits, a scale per `group_size` k values, 32 by
+    default); "int4_dynamic" has the same 4-bit weights and quantizes the
+    activations to s8 per group at run time (integer dot products; group
+    sizes that are multiples of 8). Returns the module; compile() then runs
+    it.
     """
     self.set_target(triple, cpu, features)
     return _run_named(self, "quanta-compile-dynamic", {

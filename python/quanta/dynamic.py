@@ -3,6 +3,7 @@
 import numpy as np
 
 from ._quanta_numerics import dynamic_linear as _dynamic_linear
+from ._quanta_numerics import quantize_int8_groups as _quantize_int8_groups
 
 
 def dynamic_linear(x, weight, bias=None, engine="onednn", per_channel=False):
@@ -23,6 +24,19 @@ def dynamic_linear(x, weight, bias=None, engine="onednn", per_channel=False):
     output = _dynamic_linear(x, weight, bias, engine, per_channel)
     return np.asarray(output, np.float32).reshape(
         x.shape[:-1] + (weight.shape[0],))
+
+
+def quantize_int8_groups(x, group):
+    """int4_dynamic's activations, as its kernels quantize them: each run of
+    `group` values along the last dimension of float32 `x` to s8
+    (round_half_even(x * (127 / amax)), clamped to +-127). Returns the
+    values (x's shape, int8) and the scales (amax / 127; NaN for a group
+    holding NaN or infinity), [..., K / group]."""
+    x = np.ascontiguousarray(x)
+    values, scales = _quantize_int8_groups(x, group)
+    return (np.asarray(values, np.int8).reshape(x.shape),
+            np.asarray(scales, np.float32).reshape(
+                x.shape[:-1] + (x.shape[-1] // group,)))
 
 
 def linear_mlir(weight, bias, rows):

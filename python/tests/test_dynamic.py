@@ -57,7 +57,8 @@ def test_bad_options():
 
 @pytest.mark.parametrize("qconfig,tolerance", [
     ("float16_dynamic", 1e-3), ("weight_only_bf16", 1e-2),
-    ("weight_only_int8", 2e-2), ("weight_only_int4", 0.2)])
+    ("weight_only_int8", 2e-2), ("weight_only_int4", 0.2),
+    ("int4_dynamic", 0.2)])
 def test_weight_only(qconfig, tolerance):
     """The weight-only schemes keep the input float: their outputs are the
     float Linear's within the weights' rounding (f16: 11 bits; bf16: 8;
@@ -80,6 +81,37 @@ def _fma32(a, b, c):
     only on ties of the float64 sum (none expected in a few thousand)."""
     return (a.astype(np.float64) * b.astype(np.float64)
             + c.astype(np.float64)).astype(np.float32)
+
+
+@pytest.mark.parametrize("m", [1, 3, 9])
+def test_int4_dynamic_formula(m):
+    """weight_only_matmul's int8_activations formula (QuantaOps.td) with
+    the activations the numeric library quantizes (quantize_int8_groups):
+    per group, the exact integer sum, then acc = fma(sum, ascale * scale,
+    acc) from the bias. The weights quantize to exactly q and scale 2^e as
+    in test_weight_only_int4_order."""
+    rng = np.random.default_rng(11)
+    k, n, group = 256, 37, 32
+    q = rng.integers(-7, 8, (n, k)).astype(np.float32)
+    q[:, ::group] = 7 * rng.choice([-1, 1], (n, k // group))
+    scales = np.exp2(rng.integers(-6, 2, (n, k // group))).astype(np.float32)
+    weight = q * np.repeat(scales, group, axis=1)
+    bias = rng.standard_normal(n).astype(np.float32)
+    x = (rng.standard_normal((m, k)) * 3).astype(np.float32)
+    got = linear_module(m, weight, bias).quantize_dynamic(
+        qconfig="int4_dynamic", group_size=group).compile()(x)
+
+    values, ascales = quanta.quantize_int8_groups(x, group)
+    assert ascales.shape == (m, k // group)
+    expected = np.tile(bias, (m, 1))
+    for g in range(k // group):
+        cut = slice(g * group, (g + 1) * group)
+        sums = values[:, cut].astype(np.int64) @ q[:, cut].T.astype(np.int64)
+        step = (ascales[:, g:g + 1] * scales[None, :, g]).astype(np.float32)
+        expected = _fma32(sums.astype(np.float32), step, expected)
+    assert got.tobytes() == expected.tobytes()
+    # The activations were quantized: f32 activations give other values.
+    assert not np.array_equal(got, (x @ weight.T + bias).astype(np.float32))
 
 
 @pytest.mark.parametrize("m", [1, 3, 9])

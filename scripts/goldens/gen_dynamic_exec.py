@@ -18,9 +18,12 @@ input) the kernel's documented result, every output NaN, is expected.
 It also writes weight_only_exec.mlir: Linear layers for
 qconfig=float16_dynamic, weight_only_int8, weight_only_int4 and
 weight_only_bf16 (bf16 weights rounded to nearest even, ties included;
-Quanta's: PyTorch 1.13 has no such qconfig), and bf16_dot (bf16
+Quanta's: PyTorch 1.13 has no such qconfig), bf16_dot (bf16
 activations too, pairs summed as AVX512-BF16's vdpbf16ps does: random
-inputs, the expected values that order's, bf16_dot_expected) (PyTorch
+inputs, the expected values that order's, bf16_dot_expected) and
+int4_dynamic (4-bit weights, the input quantized to s8 per group: random
+inputs, rounding ties, zero, tiny and non-finite groups, the expected
+values the op's formula, int4_dynamic_expected) (PyTorch
 1.13 here runs
 neither: its fp16 Linear needs FBGEMM), whose values are chosen so that
 every sum is exact in f32 (small integer inputs, weights multiples of 1/4

@@ -10,10 +10,16 @@
 // make every sum exact in f32 (scripts/goldens/gen_dynamic_exec.py), so
 // the outputs must equal NumPy's bit for bit: M = 1 GEMVs and odd shapes,
 // with and without a bias, and an f16 weight beyond 65504 (clamped, as
-// PyTorch's fp16 prepack clamps it).
+// PyTorch's fp16 prepack clamps it). int4_dynamic (the same 4-bit weights,
+// the input quantized to s8 per group of 16, 32 or 128; vpdpbusd on the
+// host here, vpmaddubsw on AVX2, sdot with dotprod, vector arithmetic on
+// generic x86 and ARMv8.0) has random inputs: its expected values follow
+// the op's formula (int4_dynamic_expected, the fused multiply-adds rounded
+// once), with rounding ties, groups of zeros and below 127 / FLT_MAX, and
+// rows holding a NaN or -inf (every output NaN).
 //
 // RUN: for isa in host avx2 generic; do \
-// RUN:   for case in half:float16_dynamic:32 half_gemv:float16_dynamic:32 int8:weight_only_int8:32 int8_gemv:weight_only_int8:32 int4:weight_only_int4:32 int4_gemv:weight_only_int4:128 bf16:weight_only_bf16:32 bf16_gemv:weight_only_bf16:32; do \
+// RUN:   for case in half:float16_dynamic:32 half_gemv:float16_dynamic:32 int8:weight_only_int8:32 int8_gemv:weight_only_int8:32 int4:weight_only_int4:32 int4_gemv:weight_only_int4:128 bf16:weight_only_bf16:32 bf16_gemv:weight_only_bf16:32 int4_dyn:int4_dynamic:32 int4_dyn_gemv:int4_dynamic:128 int4_dyn_edges:int4_dynamic:16; do \
 // RUN:     entry=${case%%%%:*}; rest=${case#*:}; qconfig=${rest%%%%:*}; group=${rest#*:}; \
 // RUN:     quant-run %S/Inputs/weight_only_exec.mlir --guard-pages=after --entry=$entry \
 // RUN:       --pass-pipeline="builtin.module(quanta-quantize-dynamic{qconfig=$qconfig group-size=$group},quanta-lower-x86{isa=$isa})" \
@@ -21,13 +27,13 @@
 // RUN:     cmp %t.npy %S/Inputs/weight_only_${entry}_expected.npy && echo "$isa $entry identical" || exit 1; \
 // RUN:   done; \
 // RUN: done | FileCheck %s --check-prefix=X86
-// X86-COUNT-8: host {{[a-z0-9_]+}} identical
-// X86-COUNT-8: avx2 {{[a-z0-9_]+}} identical
-// X86-COUNT-8: generic {{[a-z0-9_]+}} identical
+// X86-COUNT-11: host {{[a-z0-9_]+}} identical
+// X86-COUNT-11: avx2 {{[a-z0-9_]+}} identical
+// X86-COUNT-11: generic {{[a-z0-9_]+}} identical
 //
 // RUN: for config in smull:cortex-a72:cortex-a72 sdot:neoverse-n1:neoverse-n1 smmla:neoverse-v1:max; do \
 // RUN:   step=${config%%%%:*} rest=${config#*:}; cpu=${rest%%%%:*} qemu=${rest#*:}; \
-// RUN:   for case in half:float16_dynamic:32 half_gemv:float16_dynamic:32 int8:weight_only_int8:32 int8_gemv:weight_only_int8:32 int4:weight_only_int4:32 int4_gemv:weight_only_int4:128 bf16:weight_only_bf16:32 bf16_gemv:weight_only_bf16:32; do \
+// RUN:   for case in half:float16_dynamic:32 half_gemv:float16_dynamic:32 int8:weight_only_int8:32 int8_gemv:weight_only_int8:32 int4:weight_only_int4:32 int4_gemv:weight_only_int4:128 bf16:weight_only_bf16:32 bf16_gemv:weight_only_bf16:32 int4_dyn:int4_dynamic:32 int4_dyn_gemv:int4_dynamic:128 int4_dyn_edges:int4_dynamic:16; do \
 // RUN:     entry=${case%%%%:*}; rest=${case#*:}; qconfig=${rest%%%%:*}; group=${rest#*:}; \
 // RUN:     quant-run %S/Inputs/weight_only_exec.mlir --entry=$entry --target-triple=aarch64-linux-gnu --mcpu=$cpu --qemu-cpu=$qemu \
 // RUN:       --pass-pipeline="builtin.module(quanta-quantize-dynamic{qconfig=$qconfig group-size=$group},quanta-lower-neon)" \
@@ -35,6 +41,6 @@
 // RUN:     cmp %t.$step.npy %S/Inputs/weight_only_${entry}_expected.npy && echo "$step $entry identical" || exit 1; \
 // RUN:   done; \
 // RUN: done | FileCheck %s --check-prefix=NEON
-// NEON-COUNT-8: smull {{[a-z0-9_]+}} identical
-// NEON-COUNT-8: sdot {{[a-z0-9_]+}} identical
-// NEON-COUNT-8: smmla {{[a-z0-9_]+}} identical
+// NEON-COUNT-11: smull {{[a-z0-9_]+}} identical
+// NEON-COUNT-11: sdot {{[a-z0-9_]+}} identical
+// NEON-COUNT-11: smmla {{[a-z0-9_]+}} identical

@@ -155,3 +155,45 @@ TEST(Int4Weights, NonFiniteWeightsAreRefused) {
   const float weights[2] = {1.0f, std::numeric_limits<float>::infinity()};
   EXPECT_FALSE(quantizeInt4Weights(weights, 1, 2, 2));
 }
+
+// int4_dynamic's activations: per group, 127 / amax in f32, the products
+// rounded half to even and clamped to +-127; the scale amax / 127.
+TEST(Int8Groups, ScaleAndRoundingTies) {
+  // amax 127: 127 / amax = 1, so each value rounds as it is.
+  const float values[] = {127.0f, 2.5f, 3.5f, -0.5f, -126.5f, 0.0f, -1.5f};
+  int8_t quantized[7];
+  EXPECT_EQ(quantizeInt8Group(values, 7, quantized), 1.0f);
+  EXPECT_EQ(std::vector<int8_t>(quantized, quantized + 7),
+            (std::vector<int8_t>{127, 2, 4, 0, -126, 0, -2}));
+  // amax 0.3: 127 / 0.3f and each product one f32 rounding.
+  const float small[] = {0.3f, -0.1f, 0.15f};
+  EXPECT_EQ(quantizeInt8Group(small, 3, quantized), 0.3f / 127.0f);
+  const float inverse = 127.0f / 0.3f;
+  EXPECT_EQ(quantized[1], static_cast<int8_t>(std::nearbyint(-0.1f * inverse)));
+  EXPECT_EQ(quantized[2], static_cast<int8_t>(std::nearbyint(0.15f * inverse)));
+}
+
+TEST(Int8Groups, ZerosAndTinyGroupsQuantizeToZero) {
+  int8_t quantized[2] = {1, 1};
+  const float zeros[] = {0.0f, -0.0f};
+  EXPECT_EQ(quantizeInt8Group(zeros, 2, quantized), 0.0f);
+  EXPECT_EQ(quantized[0], 0);
+  EXPECT_EQ(quantized[1], 0);
+  // Below 127 / FLT_MAX, 127 / amax is infinite: zeros, not NaN products.
+  const float tiny[] = {1e-38f, -2e-38f};
+  EXPECT_EQ(quantizeInt8Group(tiny, 2, quantized), 2e-38f / 127.0f);
+  EXPECT_EQ(quantized[0], 0);
+  EXPECT_EQ(quantized[1], 0);
+}
+
+TEST(Int8Groups, NonFiniteValuesGiveANaNScale) {
+  int8_t quantized[3];
+  const float withNaN[] = {1.0f, std::nanf(""), 2.0f};
+  EXPECT_TRUE(std::isnan(quantizeInt8Group(withNaN, 3, quantized)));
+  const float withInfinity[] = {1.0f, -std::numeric_limits<float>::infinity(),
+                                2.0f};
+  EXPECT_TRUE(std::isnan(quantizeInt8Group(withInfinity, 3, quantized)));
+  // The finite values beside an infinity quantize to 0 (127 / inf).
+  EXPECT_EQ(quantized[0], 0);
+  EXPECT_EQ(quantized[2], 0);
+}

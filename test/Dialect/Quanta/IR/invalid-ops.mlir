@@ -719,3 +719,19 @@ func.func @weight_only_bf16_scales(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
   %y = quanta.weight_only_matmul %x {weights = dense<1.0> : tensor<4x2xbf16>, scales = array<f32: 1.0, 1.0>} : tensor<3x4xf32> -> tensor<3x2xf32>
   return %y : tensor<3x2xf32>
 }
+
+// -----
+
+func.func @weight_only_int8_activations_on_i8(%x: tensor<3x8xf32>) -> tensor<3x2xf32> {
+  // expected-error @+1 {{'quanta.weight_only_matmul' op int8_activations needs i4 weights with a group_size that is a multiple of 8 and at most 16384, got 'i8' weights, group_size none}}
+  %y = quanta.weight_only_matmul %x {weights = dense<1> : tensor<8x2xi8>, scales = array<f32: 1.0, 1.0>, int8_activations} : tensor<3x8xf32> -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @weight_only_int8_activations_group(%x: tensor<3x8xf32>) -> tensor<3x2xf32> {
+  // expected-error @+1 {{'quanta.weight_only_matmul' op int8_activations needs i4 weights with a group_size that is a multiple of 8 and at most 16384, got 'i4' weights, group_size 4}}
+  %y = quanta.weight_only_matmul %x {weights = dense<1> : tensor<8x2xi4>, scales = array<f32: 1.0, 1.0, 1.0, 1.0>, group_size = 4, int8_activations} : tensor<3x8xf32> -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}

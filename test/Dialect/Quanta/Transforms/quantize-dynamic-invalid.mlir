@@ -2,7 +2,7 @@
 // RUN: not quant-opt %s --quanta-quantize-dynamic=engine=fbgemm 2>&1 | FileCheck %s --check-prefix=ENGINE
 // ENGINE: error: quanta-quantize-dynamic: unknown engine 'fbgemm' (expected onednn, qnnpack or onnx)
 // RUN: not quant-opt %s --quanta-quantize-dynamic=qconfig=x86 2>&1 | FileCheck %s --check-prefix=STATIC
-// STATIC: error: quanta-quantize-dynamic: qconfig 'x86' is no dynamic qconfig (expected default_dynamic, per_channel_dynamic, float16_dynamic, weight_only_bf16, bf16_dot, weight_only_int8 or weight_only_int4)
+// STATIC: error: quanta-quantize-dynamic: qconfig 'x86' is no dynamic qconfig (expected default_dynamic, per_channel_dynamic, float16_dynamic, weight_only_bf16, bf16_dot, weight_only_int8, weight_only_int4 or int4_dynamic)
 // RUN: not quant-opt %s --quanta-quantize-dynamic=qconfig=float_qparams_weight_only 2>&1 | FileCheck %s --check-prefix=EMBEDDING
 // EMBEDDING: error: quanta-quantize-dynamic: qconfig 'float_qparams_weight_only' is no dynamic qconfig
 // RUN: not quant-opt %s --quanta-quantize-dynamic="qconfig=weight_only_int4 group-size=0" 2>&1 | FileCheck %s --check-prefix=GROUP

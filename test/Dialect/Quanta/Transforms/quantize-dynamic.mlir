@@ -151,7 +151,7 @@ func.func @static_qconfig(%x: tensor<3x2xf32>) -> tensor<3x2xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<3x2xf32>
   %init = linalg.fill ins(%zero : f32) outs(%e : tensor<3x2xf32>) -> tensor<3x2xf32>
-  // expected-error @+1 {{'quanta.qconfig' must be 'none', 'default_dynamic', 'per_channel_dynamic', 'float16_dynamic', 'weight_only_bf16', 'bf16_dot', 'weight_only_int8' or 'weight_only_int4' for quanta-quantize-dynamic, got "x86"}}
+  // expected-error @+1 {{'quanta.qconfig' must be 'none', 'default_dynamic', 'per_channel_dynamic', 'float16_dynamic', 'weight_only_bf16', 'bf16_dot', 'weight_only_int8', 'weight_only_int4' or 'int4_dynamic' for quanta-quantize-dynamic, got "x86"}}
   %mm = linalg.matmul {quanta.qconfig = "x86"} ins(%x, %w : tensor<3x2xf32>, tensor<2x2xf32>) outs(%init : tensor<3x2xf32>) -> tensor<3x2xf32>
   return %mm : tensor<3x2xf32>
 }
@@ -182,11 +182,13 @@ func.func @weight_only(%x: tensor<3x2xf32>) -> (tensor<3x2xf32>, tensor<3x2xf32>
 // -----
 
 // 4-bit weights, a scale per group of 2 k values of each column (largest
-// magnitude / 7); a K the group size does not divide stays float.
+// magnitude / 7); a K the group size does not divide stays float, and so
+// does int4_dynamic with a group size that is no multiple of 8.
 // CHECK-LABEL: func.func @int4
 // CHECK: quanta.weight_only_matmul %arg0 {group_size = 2 : i64, scales = array<f32: 0.142857149, 0.285714298>, weights = dense<{{\[}}[7, -2], [2, 7]]> : tensor<2x2xi4>} : tensor<3x2xf32> -> tensor<3x2xf32>
 // CHECK: linalg.matmul
-func.func @int4(%x: tensor<3x2xf32>, %y: tensor<3x3xf32>) -> (tensor<3x2xf32>, tensor<3x2xf32>) {
+// CHECK: linalg.matmul
+func.func @int4(%x: tensor<3x2xf32>, %y: tensor<3x3xf32>) -> (tensor<3x2xf32>, tensor<3x2xf32>, tensor<3x2xf32>) {
   %w = arith.constant dense<[[1.0, -0.5], [0.25, 2.0]]> : tensor<2x2xf32>
   %w3 = arith.constant dense<1.0> : tensor<3x2xf32>
   %zero = arith.constant 0.0 : f32
@@ -195,7 +197,9 @@ func.func @int4(%x: tensor<3x2xf32>, %y: tensor<3x3xf32>) -> (tensor<3x2xf32>, t
   %r = linalg.matmul {quanta.qconfig = "weight_only_int4"} ins(%x, %w : tensor<3x2xf32>, tensor<2x2xf32>) outs(%zeros : tensor<3x2xf32>) -> tensor<3x2xf32>
   // expected-remark @+1 {{stays float: the group size 2 does not divide K = 3}}
   %s = linalg.matmul {quanta.qconfig = "weight_only_int4"} ins(%y, %w3 : tensor<3x3xf32>, tensor<3x2xf32>) outs(%zeros : tensor<3x2xf32>) -> tensor<3x2xf32>
-  return %r, %s : tensor<3x2xf32>, tensor<3x2xf32>
+  // expected-remark @+1 {{stays float: int4_dynamic needs a group size that is a multiple of 8 (the integer steps sum runs of 8 k values) and at most 16384 (each group's sum exact in f32), got 2}}
+  %t = linalg.matmul {quanta.qconfig = "int4_dynamic"} ins(%x, %w : tensor<3x2xf32>, tensor<2x2xf32>) outs(%zeros : tensor<3x2xf32>) -> tensor<3x2xf32>
+  return %r, %s, %t : tensor<3x2xf32>, tensor<3x2xf32>, tensor<3x2xf32>
 }
 
 // -----

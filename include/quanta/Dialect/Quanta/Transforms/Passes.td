@@ -232,7 +232,11 @@ def QuantizeDynamic : Pass<"quanta-quantize-dynamic", "ModuleOp"> {
     symmetric scale per `group-size` k values of each column
     (numerics::quantizeInt4Weights; the group size must be even, two 4-bit
     values per byte; one that does not divide K leaves the layer float,
-    with a remark). They halve, quarter or eighth
+    with a remark); with `int4_dynamic` (Quanta's) the same 4-bit weights
+    and the op's `int8_activations`: each row's input quantized to s8 per
+    group at run time (numerics::quantizeInt8Group), the products summed
+    by the integer dot steps (the group size a multiple of 8, else the
+    layer stays float with a remark). They halve, quarter or eighth
     the bytes a GEMV reads.
 
     An op's `quanta.qconfig` attribute ("none" or one of the qconfig names
@@ -253,11 +257,13 @@ def QuantizeDynamic : Pass<"quanta-quantize-dynamic", "ModuleOp"> {
            "(f16 weights, f32 compute), weight_only_bf16 (bf16 weights, f32 "
            "compute), bf16_dot (bf16 weights and activations, f32 sums: "
            "AVX512-BF16), weight_only_int8 (s8 weights per "
-           "column, f32 activations) or weight_only_int4 (4-bit weights, "
-           "a scale per group-size k values)">,
+           "column, f32 activations), weight_only_int4 (4-bit weights, "
+           "a scale per group-size k values) or int4_dynamic (the same "
+           "weights, activations quantized to s8 per group at run time)">,
     Option<"groupSize", "group-size", "int64_t", /*default=*/"32",
-           "weight_only_int4: the k values that share a scale (32, 64, "
-           "128, ...; even, and must divide K)">,
+           "weight_only_int4, int4_dynamic: the k values that share a "
+           "scale (32, 64, 128, ...; even, a multiple of 8 for "
+           "int4_dynamic, and must divide K)">,
   ];
   let dependentDialects = [
     "::mlir::quanta::QuantaDialect",
