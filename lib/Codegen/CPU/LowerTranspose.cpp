@@ -26,6 +26,37 @@ using namespace mlir::quanta;
 /// Tiles of kTile x kTile elements.
 static constexpr int64_t kTile = 16;
 
+/// The kTile rows of a tile of 32-bit elements transposed by log2(kTile)
+/// stages of two-row shuffles: at stride s, rows r and r + s (r without bit
+/// s) exchange, in each run of 2s columns, r's second half for r + s's
+/// first. Each shuffle is one instruction (vpermt2ps and the unpacks on
+/// AVX-512, zip/trn on NEON), where the 256-lane vector.shuffle of
+/// Shuffle1D spills.
+static SmallVector<Value> transposeWordRows(OpBuilder &b, Location loc,
+                                            SmallVector<Value> rows) {
+  for (int64_t stride = kTile / 2; stride >= 1; stride /= 2) {
+    SmallVector<int64_t> first, second;
+    for (int64_t start = 0; start < kTile; start += 2 * stride)
+      for (int64_t half = 0; half < 2; ++half)
+        for (int64_t t = 0; t < stride; ++t) {
+          // half 0 from the first row, half 1 from the second (+ kTile).
+          first.push_back(half * kTile + start + t);
+          second.push_back(half * kTile + start + stride + t);
+        }
+    SmallVector<Value> next(kTile);
+    for (int64_t r = 0; r < kTile; ++r) {
+      if (r & stride)
+        continue;
+      next[r] =
+          vector::ShuffleOp::create(b, loc, rows[r], rows[r + stride], first);
+      next[r + stride] =
+          vector::ShuffleOp::create(b, loc, rows[r], rows[r + stride], second);
+    }
+    rows = std::move(next);
+  }
+  return rows;
+}
+
 /// Emits `output` = the [N, R, S] `input` transposed to [N, S, R] in tiles:
 /// whole tiles with in-bounds transfers, the edges masked.
 static Value transposeTiles(OpBuilder &b, Location loc, Value input,
@@ -48,6 +79,36 @@ static Value transposeTiles(OpBuilder &b, Location loc, Value input,
     SmallVector<Value> lower{index(0), index(rowBegin), index(columnBegin)},
         upper{index(batch), index(rowEnd), index(columnEnd)},
         steps{index(1), index(kTile), index(kTile)};
+    // Whole tiles of 32-bit elements: row by row, each row one load or
+    // store (a 2-D transfer would go through a stack buffer).
+    if (inBounds && element.getIntOrFloatBitWidth() == 32)
+      return scf::buildLoopNest(
+                 b, loc, lower, upper, steps, ValueRange{out},
+                 [&](OpBuilder &nb, Location nloc, ValueRange ivs,
+                     ValueRange args) -> scf::ValueVector {
+                   auto rowType = VectorType::get({kTile}, element);
+                   auto at = [&](Value base, int64_t offset) -> Value {
+                     return arith::AddIOp::create(
+                         nb, nloc, base,
+                         arith::ConstantIndexOp::create(nb, nloc, offset));
+                   };
+                   SmallVector<Value> rows;
+                   for (int64_t r = 0; r < kTile; ++r)
+                     rows.push_back(vector::TransferReadOp::create(
+                         nb, nloc, rowType, input,
+                         ValueRange{ivs[0], at(ivs[1], r), ivs[2]}, pad,
+                         ArrayRef<bool>{true}));
+                   Value result = args[0];
+                   for (auto [r, row] : llvm::enumerate(
+                            transposeWordRows(nb, nloc, std::move(rows))))
+                     result = vector::TransferWriteOp::create(
+                                  nb, nloc, row, result,
+                                  ValueRange{ivs[0], at(ivs[2], r), ivs[1]},
+                                  ArrayRef<bool>{true})
+                                  .getResult();
+                   return {result};
+                 })
+          .results[0];
     return scf::buildLoopNest(b, loc, lower, upper, steps, ValueRange{out},
                               [&](OpBuilder &nb, Location nloc, ValueRange ivs,
                                   ValueRange args) -> scf::ValueVector {

@@ -420,14 +420,26 @@ LogicalResult onnx_import::translateDynamicQuantizeLinear(Graph &g) {
   if (failed(x))
     return failure();
   RankedTensorType type = tensorType(*x);
-  SmallVector<int64_t> all =
-      llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
-  Value max = g.reduce(*x, all, false, 0.0, maxF);
-  Value min = g.reduce(*x, all, false, 0.0,
-                       [](OpBuilder &b, Location loc, Value v, Value acc) {
-                         return arith::MinimumFOp::create(b, loc, v, acc);
-                       });
   auto scalarType = RankedTensorType::get({}, g.b.getF32Type());
+  // max and min (from 0: the range holds 0) in one pass over x, flattened
+  // so that the loop is one vectorized reduction, not one per innermost row
+  // (measured: a 96 x 112 x 112 input, 1.55 ms as two 4-D reductions).
+  Value flat = g.reshape(*x, {type.getNumElements()});
+  MLIRContext *context = g.b.getContext();
+  AffineMap element = AffineMap::getMultiDimIdentityMap(1, context);
+  AffineMap scalar = AffineMap::get(1, 0, {}, context);
+  auto range = linalg::GenericOp::create(
+      g.b, g.loc, TypeRange{scalarType, scalarType}, ValueRange{flat},
+      ValueRange{g.filled(scalarType, 0.0), g.filled(scalarType, 0.0)},
+      ArrayRef<AffineMap>{element, scalar, scalar},
+      ArrayRef<utils::IteratorType>{utils::IteratorType::reduction},
+      [](OpBuilder &b, Location loc, ValueRange args) {
+        linalg::YieldOp::create(
+            b, loc,
+            ValueRange{maxF(b, loc, args[0], args[1]),
+                       arith::MinimumFOp::create(b, loc, args[0], args[2])});
+      });
+  Value max = range.getResult(0), min = range.getResult(1);
   Value scale = g.elementwise(
       {max, min}, scalarType, [](OpBuilder &b, Location loc, ValueRange a) {
         Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
