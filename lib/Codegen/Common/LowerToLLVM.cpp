@@ -319,6 +319,7 @@ void quanta::buildLowerToLLVMPipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createLowerFakeQuant());
   pm.addNestedPass<func::FuncOp>(createLowerQuantCasts());
   pm.addPass(createCanonicalizerPass());
+  pm.addPass(quanta::createFuseElementwise());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   // Recurrent networks loop over time (scf.for carrying the states): once
