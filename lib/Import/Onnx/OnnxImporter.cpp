@@ -1080,6 +1080,8 @@ LogicalResult ModelImporter::translateNode(Graph &graph, int index,
   if (current.domain() == "com.microsoft" &&
       current.op_type() == "DynamicQuantizeMatMul")
     return translateDynamicQuantizeMatMul(graph);
+  if (current.domain() == "com.microsoft" && current.op_type() == "MatMulNBits")
+    return translateMatMulNBits(graph);
   if (fused && current.domain() == kFusedDomain &&
       current.op_type() == kDynamicQuantizeConv)
     return translateDynamicQuantizeConv(graph);
@@ -1089,7 +1091,8 @@ LogicalResult ModelImporter::translateNode(Graph &graph, int index,
                   << "of com.microsoft ONNX Runtime's QOperator ops (QGemm, "
                   << "QLinearAdd, QLinearMul, QLinearSigmoid, "
                   << "QLinearLeakyRelu, QLinearConcat, "
-                  << "QLinearGlobalAveragePool) and DynamicQuantizeMatMul";
+                  << "QLinearGlobalAveragePool), DynamicQuantizeMatMul and "
+                  << "MatMulNBits";
     return failure();
   }
   const OpInfo *info = lookupOp(current.op_type());

@@ -202,6 +202,14 @@ LogicalResult translateDynamicQuantizeConv(Graph &g);
 /// constant K x N, into quanta.dynamic_qmatmul with ONNX Runtime's numerics.
 LogicalResult translateDynamicQuantizeMatMul(Graph &g);
 
+/// ONNX Runtime's MatMulNBits (domain com.microsoft; what its 4-bit
+/// weight quantizers write): A [..., K] float times B's N x K unsigned
+/// 4-bit values, a scale per block of block_size k values of each column
+/// and every zero point 8 (the default), into quanta.weight_only_matmul's
+/// symmetric i4 weights (q - 8); accuracy_level 4 (A quantized to int8 per
+/// block) as its int8_activations.
+LogicalResult translateMatMulNBits(Graph &g);
+
 /// Whether `node` is one of ONNX Runtime's QOperator contrib ops (domain
 /// com.microsoft: QLinearAdd, QLinearMul, QLinearSigmoid, QLinearLeakyRelu,
 /// QLinearGlobalAveragePool, QLinearConcat) the importer takes.

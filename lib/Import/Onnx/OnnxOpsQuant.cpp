@@ -615,6 +615,116 @@ LogicalResult onnx_import::translateDynamicQuantizeMatMul(Graph &g) {
   return success();
 }
 
+LogicalResult onnx_import::translateMatMulNBits(Graph &g) {
+  auto a = g.floatInput(0, "A");
+  if (failed(a))
+    return failure();
+  const int64_t k = g.intAttr("K", 0), n = g.intAttr("N", 0),
+                bits = g.intAttr("bits", 4), block = g.intAttr("block_size", 0),
+                level = g.intAttr("accuracy_level", 0);
+  if (bits != 4)
+    return g.error()
+           << "bits = " << bits
+           << ": only 4-bit weights import (quanta.weight_only_matmul "
+              "holds i4 or i8 per column)";
+  if (k <= 0 || n <= 0 || block < 16 || (block & (block - 1)) != 0)
+    return g.error() << "K and N must be positive and block_size a power of "
+                        "2 of at least 16, got K = "
+                     << k << ", N = " << n << ", block_size = " << block;
+  if (k % block != 0)
+    return g.error() << "K = " << k
+                     << " is not a multiple of block_size = " << block
+                     << ": a padded last block has no i4 group of its own";
+  if (g.hasInput(4))
+    return g.error() << "g_idx (act-order weights) is not supported";
+  DenseElementsAttr packed = g.constantInput(1),
+                    scaleValues = g.constantInput(2);
+  const int64_t blocks = k / block;
+  if (!packed || !packed.getElementType().isInteger(8) ||
+      packed.getNumElements() != n * blocks * block / 2)
+    return g.error() << "B must be a constant uint8 [N, K / block_size, "
+                        "block_size / 2] = ["
+                     << n << ", " << blocks << ", " << block / 2 << "]";
+  if (!scaleValues || !scaleValues.getElementType().isF32() ||
+      scaleValues.getNumElements() != n * blocks)
+    return g.error() << "scales must be a constant f32 of N x K / block_size = "
+                     << n * blocks << " values";
+  if (g.hasInput(3)) {
+    // Zero points: 4 bits each, packed two per byte, each column's run
+    // rounded up to whole bytes.
+    DenseElementsAttr zeros = g.constantInput(3);
+    const int64_t rowBytes = (blocks + 1) / 2;
+    if (!zeros || !zeros.getElementType().isInteger(8) ||
+        zeros.getNumElements() != n * rowBytes)
+      return g.error() << "zero_points must be a constant uint8 of N x "
+                          "ceil(K / block_size / 2) = "
+                       << n * rowBytes << " bytes";
+    SmallVector<APInt> zeroBytes(zeros.getValues<APInt>());
+    for (int64_t col = 0; col < n; ++col)
+      for (int64_t blockIndex = 0; blockIndex < blocks; ++blockIndex) {
+        const uint64_t byte =
+            zeroBytes[col * rowBytes + blockIndex / 2].getZExtValue();
+        const uint64_t zero = blockIndex % 2 ? byte >> 4 : byte & 0xF;
+        if (zero != 8)
+          return g.error()
+                 << "zero point " << zero << " (column " << col << ", block "
+                 << blockIndex
+                 << "): only symmetric 4-bit weights (every zero point 8) "
+                    "import; asymmetric ones have no Quanta form yet";
+      }
+  }
+  DenseElementsAttr biasValues;
+  if (g.hasInput(5)) {
+    biasValues = g.constantInput(5);
+    if (!biasValues || !biasValues.getElementType().isF32() ||
+        biasValues.getNumElements() != n)
+      return g.error() << "bias must be a constant f32 of N = " << n
+                       << " values";
+  }
+  RankedTensorType aType = tensorType(*a);
+  if (aType.getRank() < 1 || aType.getShape().back() != k)
+    return g.error() << "A " << aType << " does not end in K = " << k;
+  // Byte j of a block of column c holds k values 2j (low nibble) and
+  // 2j + 1, stored + 8.
+  SmallVector<uint8_t> bytes;
+  for (const APInt &byte : packed.getValues<APInt>())
+    bytes.push_back(static_cast<uint8_t>(byte.getZExtValue()));
+  SmallVector<APInt> weights(k * n, APInt(4, 0));
+  for (int64_t col = 0; col < n; ++col)
+    for (int64_t row = 0; row < k; ++row) {
+      const uint8_t byte = bytes[col * k / 2 + row / 2];
+      const int64_t value = (row % 2 ? byte >> 4 : byte & 0xF) - 8;
+      weights[row * n + col] = APInt(4, value, /*isSigned=*/true);
+    }
+  SmallVector<float> scales(blocks * n);
+  auto scaleList = llvm::to_vector(scaleValues.getValues<float>());
+  for (int64_t col = 0; col < n; ++col)
+    for (int64_t blockIndex = 0; blockIndex < blocks; ++blockIndex) {
+      const float scale = scaleList[col * blocks + blockIndex];
+      if (!std::isfinite(scale) || !(scale > 0.0f))
+        return g.error() << "scale " << scale << " (column " << col
+                         << ", block " << blockIndex
+                         << ") is not finite and positive";
+      scales[blockIndex * n + col] = scale;
+    }
+  SmallVector<int64_t> outShape(aType.getShape().drop_back());
+  const int64_t m = ShapedType::getNumElements(outShape);
+  outShape.push_back(n);
+  auto outputType = RankedTensorType::get({m, n}, g.b.getF32Type());
+  Value product = WeightOnlyMatmulOp::create(
+      g.b, g.loc, outputType, g.reshape(*a, {m, k}),
+      DenseElementsAttr::get(
+          RankedTensorType::get({k, n}, g.b.getIntegerType(4)), weights),
+      g.b.getDenseF32ArrayAttr(scales),
+      biasValues ? g.b.getDenseF32ArrayAttr(
+                       llvm::to_vector(biasValues.getValues<float>()))
+                 : DenseF32ArrayAttr(),
+      g.b.getI64IntegerAttr(block), UnitAttr(),
+      level == 4 ? g.b.getUnitAttr() : UnitAttr());
+  g.setOutput(0, g.reshape(product, outShape));
+  return success();
+}
+
 DenseElementsAttr
 onnx_import::convolutionWeightMatrix(DenseElementsAttr weights) {
   auto type = cast<ShapedType>(weights.getType());

@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""Generates test/Import/Onnx/Inputs/matmul_nbits_*.onnx, their inputs and
+expected outputs: ONNX Runtime's com.microsoft.MatMulNBits (the node its
+4-bit weight quantizers write; 4 bits, a scale per block of block_size k
+values of each column, zero points 8 by default).
+
+Run once with Debian's Python:
+    /usr/bin/python3 scripts/goldens/gen_onnx_matmul_nbits.py [--ort DIR]
+
+- matmul_nbits_exact.onnx: A [2, 3, 64], N = 20, block 32, a bias,
+  accuracy_level 0 (f32 activations: quanta.weight_only_matmul's i4
+  formula); small integer inputs and power-of-two scales, so every sum is
+  exact and any order gives the same bits: ONNX Runtime's included.
+- matmul_nbits_exact_level4.onnx: the same with accuracy_level 4 (A
+  quantized to int8 per block: int8_activations) and inputs whose blocks
+  quantize exactly (each block's largest magnitude 127 * 2^-e, the others
+  multiples of 2^-e).
+- matmul_nbits_level4.onnx: A [1, 256] of random floats, N = 70, block 64,
+  accuracy_level 4, no bias, explicit zero points (all 8): the expected
+  values follow the op's int8_activations formula
+  (gen_dynamic_exec.int4_dynamic_expected); ONNX Runtime sums in its own
+  order, so its output is compared within a tolerance only.
+- matmul_nbits_{asymmetric,bits,g_idx}.onnx: a zero point other than 8,
+  bits = 2, a g_idx input: refused by the importer.
+With --ort (a directory where `make ort` installed onnxruntime-node) each
+model runs in ONNX Runtime too, and the script asserts that the exact
+models give the same bits there and prints the largest difference of the
+random one.
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+sys.path.insert(0, os.path.dirname(__file__))
+from gen_dynamic_exec import int4_dynamic_expected  # noqa: E402
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+OUT = os.path.join(ROOT, "test", "Import", "Onnx", "Inputs")
+f32 = np.float32
+
+
+def pack_blocks(q, block):
+    """q [N, K] in -8..7 as MatMulNBits' B [N, K / block, block / 2]:
+    q + 8, k value 2j in the low nibble of byte j, 2j + 1 in the high."""
+    n, k = q.shape
+    u = (q + 8).astype(np.uint8)
+    packed = u[:, 0::2] | (u[:, 1::2] << 4)
+    return packed.reshape(n, k // block, block // 2)
+
+
+def model(name, a_shape, q, scales, block, level, bias=None, zeros=None,
+          bits=4, g_idx=False, out=OUT):
+    """Writes <out>/<name>.onnx: one MatMulNBits of A (a_shape) with the
+    [N, K] 4-bit values q and scales [N, K / block]; returns its path."""
+    n, k = q.shape
+    inits = [numpy_helper.from_array(pack_blocks(q, block), "B"),
+             numpy_helper.from_array(scales.reshape(-1).astype(f32),
+                                     "scales")]
+    inputs = ["A", "B", "scales", "", "", ""]
+    if zeros is not None:
+        inits.append(numpy_helper.from_array(zeros, "zero_points"))
+        inputs[3] = "zero_points"
+    if g_idx:
+        inits.append(numpy_helper.from_array(
+            (np.arange(k) // block).astype(np.int32), "g_idx"))
+        inputs[4] = "g_idx"
+    if bias is not None:
+        inits.append(numpy_helper.from_array(bias.astype(f32), "bias"))
+        inputs[5] = "bias"
+    while inputs[-1] == "":
+        inputs.pop()
+    node = helper.make_node("MatMulNBits", inputs, ["Y"],
+                            domain="com.microsoft", K=k, N=n, bits=bits,
+                            block_size=block, accuracy_level=level)
+    graph = helper.make_graph(
+        [node], name,
+        [helper.make_tensor_value_info("A", TensorProto.FLOAT, a_shape)],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT,
+                                       list(a_shape[:-1]) + [n])], inits)
+    result = helper.make_model(graph, opset_imports=[
+        helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)])
+    path = os.path.join(out, name + ".onnx")
+    onnx.save(result, path)
+    return path
+
+
+def weights(rng, n, k, block):
+    """4-bit values with some +-8 or +-7 and power-of-two scales."""
+    q = rng.integers(-8, 8, (n, k)).astype(np.int64)
+    scales = (2.0 ** -rng.integers(1, 6, (n, k // block))).astype(f32)
+    return q, scales
+
+
+def exact_output(a, q, scales, block, bias):
+    w = q * np.repeat(scales, block, axis=1).astype(np.float64)
+    y = a.astype(np.float64).reshape(-1, q.shape[1]) @ w.T
+    if bias is not None:
+        y = y + bias
+    return y.astype(f32).reshape(a.shape[:-1] + (q.shape[0],))
+
+
+def ort_output(ort, path, x):
+    script = os.path.join(ROOT, "benchmarks", "ort_session.js")
+    with tempfile.TemporaryDirectory() as tmp:
+        xin, yout = os.path.join(tmp, "x.bin"), os.path.join(tmp, "y.bin")
+        x.tofile(xin)
+        subprocess.run(["node", script, "time", "--model", path, "--shape",
+                        ",".join(map(str, x.shape)), "--input", xin,
+                        "--output", yout, "--repeats", "1", "--ort", ort],
+                       check=True, capture_output=True)
+        return np.fromfile(yout, f32)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--ort", help="where make ort installed "
+                        "onnxruntime-node (build/ort)")
+    args = parser.parse_args()
+    rng = np.random.default_rng(44)
+    n, k, block = 20, 64, 32
+    q, scales = weights(rng, n, k, block)
+    bias = (rng.integers(-16, 17, n) / 4).astype(f32)
+    checks = []
+
+    a = rng.integers(-8, 9, (2, 3, k)).astype(f32)
+    path = model("matmul_nbits_exact", [2, 3, k], q, scales, block, 0, bias)
+    expected = exact_output(a, q, scales, block, bias)
+    np.save(os.path.join(OUT, "matmul_nbits_exact_input.npy"), a)
+    np.save(os.path.join(OUT, "matmul_nbits_exact_expected.npy"), expected)
+    checks.append((path, a, expected, True))
+
+    # Per block of 32 of each row: integers up to 127 times 2^-e, one of
+    # magnitude 127.
+    exponents = rng.integers(0, 4, (2, 3, k // block))
+    ints = rng.integers(-127, 128, (2, 3, k // block, block))
+    ints[..., 0] = 127 * rng.choice([-1, 1], (2, 3, k // block))
+    a4 = (ints * (2.0 ** -exponents)[..., None]).reshape(2, 3, k).astype(f32)
+    path = model("matmul_nbits_exact_level4", [2, 3, k], q, scales, block, 4,
+                 bias)
+    expected = exact_output(a4, q, scales, block, bias)
+    assert np.array_equal(
+        expected.reshape(-1, n),
+        int4_dynamic_expected(a4.reshape(-1, k), q, scales, bias, block))
+    np.save(os.path.join(OUT, "matmul_nbits_exact_level4_input.npy"), a4)
+    np.save(os.path.join(OUT, "matmul_nbits_exact_level4_expected.npy"),
+            expected)
+    checks.append((path, a4, expected, True))
+
+    n2, k2, block2 = 70, 256, 64
+    q2, scales2 = weights(rng, n2, k2, block2)
+    scales2 = (scales2 * rng.uniform(0.5, 1, scales2.shape)).astype(f32)
+    zeros = np.full((n2, (k2 // block2 + 1) // 2), 0x88, np.uint8)
+    x = rng.standard_normal((1, k2)).astype(f32)
+    path = model("matmul_nbits_level4", [1, k2], q2, scales2, block2, 4,
+                 zeros=zeros)
+    expected = int4_dynamic_expected(x, q2, scales2, None, block2)
+    np.save(os.path.join(OUT, "matmul_nbits_level4_input.npy"), x)
+    np.save(os.path.join(OUT, "matmul_nbits_level4_expected.npy"), expected)
+    checks.append((path, x, expected, False))
+
+    bad_zeros = zeros.copy()
+    bad_zeros[3, 1] = 0x87  # block 2 of column 3: zero point 7
+    model("matmul_nbits_asymmetric", [1, k2], q2, scales2, block2, 0,
+          zeros=bad_zeros)
+    model("matmul_nbits_bits", [1, k2], q2, scales2, block2, 0, bits=2)
+    model("matmul_nbits_g_idx", [1, k2], q2, scales2, block2, 0, g_idx=True)
+
+    if args.ort:
+        for path, x, expected, exact in checks:
+            got = ort_output(args.ort, path, x).reshape(expected.shape)
+            diff = np.abs(got.astype(np.float64) - expected).max()
+            name = os.path.basename(path)
+            if exact:
+                assert np.array_equal(got.view(np.uint32),
+                                      expected.view(np.uint32)), (name, diff)
+                print(f"{name}: ONNX Runtime's output is the same bits")
+            else:
+                print(f"{name}: ONNX Runtime's output within {diff:.3g} "
+                      f"(largest |output| {np.abs(expected).max():.3g})")
+
+
+if __name__ == "__main__":
+    main()

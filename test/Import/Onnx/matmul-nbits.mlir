@@ -1,0 +1,47 @@
+// REQUIRES: avx2
+// ONNX Runtime's com.microsoft.MatMulNBits (the node its 4-bit weight
+// quantizers write) imports as quanta.weight_only_matmul: B's unsigned
+// 4-bit values - 8 (the default zero point) as i4 weights [K, N], a group
+// per block_size k values with its scales, the bias; accuracy_level 4
+// (ONNX Runtime quantizes A to int8 per block) as int8_activations. A of
+// rank 3 is collapsed to rows and expanded back. The models and their
+// expected outputs: scripts/goldens/gen_onnx_matmul_nbits.py, which found
+// ONNX Runtime 1.30's outputs the same bits on the exact models and within
+// 3.8e-6 of the op's formula on the random one (its own summation order).
+//
+// RUN: quant-translate --import-onnx %S/Inputs/matmul_nbits_exact.onnx | FileCheck %s
+// CHECK: %[[ROWS:.*]] = tensor.collapse_shape %arg0 {{\[}}[0, 1], [2]] : tensor<2x3x64xf32> into tensor<6x64xf32>
+// CHECK: quanta.weight_only_matmul %[[ROWS]] {bias = array<f32: {{[^}]*}}>, group_size = 32 : i64, scales = array<f32: {{[^}]*}}>, weights = {{.*}} : tensor<64x20xi4>} : tensor<6x64xf32> -> tensor<6x20xf32>
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0, 1], [2]] output_shape [2, 3, 20]
+// RUN: quant-translate --import-onnx %S/Inputs/matmul_nbits_exact_level4.onnx | FileCheck %s --check-prefix=LEVEL4
+// LEVEL4: quanta.weight_only_matmul %{{.*}} group_size = 32 : i64, int8_activations, scales =
+//
+// Outputs byte-identical to the expected ones on x86 (this machine's
+// level, AVX2, generic) and the AArch64 levels under qemu.
+// RUN: for model in matmul_nbits_exact matmul_nbits_exact_level4 matmul_nbits_level4; do \
+// RUN:   for isa in host avx2 generic; do \
+// RUN:     quant-run %S/Inputs/$model.onnx --guard-pages=after --pass-pipeline="builtin.module(quanta-lower-x86{isa=$isa})" \
+// RUN:       --input=%S/Inputs/${model}_input.npy --output=%t.npy || exit 1; \
+// RUN:     cmp %t.npy %S/Inputs/${model}_expected.npy && echo "$isa $model identical" || exit 1; \
+// RUN:   done; \
+// RUN: done | FileCheck %s --check-prefix=X86
+// X86-COUNT-9: {{host|avx2|generic}} {{[a-z_0-9]+}} identical
+// RUN: for config in smull:cortex-a72:cortex-a72 sdot:neoverse-n1:neoverse-n1; do \
+// RUN:   step=${config%%%%:*} rest=${config#*:}; cpu=${rest%%%%:*} qemu=${rest#*:}; \
+// RUN:   for model in matmul_nbits_exact matmul_nbits_level4; do \
+// RUN:     quant-run %S/Inputs/$model.onnx --target-triple=aarch64-linux-gnu --mcpu=$cpu --qemu-cpu=$qemu \
+// RUN:       --pass-pipeline="builtin.module(quanta-lower-neon)" \
+// RUN:       --input=%S/Inputs/${model}_input.npy --output=%t.$step.npy || exit 1; \
+// RUN:     cmp %t.$step.npy %S/Inputs/${model}_expected.npy && echo "$step $model identical" || exit 1; \
+// RUN:   done; \
+// RUN: done | FileCheck %s --check-prefix=NEON
+// NEON-COUNT-2: smull {{[a-z_0-9]+}} identical
+// NEON-COUNT-2: sdot {{[a-z_0-9]+}} identical
+//
+// What has no Quanta form: located errors.
+// RUN: not quant-translate --import-onnx %S/Inputs/matmul_nbits_asymmetric.onnx 2>&1 | FileCheck %s --check-prefix=ASYMMETRIC
+// ASYMMETRIC: matmul_nbits_asymmetric.onnx{{.*}}error: MatMulNBits node 'MatMulNBits_0': zero point 7 (column 3, block 2): only symmetric 4-bit weights (every zero point 8) import; asymmetric ones have no Quanta form yet
+// RUN: not quant-translate --import-onnx %S/Inputs/matmul_nbits_bits.onnx 2>&1 | FileCheck %s --check-prefix=BITS
+// BITS: error: MatMulNBits node 'MatMulNBits_0': bits = 2: only 4-bit weights import
+// RUN: not quant-translate --import-onnx %S/Inputs/matmul_nbits_g_idx.onnx 2>&1 | FileCheck %s --check-prefix=G-IDX
+// G-IDX: error: MatMulNBits node 'MatMulNBits_0': g_idx (act-order weights) is not supported
