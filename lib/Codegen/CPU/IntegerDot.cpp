@@ -1,4 +1,9 @@
 //===- IntegerDot.cpp - The integer kernels' dot steps --------------------===//
+//
+// The steps IntegerDot.h declares, each one instruction (or its portable
+// vector arithmetic) per k group.
+//
+//===----------------------------------------------------------------------===//
 
 #include "IntegerDot.h"
 #include "VectorRequantize.h"
