@@ -780,24 +780,46 @@ static void quantizeInputGroups(OpBuilder &b, Location loc, FloatGemm &gemm) {
   auto constant = [&](OpBuilder &nb, Location nloc, float value) -> Value {
     return arith::ConstantOp::create(nb, nloc, nb.getF32FloatAttr(value));
   };
+  // Per group, once: the scale amax / 127 (the quiet NaN for a NaN or
+  // infinite amax, one NaN on every target: inf - inf would give x86's
+  // negative default NaN) and the inverse 127 / amax (0 where it is not
+  // finite).
+  const float infinity = std::numeric_limits<float>::infinity();
+  auto groupType = RankedTensorType::get({gemm.m, groups}, f32);
+  auto perGroupValues = linalg::GenericOp::create(
+      b, loc, TypeRange{groupType, groupType}, ValueRange{largest},
+      ValueRange{tensor::EmptyOp::create(b, loc, groupType.getShape(), f32),
+                 tensor::EmptyOp::create(b, loc, groupType.getShape(), f32)},
+      ArrayRef<AffineMap>{groupMap, groupMap, groupMap},
+      ArrayRef<utils::IteratorType>{parallel, parallel},
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        auto below = [&](Value value, float bound) -> Value {
+          return arith::CmpFOp::create(nb, nloc, arith::CmpFPredicate::OLT,
+                                       value, constant(nb, nloc, bound));
+        };
+        Value scale = arith::SelectOp::create(
+            nb, nloc, below(args[0], infinity),
+            arith::DivFOp::create(nb, nloc, args[0],
+                                  constant(nb, nloc, 127.0f)),
+            constant(nb, nloc, std::numeric_limits<float>::quiet_NaN()));
+        Value inverse = arith::DivFOp::create(
+            nb, nloc, constant(nb, nloc, 127.0f), args[0]);
+        inverse = arith::SelectOp::create(nb, nloc, below(inverse, infinity),
+                                          inverse, constant(nb, nloc, 0.0f));
+        linalg::YieldOp::create(nb, nloc, ValueRange{scale, inverse});
+      });
+  gemm.activationScales = perGroupValues.getResult(0);
   // The values: clamp(round_half_even(x * inverse)); maxnumf/minnumf take
   // -127 over a NaN product, which fptosi must not see.
   Value values =
       linalg::GenericOp::create(
           b, loc, TypeRange{RankedTensorType::get(grouped.getShape(), i8)},
-          ValueRange{input, largest},
+          ValueRange{input, perGroupValues.getResult(1)},
           ValueRange{tensor::EmptyOp::create(b, loc, grouped.getShape(), i8)},
           ArrayRef<AffineMap>{all, perGroup, all},
           ArrayRef<utils::IteratorType>{parallel, parallel, parallel},
           [&](OpBuilder &nb, Location nloc, ValueRange args) {
-            Value inverse = arith::DivFOp::create(
-                nb, nloc, constant(nb, nloc, 127.0f), args[1]);
-            Value finite = arith::CmpFOp::create(
-                nb, nloc, arith::CmpFPredicate::OLT, inverse,
-                constant(nb, nloc, std::numeric_limits<float>::infinity()));
-            inverse = arith::SelectOp::create(nb, nloc, finite, inverse,
-                                              constant(nb, nloc, 0.0f));
-            Value scaled = arith::MulFOp::create(nb, nloc, args[0], inverse);
+            Value scaled = arith::MulFOp::create(nb, nloc, args[0], args[1]);
             Value clamped = arith::MinNumFOp::create(
                 nb, nloc,
                 arith::MaxNumFOp::create(nb, nloc, scaled,
@@ -808,28 +830,6 @@ static void quantizeInputGroups(OpBuilder &b, Location loc, FloatGemm &gemm) {
                 arith::FPToSIOp::create(
                     nb, nloc, nb.getI8Type(),
                     math::RoundEvenOp::create(nb, nloc, clamped))
-                    .getResult());
-          })
-          .getResult(0);
-  // amax / 127, the quiet NaN for a NaN or infinite amax (one NaN on every
-  // target: inf - inf would give x86's negative default NaN).
-  gemm.activationScales =
-      linalg::GenericOp::create(
-          b, loc, TypeRange{largest.getType()}, ValueRange{largest},
-          ValueRange{tensor::EmptyOp::create(b, loc, {gemm.m, groups}, f32)},
-          ArrayRef<AffineMap>{groupMap, groupMap},
-          ArrayRef<utils::IteratorType>{parallel, parallel},
-          [&](OpBuilder &nb, Location nloc, ValueRange args) {
-            Value finite = arith::CmpFOp::create(
-                nb, nloc, arith::CmpFPredicate::OLT, args[0],
-                constant(nb, nloc, std::numeric_limits<float>::infinity()));
-            Value scale = arith::DivFOp::create(nb, nloc, args[0],
-                                                constant(nb, nloc, 127.0f));
-            linalg::YieldOp::create(
-                nb, nloc,
-                arith::SelectOp::create(
-                    nb, nloc, finite, scale,
-                    constant(nb, nloc, std::numeric_limits<float>::quiet_NaN()))
                     .getResult());
           })
           .getResult(0);

@@ -6,9 +6,10 @@
 // RUN: quant-opt %s --quanta-lower-neon=features=baseline | FileCheck %s --check-prefixes=CHECK,GENERIC
 
 // 4-bit weights with int8_activations (qconfig int4_dynamic): the input
-// quantized per row and group of 8 (the largest magnitude, 127 / amax
-// where finite, clamp and round half to even, the scale amax / 127 or NaN,
-// -8 x each group's sum), then the integer steps on weights stored + 8, a
+// quantized per row and group of 8 (the largest magnitude; per group once
+// the scale amax / 127 or NaN and 127 / amax where finite, else 0; per
+// value a multiply, clamp and round half to even, no division; -8 x each
+// group's sum), then the integer steps on weights stored + 8, a
 // mask and a shift of 32-bit lanes apart: per lane, byte j holds k value
 // j in its low nibble and j + 4 in its high one (column 0: 1, 7, 3, 2
 // -> 9, 15, 11, 10, twice: 0x99 0xFF 0xBB 0xAA; column 1: -8, 0, -1, 2
@@ -17,15 +18,21 @@
 // CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]{{.*}}ins(%{{.*}} : tensor<3x2x8xf32>)
 // CHECK: math.absf
 // CHECK: arith.maximumf
-// CHECK: arith.divf %{{.*}}, %{{.*}} : f32
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]{{.*}}outs(%{{.*}}, %{{.*}} : tensor<3x2xf32>, tensor<3x2xf32>)
+// CHECK: arith.cmpf olt
+// CHECK: arith.divf
+// CHECK: arith.constant 0x7FC00000 : f32
+// CHECK: arith.select
+// CHECK: arith.divf
 // CHECK: arith.cmpf olt
 // CHECK: arith.select
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel"]
+// CHECK-NOT: arith.divf
 // CHECK: arith.mulf
 // CHECK: arith.maxnumf
 // CHECK: arith.minnumf
 // CHECK: math.roundeven
 // CHECK: arith.fptosi %{{.*}} : f32 to i8
-// CHECK: arith.constant 0x7FC00000 : f32
 // CHECK: arith.muli %{{.*}}, %c8_i32 : i32
 // CHECK: arith.subi
 // CHECK: arith.constant dense<"0x99FFBBAA008877AA8888
