@@ -29,7 +29,7 @@ import numpy as np
 import onnx
 import torch
 
-from models_vs_pytorch import (ROOT, find_ort, int_list, quant_run, time_ort,
+from models_vs_pytorch import (ROOT, find_ort, int_list, quanta_against_ort,
                                torchvision_pair)
 from ort_dynamic import dynamic_model
 
@@ -69,14 +69,10 @@ def main():
             onnx.save(dynamic_model(onnx.load(float_path),
                                     unsigned_weights=unsigned), path)
             for threads in args.threads:
-                out = os.path.join(work, "quanta.npy")
-                (quanta, quanta_best), _ = quant_run(
-                    args.build, path, x_npy, out, "quanta-lower-x86{float}",
-                    args.repeats, threads)
-                (runtime, runtime_best), expected, _ = time_ort(
-                    ort, path, x, x_bin, os.path.join(work, "ort.bin"),
-                    args.repeats, threads)
-                ours = np.load(out).reshape(expected.shape)
+                (quanta, quanta_best), (runtime, runtime_best), ours, \
+                    expected = quanta_against_ort(
+                        args.build, ort, path, x, (x_npy, x_bin), work,
+                        "quanta-lower-x86{float}", args.repeats, threads)
                 same = np.array_equal(ours.view(np.uint32),
                                       expected.view(np.uint32))
                 verdict = "identical" if same else (

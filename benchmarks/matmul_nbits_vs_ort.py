@@ -24,7 +24,7 @@ import tempfile
 
 import numpy as np
 
-from models_vs_pytorch import ROOT, find_ort, int_list, quant_run, time_ort
+from models_vs_pytorch import ROOT, find_ort, int_list, quanta_against_ort
 
 sys.path.insert(0, os.path.join(ROOT, "scripts", "goldens"))
 from gen_onnx_matmul_nbits import model  # noqa: E402
@@ -65,14 +65,10 @@ def main():
                 path = model(f"nbits_{size}_{m}_{level}", [m, size], q,
                              scales, block, level, out=work)
                 for threads in args.threads:
-                    out = os.path.join(work, "quanta.npy")
-                    (ours, ours_best), _ = quant_run(
-                        args.build, path, x_npy, out, "quanta-lower-x86",
-                        args.repeats, threads)
-                    (theirs, theirs_best), expected, _ = time_ort(
-                        ort, path, x, x_bin, os.path.join(work, "ort.bin"),
-                        args.repeats, threads)
-                    got = np.load(out).reshape(expected.shape)
+                    (ours, ours_best), (theirs, theirs_best), got, \
+                        expected = quanta_against_ort(
+                            args.build, ort, path, x, (x_npy, x_bin), work,
+                            "quanta-lower-x86", args.repeats, threads)
                     diff = (np.abs(got - expected).max()
                             / np.abs(expected).max())
                     print(f"{size:>5}{m:>4}{level:>6}{threads:>8}"

@@ -233,6 +233,20 @@ def time_ort(ort, model, x, x_bin, out_path, repeats, threads):
     return timings[faster], output, note
 
 
+def quanta_against_ort(build, ort, model, x, inputs, work, pipeline, repeats,
+                       threads):
+    """quant-run (`pipeline`) and ONNX Runtime on the same model and input
+    x (saved as inputs = (.npy, raw .bin) paths): each one's (median,
+    best) ms, then Quanta's output and ONNX Runtime's, in its shape."""
+    out = os.path.join(work, "quanta.npy")
+    ours, _ = quant_run(build, model, inputs[0], out, pipeline, repeats,
+                        threads)
+    theirs, expected, _ = time_ort(ort, model, x, inputs[1],
+                                   os.path.join(work, "ort.bin"), repeats,
+                                   threads)
+    return ours, theirs, np.load(out).reshape(expected.shape), expected
+
+
 def torch_calibrated(name, quantizable, engine, batches):
     """PyTorch's own PTQ of the quantizable architecture up to convert;
     returns the calibrated model and the calibration's seconds."""

@@ -83,19 +83,25 @@ def _fma32(a, b, c):
             + c.astype(np.float64)).astype(np.float32)
 
 
+def _exact_int4_weights(rng, k, n, group):
+    """[N, K] weights q * 2^e with some |q| = 7 in every group of `group`
+    k values: quantize_dynamic's 4-bit schemes store exactly q and scale
+    2^e. Returns q, the scales [N, K / group] and the weights."""
+    q = rng.integers(-7, 8, (n, k)).astype(np.float32)
+    q[:, ::group] = 7 * rng.choice([-1, 1], (n, k // group))
+    scales = np.exp2(rng.integers(-6, 2, (n, k // group))).astype(np.float32)
+    return q, scales, q * np.repeat(scales, group, axis=1)
+
+
 @pytest.mark.parametrize("m", [1, 3, 9])
 def test_int4_dynamic_formula(m):
     """weight_only_matmul's int8_activations formula (QuantaOps.td) with
     the activations the numeric library quantizes (quantize_int8_groups):
     per group, the exact integer sum, then acc = fma(sum, ascale * scale,
-    acc) from the bias. The weights quantize to exactly q and scale 2^e as
-    in test_weight_only_int4_order."""
+    acc) from the bias, on _exact_int4_weights."""
     rng = np.random.default_rng(11)
     k, n, group = 256, 37, 32
-    q = rng.integers(-7, 8, (n, k)).astype(np.float32)
-    q[:, ::group] = 7 * rng.choice([-1, 1], (n, k // group))
-    scales = np.exp2(rng.integers(-6, 2, (n, k // group))).astype(np.float32)
-    weight = q * np.repeat(scales, group, axis=1)
+    q, scales, weight = _exact_int4_weights(rng, k, n, group)
     bias = rng.standard_normal(n).astype(np.float32)
     x = (rng.standard_normal((m, k)) * 3).astype(np.float32)
     got = linear_module(m, weight, bias).quantize_dynamic(
@@ -125,10 +131,7 @@ def test_weight_only_int4_order(m):
     bytes on these inputs, which the test asserts too."""
     rng = np.random.default_rng(5)
     k, n, group = 256, 37, 32
-    q = rng.integers(-7, 8, (n, k)).astype(np.float32)
-    q[:, ::group] = 7 * rng.choice([-1, 1], (n, k // group))
-    scales = np.exp2(rng.integers(-6, 2, (n, k // group))).astype(np.float32)
-    weight = q * np.repeat(scales, group, axis=1)
+    q, scales, weight = _exact_int4_weights(rng, k, n, group)
     bias = rng.standard_normal(n).astype(np.float32)
     x = rng.standard_normal((m, k)).astype(np.float32)
     got = linear_module(m, weight, bias).quantize_dynamic(

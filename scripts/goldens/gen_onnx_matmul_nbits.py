@@ -29,9 +29,7 @@ random one.
 """
 import argparse
 import os
-import subprocess
 import sys
-import tempfile
 
 import numpy as np
 import onnx
@@ -39,6 +37,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 sys.path.insert(0, os.path.dirname(__file__))
 from gen_dynamic_exec import int4_dynamic_expected  # noqa: E402
+from gen_onnx_dynamic_models import ort_output  # noqa: E402
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 OUT = os.path.join(ROOT, "test", "Import", "Onnx", "Inputs")
@@ -103,18 +102,6 @@ def exact_output(a, q, scales, block, bias):
     if bias is not None:
         y = y + bias
     return y.astype(f32).reshape(a.shape[:-1] + (q.shape[0],))
-
-
-def ort_output(ort, path, x):
-    script = os.path.join(ROOT, "benchmarks", "ort_session.js")
-    with tempfile.TemporaryDirectory() as tmp:
-        xin, yout = os.path.join(tmp, "x.bin"), os.path.join(tmp, "y.bin")
-        x.tofile(xin)
-        subprocess.run(["node", script, "time", "--model", path, "--shape",
-                        ",".join(map(str, x.shape)), "--input", xin,
-                        "--output", yout, "--repeats", "1", "--ort", ort],
-                       check=True, capture_output=True)
-        return np.fromfile(yout, f32)
 
 
 def main():
