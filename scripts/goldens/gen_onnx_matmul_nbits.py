@@ -20,8 +20,10 @@ Run once with Debian's Python:
   values follow the op's int8_activations formula
   (gen_dynamic_exec.int4_dynamic_expected); ONNX Runtime sums in its own
   order, so its output is compared within a tolerance only.
-- matmul_nbits_{asymmetric,bits,g_idx}.onnx: a zero point other than 8,
-  bits = 2, a g_idx input: refused by the importer.
+- matmul_nbits_{asymmetric,bits,g_idx,zero_scale,short_bias,
+  partial_block}.onnx: a zero point other than 8, bits = 2, a g_idx
+  input, a scale of 0, a bias of 3 values for 70 columns, K = 200 (no
+  whole blocks of 64): refused by the importer.
 With --ort (a directory where `make ort` installed onnxruntime-node) each
 model runs in ONNX Runtime too, and the script asserts that the exact
 models give the same bits there and prints the largest difference of the
@@ -157,6 +159,17 @@ def main():
           zeros=bad_zeros)
     model("matmul_nbits_bits", [1, k2], q2, scales2, block2, 0, bits=2)
     model("matmul_nbits_g_idx", [1, k2], q2, scales2, block2, 0, g_idx=True)
+    zero_scale = scales2.copy()
+    zero_scale[5, 1] = 0
+    model("matmul_nbits_zero_scale", [1, k2], q2, zero_scale, block2, 0)
+    model("matmul_nbits_short_bias", [1, k2], q2, scales2, block2, 0,
+          bias=np.ones(3, f32))
+    # K = 200 on B and scales of K = 256: no whole blocks.
+    path = model("matmul_nbits_partial_block", [1, k2], q2, scales2, block2,
+                 0)
+    partial = onnx.load(path)
+    next(a for a in partial.graph.node[0].attribute if a.name == "K").i = 200
+    onnx.save(partial, path)
 
     if args.ort:
         for path, x, expected, exact in checks:

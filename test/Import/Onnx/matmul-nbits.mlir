@@ -45,3 +45,9 @@
 // BITS: error: MatMulNBits node 'MatMulNBits_0': bits = 2: only 4-bit weights import
 // RUN: not quant-translate --import-onnx %S/Inputs/matmul_nbits_g_idx.onnx 2>&1 | FileCheck %s --check-prefix=G-IDX
 // G-IDX: error: MatMulNBits node 'MatMulNBits_0': g_idx (act-order weights) is not supported
+// RUN: not quant-translate --import-onnx %S/Inputs/matmul_nbits_zero_scale.onnx 2>&1 | FileCheck %s --check-prefix=ZERO-SCALE
+// ZERO-SCALE: error: MatMulNBits node 'MatMulNBits_0': scale 0.000000e+00 (column 5, block 1) is not finite and positive
+// RUN: not quant-translate --import-onnx %S/Inputs/matmul_nbits_short_bias.onnx 2>&1 | FileCheck %s --check-prefix=SHORT-BIAS
+// SHORT-BIAS: error: MatMulNBits node 'MatMulNBits_0': bias must be a constant f32 of N = 70 values
+// RUN: not quant-translate --import-onnx %S/Inputs/matmul_nbits_partial_block.onnx 2>&1 | FileCheck %s --check-prefix=PARTIAL-BLOCK
+// PARTIAL-BLOCK: error: MatMulNBits node 'MatMulNBits_0': K = 200 is not a multiple of block_size = 64: a padded last block has no i4 group of its own
