@@ -18,7 +18,9 @@ float16_dynamic (f16), weight_only_bf16 (bf16), bf16_dot (bf16 weights
 and activations, AVX512-BF16 only), weight_only_int8 (s8 per column),
 dynamic int8 (onednn numerics), weight_only_int4 (4 bits, a scale per
 32) and int4_dynamic (the same weights, activations quantized to s8 per
-32 k values, integer dot products): each one's median, the weights' bytes
+32 k values, integer dot products), both also with int4-asymmetric (a
+zero point per group), and int4_dynamic with int4-f16-scales: each one's
+median, the weights' bytes
 per second, the read bandwidth of this machine for a buffer of the same
 size measured in the same run (NumPy's max over it: a vectorised read
 loop), and the speed against f32 and int8 weight-only.
@@ -145,6 +147,17 @@ GEMV_VARIANTS = [  # name, bytes per weight, pipeline
     # The same weights, the activations quantized to s8 per group of 32.
     ("int4 dynamic", 0.5 + 4 / 32,
      "quanta-compile-dynamic{qconfig=int4_dynamic group-size=32}"),
+    # Asymmetric: a zero point (one byte in the kernels' table) per group.
+    ("int4 asym", 0.5 + 5 / 32,
+     "quanta-compile-dynamic{qconfig=weight_only_int4 group-size=32 "
+     "int4-asymmetric=true}"),
+    ("int4 asym dyn", 0.5 + 5 / 32,
+     "quanta-compile-dynamic{qconfig=int4_dynamic group-size=32 "
+     "int4-asymmetric=true}"),
+    # f16 scales: 2 bytes per 32 weights.
+    ("int4 dyn f16s", 0.5 + 2 / 32,
+     "quanta-compile-dynamic{qconfig=int4_dynamic group-size=32 "
+     "int4-f16-scales=true}"),
 ]
 
 

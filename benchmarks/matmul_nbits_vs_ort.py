@@ -3,7 +3,9 @@
 .onnx, side by side in one run.
 
 For each K = N in --sizes and each M in --rows: one MatMulNBits node (4-bit
-symmetric weights, a scale per 32 k values, random values) with
+weights, a scale per 32 k values, random values; symmetric, and with a
+random zero point per block: the form ONNX Runtime's quantizer writes by
+default) with
 accuracy_level 0 (ONNX Runtime computes with f32 activations; Quanta's
 weight_only_matmul, the same formula in its own order) and 4 (A quantized
 to int8 per block; Quanta's int8_activations), timed in quant-run
@@ -27,7 +29,7 @@ import numpy as np
 from models_vs_pytorch import ROOT, find_ort, int_list, quanta_against_ort
 
 sys.path.insert(0, os.path.join(ROOT, "scripts", "goldens"))
-from gen_onnx_matmul_nbits import model  # noqa: E402
+from gen_onnx_matmul_nbits import model, pack_zero_points  # noqa: E402
 
 
 def main():
@@ -49,21 +51,26 @@ def main():
     block = 32
     print(f"one MatMulNBits, block {block}, median of {args.repeats} calls "
           "(best in brackets), ms")
-    print(f"{'K=N':>5}{'M':>4}{'level':>6}{'threads':>8}{'Quanta':>18}"
+    print(f"{'K=N':>5}{'M':>4}{'level':>6}{'zp':>5}{'threads':>8}"
+          f"{'Quanta':>18}"
           f"{'ONNX Runtime':>18}{'ratio':>8}  max |diff| / max |y|")
     for size in args.sizes:
         q = rng.integers(-8, 8, (size, size))
         scales = (rng.uniform(0.5, 1, (size, size // block))
                   / np.sqrt(size)).astype(np.float32)
+        zero_points = pack_zero_points(
+            rng.integers(0, 16, (size, size // block)))
         for m in args.rows:
             x = rng.standard_normal((m, size)).astype(np.float32)
             x_npy, x_bin = (os.path.join(work, "x.npy"),
                             os.path.join(work, "x.bin"))
             np.save(x_npy, x)
             x.tofile(x_bin)
-            for level in (0, 4):
-                path = model(f"nbits_{size}_{m}_{level}", [m, size], q,
-                             scales, block, level, out=work)
+            for level, zeros in ((0, None), (4, None), (0, zero_points),
+                                 (4, zero_points)):
+                kind = "no" if zeros is None else "yes"
+                path = model(f"nbits_{size}_{m}_{level}_{kind}", [m, size],
+                             q, scales, block, level, zeros=zeros, out=work)
                 for threads in args.threads:
                     (ours, ours_best), (theirs, theirs_best), got, \
                         expected = quanta_against_ort(
@@ -71,7 +78,7 @@ def main():
                             "quanta-lower-x86", args.repeats, threads)
                     diff = (np.abs(got - expected).max()
                             / np.abs(expected).max())
-                    print(f"{size:>5}{m:>4}{level:>6}{threads:>8}"
+                    print(f"{size:>5}{m:>4}{level:>6}{kind:>5}{threads:>8}"
                           f"{ours:>9.3f} [{ours_best:6.3f}]"
                           f"{theirs:>9.3f} [{theirs_best:6.3f}]"
                           f"{theirs / ours:>7.2f}x  {diff:.2e}", flush=True)

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 
 namespace mlir::quanta::numerics {
@@ -59,8 +60,39 @@ StatusOr<DynamicWeights> quantizeDynamicWeights(const float *weights, int64_t n,
   return quantized;
 }
 
+float roundToHalf(float value) {
+  const float magnitude = std::fabs(value);
+  if (!(magnitude < 65520.0f)) // NaN, infinity, or rounds up beyond 65504
+    return std::isnan(value)
+               ? value
+               : std::copysign(std::numeric_limits<float>::infinity(), value);
+  // The f16 quantum at this magnitude: 2^-24 below 2^-14 (subnormals),
+  // else 2^(e - 10) for magnitudes in [2^e, 2^(e + 1)). Dividing and
+  // multiplying by it are exact; nearbyint rounds half to even.
+  int exponent = 0;
+  std::frexp(magnitude, &exponent); // magnitude in [2^(e-1), 2^e)
+  const int quantumExponent = std::max(exponent - 11, -24);
+  return std::copysign(
+      std::ldexp(std::nearbyint(std::ldexp(magnitude, -quantumExponent)),
+                 quantumExponent),
+      value);
+}
+
+/// `scale` as the kernels store it: itself, or rounded to f16 (at least
+/// 2^-24, f16's smallest subnormal); nullopt beyond f16's range.
+static std::optional<float> storedScale(float scale, bool f16) {
+  if (!f16)
+    return scale;
+  const float half = roundToHalf(scale);
+  if (std::isinf(half))
+    return std::nullopt;
+  return std::max(half, std::ldexp(1.0f, -24));
+}
+
 StatusOr<DynamicWeights> quantizeInt4Weights(const float *weights, int64_t n,
-                                             int64_t k, int64_t group) {
+                                             int64_t k,
+                                             const Int4Format &format) {
+  const int64_t group = format.groupSize;
   if (group <= 0 || group % 2 != 0)
     return Status::error("the group size " + std::to_string(group) +
                          " is not positive and even (4-bit weights are "
@@ -76,6 +108,45 @@ StatusOr<DynamicWeights> quantizeInt4Weights(const float *weights, int64_t n,
   DynamicWeights quantized;
   quantized.values.resize(size);
   quantized.scales.resize(static_cast<size_t>(groups * n));
+  auto beyondHalf = [](float scale) {
+    return Status::error("a group's scale " + std::to_string(scale) +
+                         " is beyond f16's largest value (65504): f16 "
+                         "scales cannot hold it");
+  };
+  if (format.asymmetric) {
+    // Every (row, group) a channel of one per-channel quint4x2 observer:
+    // PyTorch's formula, from the one qparams library.
+    std::vector<float> minVals(groups * n), maxVals(groups * n);
+    for (int64_t row = 0; row < n; ++row)
+      for (int64_t g = 0; g < groups; ++g) {
+        const float *w = weights + row * k + g * group;
+        auto [low, high] = std::minmax_element(w, w + group);
+        minVals[g * n + row] = *low;
+        maxVals[g * n + row] = *high;
+      }
+    UniformObserverOptions options;
+    options.dtype = DType::QUInt4x2;
+    options.qscheme = QScheme::PerChannelAffine;
+    StatusOr<QParams> qparams = calculateQParams(options, minVals, maxVals);
+    if (!qparams)
+      return qparams.getStatus();
+    quantized.zeroPoints.resize(quantized.scales.size());
+    for (int64_t row = 0; row < n; ++row)
+      for (int64_t g = 0; g < groups; ++g) {
+        const std::optional<float> scale =
+            storedScale(qparams->scale[g * n + row], format.f16Scales);
+        if (!scale)
+          return beyondHalf(qparams->scale[g * n + row]);
+        quantized.scales[g * n + row] = *scale;
+        const int64_t zeroPoint = qparams->zeroPoint[g * n + row];
+        quantized.zeroPoints[g * n + row] = static_cast<int8_t>(zeroPoint - 8);
+        for (int64_t i = row * k + g * group; i < row * k + (g + 1) * group;
+             ++i)
+          quantized.values[i] = static_cast<int8_t>(
+              quantizeValue(weights[i], *scale, zeroPoint, 0, 15) - 8);
+      }
+    return quantized;
+  }
   for (int64_t row = 0; row < n; ++row)
     for (int64_t g = 0; g < groups; ++g) {
       const float *w = weights + row * k + g * group;
@@ -87,10 +158,13 @@ StatusOr<DynamicWeights> quantizeInt4Weights(const float *weights, int64_t n,
       float scale = largest / 7.0f;
       if (!(scale > 0.0f))
         scale = 1.0f;
-      quantized.scales[g * n + row] = scale;
+      const std::optional<float> stored = storedScale(scale, format.f16Scales);
+      if (!stored)
+        return beyondHalf(scale);
+      quantized.scales[g * n + row] = *stored;
       for (int64_t i = 0; i < group; ++i)
         quantized.values[row * k + g * group + i] = static_cast<int8_t>(
-            std::clamp(std::nearbyint(w[i] / scale), -8.0f, 7.0f));
+            std::clamp(std::nearbyint(w[i] / *stored), -8.0f, 7.0f));
     }
   return quantized;
 }

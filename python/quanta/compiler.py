@@ -92,7 +92,8 @@ def _convert(self, triple="", cpu="", features="", report_float_ops=None,
 
 
 def _quantize_dynamic(self, engine=None, qconfig=None, group_size=None,
-                      triple="", cpu="", features="", float_kernels=None):
+                      int4_asymmetric=None, int4_f16_scales=None, triple="",
+                      cpu="", features="", float_kernels=None):
     """PyTorch's quantize_dynamic(model, {nn.Linear}) and the kernels for a
     target (default: this machine), in one step (quanta-compile-dynamic):
     every Linear layer (a matmul with constant weights, its bias) gets int8
@@ -107,13 +108,17 @@ def _quantize_dynamic(self, engine=None, qconfig=None, group_size=None,
     "weight_only_int4" (4 bits, a scale per `group_size` k values, 32 by
     default); "int4_dynamic" has the same 4-bit weights and quantizes the
     activations to s8 per group at run time (integer dot products; group
-    sizes that are multiples of 8). Returns the module; compile() then runs
-    it.
+    sizes that are multiples of 8). `int4_asymmetric`: the 4-bit groups
+    get a scale and a zero point each (PyTorch's quint4x2 MinMaxObserver)
+    instead of a symmetric scale; `int4_f16_scales`: their scales rounded
+    to f16 and stored so (a tenth fewer bytes at groups of 32). Returns
+    the module; compile() then runs it.
     """
     self.set_target(triple, cpu, features)
     return _run_named(self, "quanta-compile-dynamic", {
         "engine": engine, "qconfig": qconfig, "group_size": group_size,
-        "float_kernels": float_kernels})
+        "int4_asymmetric": int4_asymmetric,
+        "int4_f16_scales": int4_f16_scales, "float_kernels": float_kernels})
 
 
 class _PlainProgress:

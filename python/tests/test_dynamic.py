@@ -75,6 +75,27 @@ def test_weight_only(qconfig, tolerance):
     assert 0 < error < tolerance, (qconfig, error)
 
 
+@pytest.mark.parametrize("qconfig", ["weight_only_int4", "int4_dynamic"])
+def test_int4_asymmetric_fits_skewed_weights(qconfig):
+    """int4_asymmetric spends the 16 levels on each group's own range:
+    on weights that are all positive (ReLU-fed layers, GPTQ's case) the
+    symmetric scale wastes the negative half, so the asymmetric error is
+    about half the symmetric one."""
+    rng = np.random.default_rng(9)
+    m, k, n = 4, 128, 24
+    weight = rng.uniform(0.2, 1.0, (n, k)).astype(np.float32)
+    bias = rng.standard_normal(n).astype(np.float32)
+    x = rng.standard_normal((m, k)).astype(np.float32)
+    want = x.astype(np.float64) @ weight.T.astype(np.float64) + bias
+    errors = []
+    for asymmetric in [False, True]:
+        run = linear_module(m, weight, bias).quantize_dynamic(
+            qconfig=qconfig, group_size=32,
+            int4_asymmetric=asymmetric).compile()
+        errors.append(np.sqrt(np.mean((run(x) - want) ** 2)))
+    assert errors[1] < 0.7 * errors[0], errors
+
+
 def _fma32(a, b, c):
     """f32 fused multiply-add through float64: the f32 product is exact
     there, and the one rounding of the sum to f32 differs from a true FMA

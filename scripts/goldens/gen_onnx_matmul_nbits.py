@@ -20,10 +20,16 @@ Run once with Debian's Python:
   values follow the op's int8_activations formula
   (gen_dynamic_exec.int4_dynamic_expected); ONNX Runtime sums in its own
   order, so its output is compared within a tolerance only.
-- matmul_nbits_{asymmetric,bits,g_idx,zero_scale,short_bias,
-  partial_block}.onnx: a zero point other than 8, bits = 2, a g_idx
-  input, a scale of 0, a bias of 3 values for 70 columns, K = 200 (no
-  whole blocks of 64): refused by the importer.
+- matmul_nbits_asymmetric_exact.onnx: matmul_nbits_exact's shapes with a
+  zero point per block (0..15, packed two per byte: the asymmetric form
+  ONNX Runtime's quantizer writes by default), exact sums again.
+- matmul_nbits_asymmetric_level4.onnx: matmul_nbits_level4's shapes and
+  kind of input with random zero points (int4_dynamic_expected of the
+  weights minus their zero points).
+- matmul_nbits_{float_zero_points,bits,g_idx,zero_scale,short_bias,
+  partial_block}.onnx: f32 zero points, bits = 2, a g_idx input, a scale
+  of 0, a bias of 3 values for 70 columns, K = 200 (no whole blocks of
+  64): refused by the importer.
 With --ort (a directory where `make ort` installed onnxruntime-node) each
 model runs in ONNX Runtime too, and the script asserts that the exact
 models give the same bits there and prints the largest difference of the
@@ -98,7 +104,21 @@ def weights(rng, n, k, block):
     return q, scales
 
 
-def exact_output(a, q, scales, block, bias):
+def pack_zero_points(zero_points):
+    """zero_points [N, K / block] in 0..15 as MatMulNBits' zero_points:
+    two per byte, block 2j in the low nibble, each column's run rounded up
+    to whole bytes."""
+    n, blocks = zero_points.shape
+    padded = np.zeros((n, blocks + blocks % 2), np.uint8)
+    padded[:, :blocks] = zero_points
+    return (padded[:, 0::2] | (padded[:, 1::2] << 4)).astype(np.uint8)
+
+
+def exact_output(a, q, scales, block, bias, zero_points=None):
+    """q [N, K] in -8..7 (MatMulNBits' values - 8); zero_points [N,
+    K / block] in 0..15 (default 8)."""
+    if zero_points is not None:
+        q = q - np.repeat(zero_points - 8, block, axis=1)
     w = q * np.repeat(scales, block, axis=1).astype(np.float64)
     y = a.astype(np.float64).reshape(-1, q.shape[1]) @ w.T
     if bias is not None:
@@ -153,10 +173,8 @@ def main():
     np.save(os.path.join(OUT, "matmul_nbits_level4_expected.npy"), expected)
     checks.append((path, x, expected, False))
 
-    bad_zeros = zeros.copy()
-    bad_zeros[3, 1] = 0x87  # block 2 of column 3: zero point 7
-    model("matmul_nbits_asymmetric", [1, k2], q2, scales2, block2, 0,
-          zeros=bad_zeros)
+    model("matmul_nbits_float_zero_points", [1, k2], q2, scales2, block2, 0,
+          zeros=np.full((n2, k2 // block2), 8, f32))
     model("matmul_nbits_bits", [1, k2], q2, scales2, block2, 0, bits=2)
     model("matmul_nbits_g_idx", [1, k2], q2, scales2, block2, 0, g_idx=True)
     zero_scale = scales2.copy()
@@ -170,6 +188,27 @@ def main():
     partial = onnx.load(path)
     next(a for a in partial.graph.node[0].attribute if a.name == "K").i = 200
     onnx.save(partial, path)
+
+    # Asymmetric: a zero point per block, 0..15.
+    zero_points = rng.integers(0, 16, (n, k // block))
+    path = model("matmul_nbits_asymmetric_exact", [2, 3, k], q, scales, block,
+                 0, bias, zeros=pack_zero_points(zero_points))
+    expected = exact_output(a, q, scales, block, bias, zero_points)
+    np.save(os.path.join(OUT, "matmul_nbits_asymmetric_exact_input.npy"), a)
+    np.save(os.path.join(OUT, "matmul_nbits_asymmetric_exact_expected.npy"),
+            expected)
+    checks.append((path, a, expected, True))
+
+    zero_points2 = rng.integers(0, 16, (n2, k2 // block2))
+    path = model("matmul_nbits_asymmetric_level4", [1, k2], q2, scales2,
+                 block2, 4, zeros=pack_zero_points(zero_points2))
+    expected = int4_dynamic_expected(
+        x, q2 - np.repeat(zero_points2 - 8, block2, axis=1), scales2, None,
+        block2)
+    np.save(os.path.join(OUT, "matmul_nbits_asymmetric_level4_input.npy"), x)
+    np.save(os.path.join(OUT, "matmul_nbits_asymmetric_level4_expected.npy"),
+            expected)
+    checks.append((path, x, expected, False))
 
     if args.ort:
         for path, x, expected, exact in checks:

@@ -126,7 +126,7 @@ TEST(Int4Weights, GroupScalesAndValues) {
   // Two rows (n = 2), k = 4, groups of 2.
   const float weights[] = {7.0f, -3.5f, 0.0f,  0.0f, //
                            0.7f, 0.35f, -1.4f, 0.1f};
-  auto quantized = quantizeInt4Weights(weights, 2, 4, 2);
+  auto quantized = quantizeInt4Weights(weights, 2, 4, {2});
   ASSERT_TRUE(quantized) << quantized.getStatus().getMessage();
   // Group-major: group 0 of rows 0 and 1, then group 1.
   EXPECT_EQ(quantized->scales,
@@ -138,22 +138,95 @@ TEST(Int4Weights, GroupScalesAndValues) {
 
 TEST(Int4Weights, GroupMustDivideK) {
   const float weights[6] = {};
-  auto quantized = quantizeInt4Weights(weights, 1, 6, 4);
+  auto quantized = quantizeInt4Weights(weights, 1, 6, {4});
   ASSERT_FALSE(quantized);
   EXPECT_EQ(quantized.getStatus().getMessage(),
             "the group size 4 does not divide K = 6");
-  EXPECT_FALSE(quantizeInt4Weights(weights, 1, 6, 0));
+  EXPECT_FALSE(quantizeInt4Weights(weights, 1, 6, {0}));
   // Two 4-bit values per byte: a group is whole bytes.
-  auto odd = quantizeInt4Weights(weights, 1, 6, 3);
+  auto odd = quantizeInt4Weights(weights, 1, 6, {3});
   ASSERT_FALSE(odd);
   EXPECT_EQ(odd.getStatus().getMessage(),
             "the group size 3 is not positive and even (4-bit weights are "
             "stored two per byte)");
 }
 
+// int4-asymmetric: each group's scale and zero point PyTorch's
+// MinMaxObserver(dtype=torch.quint4x2) computes (the range extended to 0,
+// scale at least eps), its values quantize_val's, all stored minus 8.
+TEST(Int4Weights, AsymmetricGroupsAreQuint4x2Observers) {
+  // Two rows of two groups of 8: -1..14 (scale 1, zero point 1), zeros
+  // (scale eps, zero point 0); 0.5..1.5 (the range from 0: scale
+  // f32(1.5 / 15), zero point 0, values x * 10, the f32 inverse of the
+  // scale), -3..0 (scale f32(3 / 15), zero point 15).
+  const float weights[] = {-1, 0,    1,  2, 3, 4,    5, 14, 0, 0, 0,
+                           0,  0,    0,  0, 0, 0.5f, 1, 1,  1, 1, 1,
+                           1,  1.5f, -3, 0, 0, 0,    0, 0,  0, 0};
+  auto quantized =
+      quantizeInt4Weights(weights, 2, 16, {8, /*asymmetric=*/true});
+  ASSERT_TRUE(quantized) << quantized.getStatus().getMessage();
+  EXPECT_EQ(quantized->scales,
+            (std::vector<float>{1.0f, 1.5f / 15.0f,
+                                std::numeric_limits<float>::epsilon(),
+                                3.0f / 15.0f}));
+  EXPECT_EQ(quantized->zeroPoints, (std::vector<int8_t>{-7, -8, -8, 7}));
+  EXPECT_EQ(quantized->values,
+            (std::vector<int8_t>{-8, -7, -6, -5, -4, -3, -2, 7,  //
+                                 -8, -8, -8, -8, -8, -8, -8, -8, //
+                                 -3, 2,  2,  2,  2,  2,  2,  7,  //
+                                 -8, 7,  7,  7,  7,  7,  7,  7}));
+  // Symmetric weights carry no zero points.
+  auto symmetric = quantizeInt4Weights(weights, 2, 16, {8});
+  ASSERT_TRUE(symmetric);
+  EXPECT_TRUE(symmetric->zeroPoints.empty());
+}
+
+TEST(Int4Weights, RoundToHalf) {
+  EXPECT_EQ(roundToHalf(1.0f), 1.0f);
+  // 1 + 2^-11 is halfway between 1 and 1 + 2^-10: to even, 1.
+  EXPECT_EQ(roundToHalf(1.0f + 0x1p-11f), 1.0f);
+  EXPECT_EQ(roundToHalf(1.0f + 3 * 0x1p-11f), 1.0f + 0x1p-9f);
+  EXPECT_EQ(roundToHalf(-2.0f / 7.0f), -0.28564453125f);
+  // Subnormals: multiples of 2^-24; below half of it, zero.
+  EXPECT_EQ(roundToHalf(3.3f * 0x1p-24f), 3 * 0x1p-24f);
+  EXPECT_EQ(roundToHalf(0x1p-26f), 0.0f);
+  EXPECT_EQ(roundToHalf(65519.0f), 65504.0f);
+  EXPECT_EQ(roundToHalf(65520.0f), std::numeric_limits<float>::infinity());
+  EXPECT_TRUE(std::isnan(roundToHalf(std::nanf(""))));
+}
+
+// int4-f16-scales: the scales rounded to f16, the values quantized with
+// the rounded scale; at least 2^-24, and none beyond 65504.
+TEST(Int4Weights, F16Scales) {
+  // 2 / 7 is 0.28564453125 in f16: -1 over it is -3.50085..., -4; 0.5
+  // of another group is 0.5 / f16(0.5 / 7) = 7.0017...: 7.
+  const float weights[] = {2.0f, -1.0f, 0.5f, 0.0f};
+  auto quantized = quantizeInt4Weights(weights, 1, 4, {2, false, true});
+  ASSERT_TRUE(quantized) << quantized.getStatus().getMessage();
+  EXPECT_EQ(quantized->scales,
+            (std::vector<float>{0.28564453125f, roundToHalf(0.5f / 7.0f)}));
+  EXPECT_EQ(quantized->values, (std::vector<int8_t>{7, -4, 7, 0}));
+  // Tiny weights: the scale is f16's smallest subnormal.
+  const float tiny[] = {1e-9f, 0.0f};
+  auto small = quantizeInt4Weights(tiny, 1, 2, {2, false, true});
+  ASSERT_TRUE(small);
+  EXPECT_EQ(small->scales, (std::vector<float>{0x1p-24f}));
+  const float huge[] = {1e6f, 0.0f};
+  auto refused = quantizeInt4Weights(huge, 1, 2, {2, false, true});
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.getStatus().getMessage().find("beyond f16's largest"),
+            std::string::npos);
+  // Asymmetric too: eps (2^-23) is an f16 value.
+  const float zeros[] = {0.0f, 0.0f};
+  auto asymmetric = quantizeInt4Weights(zeros, 1, 2, {2, true, true});
+  ASSERT_TRUE(asymmetric);
+  EXPECT_EQ(asymmetric->scales,
+            (std::vector<float>{std::numeric_limits<float>::epsilon()}));
+}
+
 TEST(Int4Weights, NonFiniteWeightsAreRefused) {
   const float weights[2] = {1.0f, std::numeric_limits<float>::infinity()};
-  EXPECT_FALSE(quantizeInt4Weights(weights, 1, 2, 2));
+  EXPECT_FALSE(quantizeInt4Weights(weights, 1, 2, {2}));
 }
 
 // int4_dynamic's activations: per group, 127 / amax in f32, the products

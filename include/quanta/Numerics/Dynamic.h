@@ -49,6 +49,9 @@ enum class DynamicEngine {
 struct DynamicWeights {
   std::vector<int8_t> values;
   std::vector<float> scales;
+  /// Asymmetric 4-bit weights only: one zero point per scale, in the
+  /// values' -8..7 (the weight is scale * (value - zero point)).
+  std::vector<int8_t> zeroPoints;
 };
 
 /// Quantizes the n x k row-major weights as quantize_dynamic does: the
@@ -57,15 +60,43 @@ struct DynamicWeights {
 StatusOr<DynamicWeights> quantizeDynamicWeights(const float *weights, int64_t n,
                                                 int64_t k, bool perChannel);
 
-/// Quanta's 4-bit weights (PyTorch 1.13 has none): each run of `group`
-/// consecutive k values of an output row its own symmetric scale, the
-/// largest magnitude over 7 (1 for a group of zeros), values
+/// How quantizeInt4Weights stores 4-bit weights.
+struct Int4Format {
+  /// k values per scale: positive, even (two values per byte), dividing k.
+  int64_t groupSize = 32;
+  /// A zero point per group (PyTorch's quint4x2 observer) instead of a
+  /// symmetric scale.
+  bool asymmetric = false;
+  /// Scales rounded to f16 (to nearest even; half the bytes the kernels
+  /// read for them), the values quantized with the rounded scale.
+  bool f16Scales = false;
+};
+
+/// Quanta's 4-bit weights (PyTorch 1.13 has none): each run of
+/// `groupSize` consecutive k values of an output row its own symmetric
+/// scale, the largest magnitude over 7 (1 for a group of zeros), values
 /// clamp(round_half_even(w / scale), -8, 7). `values` holds one value per
 /// byte, n x k like the input; `scales` (k / group) x n, group-major (the
 /// order the kernels read them in). Errors for NaN or infinite weights and
 /// for a group size that does not divide k.
+///
+/// `asymmetric`: each group's scale and zero point are instead those of
+/// PyTorch's MinMaxObserver(dtype=torch.quint4x2) over the group (affine
+/// over 0..15, the range extended to 0, scale at least eps), its values
+/// PyTorch's quantize_val to 0..15 (the MatMulNBits and GPTQ form); both
+/// stored minus 8 (values and `zeroPoints` in -8..7, the weight scale *
+/// (value - zero point)).
+///
+/// `f16Scales`: each scale rounded to f16 before the values are quantized
+/// with it; one below f16's smallest subnormal (2^-24) becomes that, one
+/// beyond its largest finite value is an error.
 StatusOr<DynamicWeights> quantizeInt4Weights(const float *weights, int64_t n,
-                                             int64_t k, int64_t group);
+                                             int64_t k,
+                                             const Int4Format &format);
+
+/// `value` rounded to the nearest f16 value (ties to even), as a float:
+/// infinity beyond f16's range, NaN kept.
+float roundToHalf(float value);
 
 /// int4_dynamic's activations (Quanta's; llama.cpp's Q8_0 and ONNX Runtime
 /// MatMulNBits' accuracy level 4 quantize alike): the `n` values of one

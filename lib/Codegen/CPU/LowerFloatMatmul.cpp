@@ -60,6 +60,14 @@ struct FloatGemm {
   /// column, (K / groupSize) x N.
   SmallVector<float> groupScales = {};
   int64_t groupSize = 0;
+  /// Asymmetric i4 weights: a zero point per scale, in the weights' -8..7
+  /// (empty for symmetric ones), and with f32 activations `groupSums`,
+  /// each row's group sums (f32, M x K / groupSize), which the zero points'
+  /// share of a block's sum is taken from.
+  SmallVector<int8_t> groupZeroPoints = {};
+  Value groupSums = {};
+  /// i4 weights: the group scales stored as f16 (each one an f16 value).
+  bool f16Scales = false;
   /// i4 weights: converted by a 16-entry table lookup (AVX-512's vpermps
   /// takes the low 4 bits of each index lane) instead of shifts with sign
   /// and conversions.
@@ -68,11 +76,11 @@ struct FloatGemm {
   /// pairs of k values summed by AVX512-BF16's vdpbf16ps.
   bool bf16Dot = false;
   /// i4 weights with int8_activations: `input` holds the M x K s8 values,
-  /// `activationScales` (f32) and `activationOffsets` (-8 times the sum of
-  /// the group's values, i32) one per row and group (M x K / groupSize),
-  /// the products summed by this integer step.
+  /// `activationScales` (f32) and `activationSums` (the sum of the group's
+  /// values, i32) one per row and group (M x K / groupSize), the products
+  /// summed by this integer step.
   std::optional<DotStep> int8Dot = std::nullopt;
-  Value activationScales = {}, activationOffsets = {};
+  Value activationScales = {}, activationSums = {};
   /// The elementwise ops after the product applied to its outputs in
   /// registers (bias add, activation, residual add).
   ElementwiseEpilogue epilogue = {};
@@ -100,9 +108,26 @@ public:
       for (int64_t g = 0; g < gemm.k / gemm.groupSize; ++g)
         llvm::copy(ArrayRef(gemm.groupScales).slice(g * gemm.n, gemm.n),
                    scales.begin() + g * paddedN);
-      groupScales = createConstant(DenseElementsAttr::get(
-          RankedTensorType::get({static_cast<int64_t>(scales.size())}, f32),
-          ArrayRef(scales)));
+      auto scalesType =
+          RankedTensorType::get({static_cast<int64_t>(scales.size())},
+                                gemm.f16Scales ? Type(b.getF16Type()) : f32);
+      if (gemm.f16Scales) {
+        SmallVector<APFloat> halves;
+        for (float scale : scales) {
+          APFloat half(scale);
+          bool lost = false;
+          half.convert(APFloat::IEEEhalf(), APFloat::rmNearestTiesToEven,
+                       &lost);
+          halves.push_back(half);
+        }
+        groupScales =
+            createConstant(DenseElementsAttr::get(scalesType, halves));
+      } else {
+        groupScales = createConstant(
+            DenseElementsAttr::get(scalesType, ArrayRef(scales)));
+      }
+      if (!gemm.groupZeroPoints.empty())
+        negatedZeroPoints = negatedZeroPointTable();
     } else if (gemm.narrowElement) {
       packedVector =
           VectorType::get({tiling.lanes * tiling.group}, storageElement());
@@ -391,15 +416,55 @@ private:
     return arith::DivUIOp::create(b, loc, firstGroup,
                                   index(groupsPerScaleBlock()));
   }
-  /// int8_activations: the row's offset of the group (its sum's -8 x the
-  /// sum of its inputs, for the weights' + 8).
-  Value blockStart(Value base, Value firstGroup) override {
-    if (!gemm.int8Dot)
-      return TiledGemm::blockStart(base, firstGroup);
-    return vector::BroadcastOp::create(
-        b, loc, VectorType::get({tiling.lanes}, b.getI32Type()),
-        tensor::ExtractOp::create(b, loc, gemm.activationOffsets,
-                                  ValueRange{base, scaleGroup(firstGroup)}));
+  /// What a block's sum starts from: int8_activations' -8 x the row's
+  /// group sum for symmetric weights (stored + 8), -(zero point + 8) x it
+  /// per column for asymmetric ones; with f32 activations and zero points,
+  /// -zero point x the group sum per column; else zero.
+  Value blockStart(Value base, Value firstGroup, Value column) override {
+    Value sums = gemm.int8Dot ? gemm.activationSums : gemm.groupSums;
+    if (!sums)
+      return TiledGemm::blockStart(base, firstGroup, column);
+    Value group = scaleGroup(firstGroup);
+    Value sum =
+        tensor::ExtractOp::create(b, loc, sums, ValueRange{base, group});
+    auto words = VectorType::get({tiling.lanes}, b.getI32Type());
+    if (!negatedZeroPoints)
+      return vector::BroadcastOp::create(
+          b, loc, words,
+          arith::MulIOp::create(b, loc, sum,
+                                createConstant(b.getI32IntegerAttr(-8))));
+    Value pad = createConstant(b.getI8IntegerAttr(0));
+    Value zeroPoints = arith::ExtSIOp::create(
+        b, loc, words,
+        vector::TransferReadOp::create(
+            b, loc, VectorType::get({tiling.lanes}, b.getI8Type()),
+            negatedZeroPoints,
+            ValueRange{arith::AddIOp::create(
+                b, loc, arith::MulIOp::create(b, loc, group, index(paddedN)),
+                column)},
+            pad, ArrayRef<bool>{true}));
+    if (gemm.int8Dot)
+      return arith::MulIOp::create(
+          b, loc, vector::BroadcastOp::create(b, loc, words, sum), zeroPoints);
+    auto type = cast<VectorType>(accumulatorType);
+    return arith::MulFOp::create(
+        b, loc, arith::SIToFPOp::create(b, loc, type, zeroPoints),
+        vector::BroadcastOp::create(b, loc, type, sum));
+  }
+  /// The zero points negated, group-major with rows of paddedN (i8):
+  /// -(zero point + 8) for the integer steps (whose weights are stored
+  /// + 8), -zero point for the float ones.
+  Value negatedZeroPointTable() {
+    const int64_t groups = gemm.k / gemm.groupSize;
+    const int8_t stored = gemm.int8Dot ? 8 : 0;
+    SmallVector<int8_t> table(groups * paddedN, 0);
+    for (int64_t g = 0; g < groups; ++g)
+      for (int64_t column = 0; column < gemm.n; ++column)
+        table[g * paddedN + column] = static_cast<int8_t>(
+            -(gemm.groupZeroPoints[g * gemm.n + column] + stored));
+    return createConstant(DenseElementsAttr::get(
+        RankedTensorType::get({groups * paddedN}, b.getI8Type()),
+        ArrayRef(table)));
   }
   /// acc + partial * scale: int8_activations' scale is the row's input
   /// scale times the weights', its partial the exact integer sum.
@@ -409,7 +474,14 @@ private:
     Value group = scaleGroup(firstGroup);
     Value at = arith::AddIOp::create(
         b, loc, arith::MulIOp::create(b, loc, group, index(paddedN)), column);
-    Value scales = readColumns(b, loc, groupScales, at, type);
+    Value scales =
+        gemm.f16Scales
+            ? arith::ExtFOp::create(
+                  b, loc, type,
+                  readColumns(b, loc, groupScales, at,
+                              VectorType::get(type.getShape(), b.getF16Type())))
+                  .getResult()
+            : readColumns(b, loc, groupScales, at, type);
     if (gemm.int8Dot) {
       partial = arith::SIToFPOp::create(b, loc, type, partial);
       scales = arith::MulFOp::create(
@@ -442,7 +514,7 @@ private:
 
   const FloatGemm &gemm;
   StringRef stepName;
-  Value groupOffsets, columnScales, columnBias, groupScales;
+  Value groupOffsets, columnScales, columnBias, groupScales, negatedZeroPoints;
   llvm::DenseMap<Value, Value> epilogueMatrices;
 };
 } // namespace
@@ -737,17 +809,63 @@ LogicalResult mlir::quanta::lowerFloatGemm(RewriterBase &rewriter,
   return success();
 }
 
+/// The sums of each row's groups of `grouped` (M x groups x group size,
+/// f32 or i8) in k order from 0: f32, or i32 for i8 values.
+static Value sumGroups(OpBuilder &b, Location loc, Value grouped) {
+  auto type = cast<RankedTensorType>(grouped.getType());
+  const bool integer = type.getElementType().isInteger(8);
+  Type element = integer ? Type(b.getI32Type()) : Type(b.getF32Type());
+  SmallVector<int64_t> shape(type.getShape().drop_back());
+  MLIRContext *context = b.getContext();
+  AffineMap all = AffineMap::getMultiDimIdentityMap(3, context);
+  AffineMap perGroup = AffineMap::get(
+      3, 0, {b.getAffineDimExpr(0), b.getAffineDimExpr(1)}, context);
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
+  Value init = linalg::FillOp::create(
+                   b, loc, zero,
+                   ValueRange{tensor::EmptyOp::create(b, loc, shape, element)})
+                   .getResult(0);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{init.getType()}, ValueRange{grouped},
+             ValueRange{init}, ArrayRef<AffineMap>{all, perGroup},
+             ArrayRef<utils::IteratorType>{utils::IteratorType::parallel,
+                                           utils::IteratorType::parallel,
+                                           utils::IteratorType::reduction},
+             [&](OpBuilder &nb, Location nloc, ValueRange args) {
+               Value sum =
+                   integer
+                       ? arith::AddIOp::create(
+                             nb, nloc, args[1],
+                             arith::ExtSIOp::create(nb, nloc, element, args[0]))
+                             .getResult()
+                       : arith::AddFOp::create(nb, nloc, args[1], args[0])
+                             .getResult();
+               linalg::YieldOp::create(nb, nloc, sum);
+             })
+      .getResult(0);
+}
+
+/// `gemm.input` as M x groups x group size.
+static Value groupedInput(OpBuilder &b, Location loc, const FloatGemm &gemm) {
+  const ReassociationIndices rows[] = {{0}, {1, 2}};
+  return tensor::ExpandShapeOp::create(
+      b, loc,
+      RankedTensorType::get(
+          {gemm.m, gemm.k / gemm.groupSize, gemm.groupSize},
+          cast<RankedTensorType>(gemm.input.getType()).getElementType()),
+      gemm.input, rows);
+}
+
 /// int8_activations: `gemm.input` quantized per row and group of
 /// gemm.groupSize k values as numerics::quantizeInt8Group quantizes it (in
-/// linalg ops before the kernel), its scales and its offsets (-8 times each
-/// group's sum, for the weights' + 8: packNibbleQuads) beside it.
+/// linalg ops before the kernel), its scales and its group sums (for the
+/// weights' + 8 and zero points: blockStart) beside it.
 static void quantizeInputGroups(OpBuilder &b, Location loc, FloatGemm &gemm) {
   const int64_t groups = gemm.k / gemm.groupSize;
-  Type f32 = b.getF32Type(), i8 = b.getI8Type(), i32 = b.getI32Type();
-  auto grouped = RankedTensorType::get({gemm.m, groups, gemm.groupSize}, f32);
+  Type f32 = b.getF32Type(), i8 = b.getI8Type();
   const ReassociationIndices rows[] = {{0}, {1, 2}};
-  Value input =
-      tensor::ExpandShapeOp::create(b, loc, grouped, gemm.input, rows);
+  Value input = groupedInput(b, loc, gemm);
+  auto grouped = cast<RankedTensorType>(input.getType());
   MLIRContext *context = b.getContext();
   AffineMap all = AffineMap::getMultiDimIdentityMap(3, context);
   AffineMap perGroup = AffineMap::get(
@@ -833,27 +951,7 @@ static void quantizeInputGroups(OpBuilder &b, Location loc, FloatGemm &gemm) {
                     .getResult());
           })
           .getResult(0);
-  gemm.activationOffsets =
-      linalg::GenericOp::create(
-          b, loc, TypeRange{RankedTensorType::get({gemm.m, groups}, i32)},
-          ValueRange{values},
-          ValueRange{filled(i32, b.getI32IntegerAttr(0), {gemm.m, groups})},
-          ArrayRef<AffineMap>{all, perGroup},
-          ArrayRef<utils::IteratorType>{parallel, parallel, reduction},
-          [&](OpBuilder &nb, Location nloc, ValueRange args) {
-            Value wide =
-                arith::ExtSIOp::create(nb, nloc, nb.getI32Type(), args[0]);
-            linalg::YieldOp::create(
-                nb, nloc,
-                arith::SubIOp::create(
-                    nb, nloc, args[1],
-                    arith::MulIOp::create(
-                        nb, nloc, wide,
-                        arith::ConstantOp::create(nb, nloc,
-                                                  nb.getI32IntegerAttr(8))))
-                    .getResult());
-          })
-          .getResult(0);
+  gemm.activationSums = sumGroups(b, loc, values);
   gemm.input = tensor::CollapseShapeOp::create(
       b, loc, RankedTensorType::get({gemm.m, gemm.k}, i8), values, rows);
 }
@@ -925,6 +1023,9 @@ mlir::quanta::lowerWeightOnlyMatmul(RewriterBase &rewriter,
   if (std::optional<int64_t> group = op.getGroupSize()) {
     gemm.groupSize = *group;
     gemm.groupScales = llvm::to_vector(*op.getScales());
+    if (std::optional<ArrayRef<int8_t>> zeroPoints = op.getZeroPoints())
+      gemm.groupZeroPoints.assign(zeroPoints->begin(), zeroPoints->end());
+    gemm.f16Scales = op.getF16Scales();
   } else if (std::optional<ArrayRef<float>> scales = op.getScales()) {
     gemm.columnScales.assign(scales->begin(), scales->end());
     if (bias)
@@ -1020,6 +1121,8 @@ mlir::quanta::lowerWeightOnlyMatmul(RewriterBase &rewriter,
             : tiling.lanes;
     tiling = {lanes, 8, 4, 2, 2, lanes == 16 ? 8 : 4, 1};
   } else if (gemm.narrowElement.isInteger(4)) {
+    if (!gemm.groupZeroPoints.empty())
+      gemm.groupSums = sumGroups(b, loc, groupedInput(b, loc, gemm));
     // Pairs of k values per byte; one input pair per load.
     tiling.group = 2;
     tiling.groupsPerLoad = 1;

@@ -1438,7 +1438,7 @@ static FailureOr<Value> emptyProductOutput(OpBuilder &b, DynamicQMatmulOp op) {
   RankedTensorType type = op.getOutput().getType();
   const int64_t m = type.getDimSize(0), n = type.getDimSize(1);
   ArrayRef<float> scales = op.getWeightScales();
-  numerics::DynamicWeights weights{{}, {scales.begin(), scales.end()}};
+  numerics::DynamicWeights weights{{}, {scales.begin(), scales.end()}, {}};
   SmallVector<float> bias, output(m * n);
   if (std::optional<ArrayRef<float>> values = op.getBias())
     bias.assign(values->begin(), values->end());

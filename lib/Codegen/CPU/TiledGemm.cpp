@@ -359,23 +359,23 @@ SmallVector<Value> TiledGemm::groupLoops(ValueRange bases, Value strip0,
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPointToStart(nb.getInsertionBlock());
           // Slot q * strips + s: dot row q, strip s.
+          auto columnOf = [&](int64_t slot) -> Value {
+            return arith::MulIOp::create(
+                b, loc,
+                arith::AddIOp::create(b, loc, strip0, index(slot % strips)),
+                index(tiling.lanes));
+          };
           SmallVector<Value> starts;
           for (int64_t slot = 0; slot < accumulators; ++slot)
-            starts.push_back(slot % strips == 0
-                                 ? blockStart(bases[slot / strips], first)
-                                 : starts.back());
+            starts.push_back(
+                blockStart(bases[slot / strips], first, columnOf(slot)));
           SmallVector<Value> partials = groupRange(
               first, arith::AddIOp::create(b, loc, first, index(block)),
               starts);
           SmallVector<Value> next;
-          for (auto [slot, acc] : llvm::enumerate(accs)) {
-            Value column = arith::MulIOp::create(
-                b, loc,
-                arith::AddIOp::create(b, loc, strip0, index(slot % strips)),
-                index(tiling.lanes));
+          for (auto [slot, acc] : llvm::enumerate(accs))
             next.push_back(scaleBlock(acc, partials[slot], bases[slot / strips],
-                                      first, column));
-          }
+                                      first, columnOf(slot)));
           scf::YieldOp::create(b, loc, next);
         });
     return blocks.getResults();
@@ -395,7 +395,7 @@ SmallVector<Value> TiledGemm::groupLoops(ValueRange bases, Value strip0,
   return runs.getResults();
 }
 
-Value TiledGemm::blockStart(Value, Value) {
+Value TiledGemm::blockStart(Value, Value, Value) {
   return createConstant(b.getZeroAttr(accumulatorType));
 }
 

@@ -178,9 +178,9 @@ protected:
   /// GEMMs without row classes only, one accumulator set (rowSplit 1).
   virtual int64_t groupsPerScaleBlock() const { return 0; }
   /// The value the block starting at k group `firstGroup` of the row at
-  /// `base` (rowBase) sums its products from: zero (an accumulatorType)
-  /// by default.
-  virtual Value blockStart(Value base, Value firstGroup);
+  /// `base` (rowBase) sums its products for output columns `column` .. + L
+  /// from: zero (an accumulatorType) by default.
+  virtual Value blockStart(Value base, Value firstGroup, Value column);
   /// The accumulator after that block, whose products for output columns
   /// `column` .. + L sum to `partial`.
   virtual Value scaleBlock(Value acc, Value partial, Value base,

@@ -649,29 +649,30 @@ LogicalResult onnx_import::translateMatMulNBits(Graph &g) {
       scaleValues.getNumElements() != n * blocks)
     return g.error() << "scales must be a constant f32 of N x K / block_size = "
                      << n * blocks << " values";
+  // Zero points (4 bits each, packed two per byte, each column's run
+  // rounded up to whole bytes) as the op's, minus 8 like the weights, group
+  // major; none where every one is 8 (the symmetric kernels).
+  SmallVector<int8_t> zeroPoints;
   if (g.hasInput(3)) {
-    // Zero points: 4 bits each, packed two per byte, each column's run
-    // rounded up to whole bytes.
     DenseElementsAttr zeros = g.constantInput(3);
     const int64_t rowBytes = (blocks + 1) / 2;
     if (!zeros || !zeros.getElementType().isInteger(8) ||
         zeros.getNumElements() != n * rowBytes)
       return g.error() << "zero_points must be a constant uint8 of N x "
                           "ceil(K / block_size / 2) = "
-                       << n * rowBytes << " bytes";
+                       << n * rowBytes
+                       << " bytes (float zero points do not import)";
     SmallVector<APInt> zeroBytes(zeros.getValues<APInt>());
+    zeroPoints.resize(blocks * n);
     for (int64_t col = 0; col < n; ++col)
       for (int64_t blockIndex = 0; blockIndex < blocks; ++blockIndex) {
         const uint64_t byte =
             zeroBytes[col * rowBytes + blockIndex / 2].getZExtValue();
-        const uint64_t zero = blockIndex % 2 ? byte >> 4 : byte & 0xF;
-        if (zero != 8)
-          return g.error()
-                 << "zero point " << zero << " (column " << col << ", block "
-                 << blockIndex
-                 << "): only symmetric 4-bit weights (every zero point 8) "
-                    "import; asymmetric ones have no Quanta form yet";
+        zeroPoints[blockIndex * n + col] =
+            static_cast<int8_t>((blockIndex % 2 ? byte >> 4 : byte & 0xF)) - 8;
       }
+    if (llvm::all_of(zeroPoints, [](int8_t zero) { return zero == 0; }))
+      zeroPoints.clear();
   }
   DenseElementsAttr biasValues;
   if (g.hasInput(5)) {
@@ -720,7 +721,10 @@ LogicalResult onnx_import::translateMatMulNBits(Graph &g) {
                        llvm::to_vector(biasValues.getValues<float>()))
                  : DenseF32ArrayAttr(),
       g.b.getI64IntegerAttr(block), UnitAttr(),
-      level == 4 ? g.b.getUnitAttr() : UnitAttr());
+      level == 4 ? g.b.getUnitAttr() : UnitAttr(),
+      zeroPoints.empty() ? DenseI8ArrayAttr()
+                         : g.b.getDenseI8ArrayAttr(zeroPoints),
+      UnitAttr());
   g.setOutput(0, g.reshape(product, outShape));
   return success();
 }

@@ -8,6 +8,8 @@
 // expected outputs: scripts/goldens/gen_onnx_matmul_nbits.py, which found
 // ONNX Runtime 1.30's outputs the same bits on the exact models and within
 // 3.8e-6 of the op's formula on the random one (its own summation order).
+// Zero points other than 8 (the asymmetric form ONNX Runtime's quantizer
+// writes by default) become the op's zero_points, minus 8 like the weights.
 //
 // RUN: quant-translate --import-onnx %S/Inputs/matmul_nbits_exact.onnx | FileCheck %s
 // CHECK: %[[ROWS:.*]] = tensor.collapse_shape %arg0 {{\[}}[0, 1], [2]] : tensor<2x3x64xf32> into tensor<6x64xf32>
@@ -15,32 +17,38 @@
 // CHECK: tensor.expand_shape %{{.*}} {{\[}}[0, 1], [2]] output_shape [2, 3, 20]
 // RUN: quant-translate --import-onnx %S/Inputs/matmul_nbits_exact_level4.onnx | FileCheck %s --check-prefix=LEVEL4
 // LEVEL4: quanta.weight_only_matmul %{{.*}} group_size = 32 : i64, int8_activations, scales =
+// RUN: quant-translate --import-onnx %S/Inputs/matmul_nbits_asymmetric_exact.onnx | FileCheck %s --check-prefix=ASYMMETRIC
+// ASYMMETRIC: quanta.weight_only_matmul %{{.*}} group_size = 32 : i64, scales = array<f32: {{[^}]*}}>, weights = {{.*}} : tensor<64x20xi4>, zero_points = array<i8: {{(-?[0-7], )+}}{{-?[0-7]}}>}
+// All zero points 8: the symmetric op.
+// RUN: quant-translate --import-onnx %S/Inputs/matmul_nbits_level4.onnx | FileCheck %s --check-prefix=ALL-EIGHT
+// ALL-EIGHT: quanta.weight_only_matmul
+// ALL-EIGHT-NOT: zero_points
 //
 // Outputs byte-identical to the expected ones on x86 (this machine's
 // level, AVX2, generic) and the AArch64 levels under qemu.
-// RUN: for model in matmul_nbits_exact matmul_nbits_exact_level4 matmul_nbits_level4; do \
+// RUN: for model in matmul_nbits_exact matmul_nbits_exact_level4 matmul_nbits_level4 matmul_nbits_asymmetric_exact matmul_nbits_asymmetric_level4; do \
 // RUN:   for isa in host avx2 generic; do \
 // RUN:     quant-run %S/Inputs/$model.onnx --guard-pages=after --pass-pipeline="builtin.module(quanta-lower-x86{isa=$isa})" \
 // RUN:       --input=%S/Inputs/${model}_input.npy --output=%t.npy || exit 1; \
 // RUN:     cmp %t.npy %S/Inputs/${model}_expected.npy && echo "$isa $model identical" || exit 1; \
 // RUN:   done; \
 // RUN: done | FileCheck %s --check-prefix=X86
-// X86-COUNT-9: {{host|avx2|generic}} {{[a-z_0-9]+}} identical
+// X86-COUNT-15: {{host|avx2|generic}} {{[a-z_0-9]+}} identical
 // RUN: for config in smull:cortex-a72:cortex-a72 sdot:neoverse-n1:neoverse-n1; do \
 // RUN:   step=${config%%%%:*} rest=${config#*:}; cpu=${rest%%%%:*} qemu=${rest#*:}; \
-// RUN:   for model in matmul_nbits_exact matmul_nbits_level4; do \
+// RUN:   for model in matmul_nbits_exact matmul_nbits_level4 matmul_nbits_asymmetric_exact matmul_nbits_asymmetric_level4; do \
 // RUN:     quant-run %S/Inputs/$model.onnx --target-triple=aarch64-linux-gnu --mcpu=$cpu --qemu-cpu=$qemu \
 // RUN:       --pass-pipeline="builtin.module(quanta-lower-neon)" \
 // RUN:       --input=%S/Inputs/${model}_input.npy --output=%t.$step.npy || exit 1; \
 // RUN:     cmp %t.$step.npy %S/Inputs/${model}_expected.npy && echo "$step $model identical" || exit 1; \
 // RUN:   done; \
 // RUN: done | FileCheck %s --check-prefix=NEON
-// NEON-COUNT-2: smull {{[a-z_0-9]+}} identical
-// NEON-COUNT-2: sdot {{[a-z_0-9]+}} identical
+// NEON-COUNT-4: smull {{[a-z_0-9]+}} identical
+// NEON-COUNT-4: sdot {{[a-z_0-9]+}} identical
 //
 // What has no Quanta form: located errors.
-// RUN: not quant-translate --import-onnx %S/Inputs/matmul_nbits_asymmetric.onnx 2>&1 | FileCheck %s --check-prefix=ASYMMETRIC
-// ASYMMETRIC: matmul_nbits_asymmetric.onnx{{.*}}error: MatMulNBits node 'MatMulNBits_0': zero point 7 (column 3, block 2): only symmetric 4-bit weights (every zero point 8) import; asymmetric ones have no Quanta form yet
+// RUN: not quant-translate --import-onnx %S/Inputs/matmul_nbits_float_zero_points.onnx 2>&1 | FileCheck %s --check-prefix=FLOAT-ZERO
+// FLOAT-ZERO: matmul_nbits_float_zero_points.onnx{{.*}}error: MatMulNBits node 'MatMulNBits_0': zero_points must be a constant uint8 of N x ceil(K / block_size / 2) = 140 bytes (float zero points do not import)
 // RUN: not quant-translate --import-onnx %S/Inputs/matmul_nbits_bits.onnx 2>&1 | FileCheck %s --check-prefix=BITS
 // BITS: error: MatMulNBits node 'MatMulNBits_0': bits = 2: only 4-bit weights import
 // RUN: not quant-translate --import-onnx %S/Inputs/matmul_nbits_g_idx.onnx 2>&1 | FileCheck %s --check-prefix=G-IDX

@@ -546,6 +546,30 @@ LogicalResult WeightOnlyMatmulOp::verify() {
       if (!std::isfinite(scale) || !(scale > 0.0f))
         return emitOpError("scales must be finite and positive, got ") << scale;
   }
+  if (getF16Scales()) {
+    if (!element.isInteger(4))
+      return emitOpError("only i4 weights take f16_scales, got ") << element;
+    for (float scale : *scales) {
+      APFloat half(scale);
+      bool lost = false;
+      half.convert(APFloat::IEEEhalf(), APFloat::rmNearestTiesToEven, &lost);
+      if (lost)
+        return emitOpError("f16_scales needs every scale to be an f16 "
+                           "value, got ")
+               << scale;
+    }
+  }
+  if (std::optional<ArrayRef<int8_t>> zeroPoints = getZeroPoints()) {
+    if (!element.isInteger(4))
+      return emitOpError("only i4 weights take zero_points, got ") << element;
+    if (zeroPoints->size() != scales->size())
+      return emitOpError("zero_points must hold one value per scale (")
+             << scales->size() << "), got " << zeroPoints->size();
+    for (int8_t zeroPoint : *zeroPoints)
+      if (zeroPoint < -8 || zeroPoint > 7)
+        return emitOpError("zero_points must be in the i4 weights' -8..7, got ")
+               << static_cast<int>(zeroPoint);
+  }
   if (std::optional<ArrayRef<float>> bias = getBias())
     if (static_cast<int64_t>(bias->size()) != n)
       return emitOpError("bias must hold ")

@@ -328,7 +328,7 @@ void QuantizeDynamicPass::rewrite(LinearChain chain, Scheme scheme) {
         toNarrowFloatWeights(matmul, rows, k, n, type), DenseF32ArrayAttr(),
         bias, IntegerAttr(),
         scheme == Scheme::BFloat16Dot ? b.getUnitAttr() : UnitAttr(),
-        UnitAttr());
+        UnitAttr(), DenseI8ArrayAttr(), UnitAttr());
   } else if (scheme == Scheme::WeightOnlyInt4 ||
              scheme == Scheme::Int4Dynamic) {
     if (scheme == Scheme::Int4Dynamic &&
@@ -340,8 +340,9 @@ void QuantizeDynamicPass::rewrite(LinearChain chain, Scheme scheme) {
           << static_cast<int64_t>(groupSize);
       return;
     }
-    nx::StatusOr<nx::DynamicWeights> quantized =
-        nx::quantizeInt4Weights(rows.data(), n, k, groupSize);
+    nx::StatusOr<nx::DynamicWeights> quantized = nx::quantizeInt4Weights(
+        rows.data(), n, k,
+        nx::Int4Format{groupSize, int4Asymmetric, int4F16Scales});
     if (!quantized) {
       matmul.emitRemark("stays float: ") << quantized.getStatus().getMessage();
       return;
@@ -357,7 +358,11 @@ void QuantizeDynamicPass::rewrite(LinearChain chain, Scheme scheme) {
             RankedTensorType::get({k, n}, b.getIntegerType(4)), weights),
         b.getDenseF32ArrayAttr(quantized->scales), bias,
         b.getI64IntegerAttr(groupSize), UnitAttr(),
-        scheme == Scheme::Int4Dynamic ? b.getUnitAttr() : UnitAttr());
+        scheme == Scheme::Int4Dynamic ? b.getUnitAttr() : UnitAttr(),
+        quantized->zeroPoints.empty()
+            ? DenseI8ArrayAttr()
+            : b.getDenseI8ArrayAttr(quantized->zeroPoints),
+        int4F16Scales ? b.getUnitAttr() : UnitAttr());
   } else {
     nx::StatusOr<nx::DynamicWeights> quantized = nx::quantizeDynamicWeights(
         rows.data(), n, k, scheme != Scheme::PerTensor);
@@ -375,7 +380,8 @@ void QuantizeDynamicPass::rewrite(LinearChain chain, Scheme scheme) {
     result = scheme == Scheme::WeightOnlyInt8
                  ? WeightOnlyMatmulOp::create(
                        b, loc, outputType, matmul.getInputs()[0], weightsAttr,
-                       scales, bias, IntegerAttr(), UnitAttr(), UnitAttr())
+                       scales, bias, IntegerAttr(), UnitAttr(), UnitAttr(),
+                       DenseI8ArrayAttr(), UnitAttr())
                        .getResult()
                  : DynamicQMatmulOp::create(
                        b, loc, outputType, matmul.getInputs()[0], weightsAttr,

@@ -730,6 +730,46 @@ func.func @weight_only_int8_activations_on_i8(%x: tensor<3x8xf32>) -> tensor<3x2
 
 // -----
 
+func.func @weight_only_zero_points_on_i8(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
+  // expected-error @+1 {{'quanta.weight_only_matmul' op only i4 weights take zero_points, got 'i8'}}
+  %y = quanta.weight_only_matmul %x {weights = dense<1> : tensor<4x2xi8>, scales = array<f32: 1.0, 1.0>, zero_points = array<i8: 0, 0>} : tensor<3x4xf32> -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @weight_only_zero_points_count(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
+  // expected-error @+1 {{'quanta.weight_only_matmul' op zero_points must hold one value per scale (4), got 2}}
+  %y = quanta.weight_only_matmul %x {weights = dense<1> : tensor<4x2xi4>, scales = array<f32: 1.0, 1.0, 1.0, 1.0>, group_size = 2, zero_points = array<i8: 0, 0>} : tensor<3x4xf32> -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @weight_only_zero_points_range(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
+  // expected-error @+1 {{'quanta.weight_only_matmul' op zero_points must be in the i4 weights' -8..7, got 8}}
+  %y = quanta.weight_only_matmul %x {weights = dense<1> : tensor<4x2xi4>, scales = array<f32: 1.0, 1.0, 1.0, 1.0>, group_size = 2, zero_points = array<i8: 0, 0, 8, 0>} : tensor<3x4xf32> -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @weight_only_f16_scales_on_i8(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
+  // expected-error @+1 {{'quanta.weight_only_matmul' op only i4 weights take f16_scales, got 'i8'}}
+  %y = quanta.weight_only_matmul %x {weights = dense<1> : tensor<4x2xi8>, scales = array<f32: 1.0, 1.0>, f16_scales} : tensor<3x4xf32> -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @weight_only_f16_scales_value(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
+  // expected-error @+1 {{'quanta.weight_only_matmul' op f16_scales needs every scale to be an f16 value, got 1.000000e-01}}
+  %y = quanta.weight_only_matmul %x {weights = dense<1> : tensor<4x2xi4>, scales = array<f32: 1.0, 0.1, 1.0, 1.0>, group_size = 2, f16_scales} : tensor<3x4xf32> -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}
+
+// -----
+
 func.func @weight_only_int8_activations_group(%x: tensor<3x8xf32>) -> tensor<3x2xf32> {
   // expected-error @+1 {{'quanta.weight_only_matmul' op int8_activations needs i4 weights with a group_size that is a multiple of 8 and at most 16384, got 'i4' weights, group_size 4}}
   %y = quanta.weight_only_matmul %x {weights = dense<1> : tensor<8x2xi4>, scales = array<f32: 1.0, 1.0, 1.0, 1.0>, group_size = 4, int8_activations} : tensor<3x8xf32> -> tensor<3x2xf32>

@@ -160,6 +160,14 @@ func.func @weight_only_int4(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
   return %y : tensor<3x2xf32>
 }
 
+// Asymmetric 4-bit weights: a zero point per scale; scales stored as f16.
+// CHECK-LABEL: func @weight_only_int4_asymmetric
+// CHECK: quanta.weight_only_matmul %{{.*}} {f16_scales, group_size = 2 : i64, scales = array<f32: 2.500000e-01, 5.000000e-01, 1.000000e+00, 2.000000e+00>, weights = dense<{{\[}}[1, -8], [7, 0], [3, -1], [2, 2]]> : tensor<4x2xi4>, zero_points = array<i8: -8, 0, 7, 3>} : tensor<3x4xf32> -> tensor<3x2xf32>
+func.func @weight_only_int4_asymmetric(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
+  %y = quanta.weight_only_matmul %x {weights = dense<[[1, -8], [7, 0], [3, -1], [2, 2]]> : tensor<4x2xi4>, scales = array<f32: 0.25, 0.5, 1.0, 2.0>, group_size = 2, zero_points = array<i8: -8, 0, 7, 3>, f16_scales} : tensor<3x4xf32> -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}
+
 // int8_activations (int4_dynamic): a unit attribute beside the group size.
 // CHECK-LABEL: func @weight_only_int4_dynamic
 // CHECK: quanta.weight_only_matmul %{{.*}} {group_size = 8 : i64, int8_activations, scales = array<f32: 2.500000e-01, 5.000000e-01>, weights = dense<3> : tensor<8x2xi4>} : tensor<1x8xf32> -> tensor<1x2xf32>

@@ -334,6 +334,26 @@ def Quanta_WeightOnlyMatmulOp : Quanta_Op<"weight_only_matmul", [Pure]> {
     instead of widening every weight to f32. A NaN or infinite input makes
     every output of its row NaN. group_size must be a multiple of 8 (the
     integer steps' runs) and at most 16384 (each group's sum exact in f32).
+
+    Asymmetric i4 weights (Quanta's `int4-asymmetric`; MatMulNBits' zero
+    points, GPTQ's and AWQ's form) carry `zero_points`, one per scale
+    ((K / group_size) x N, group-major, in the weights' -8..7): weight k of
+    column n in group g is scales[g][n] * (weights[k][n] - zero_points[g][n]).
+    With `int8_activations` the group's integer sum is that of
+    a[m][k] * (weights[k][n] - zero_points[g][n]), exact as before. With
+    f32 activations the zero point's share of each group's sum is taken
+    once, from the row's group sum, instead of from every weight (the
+    kernel's inner loop is the symmetric one's):
+
+        s[m][g] = sum_{k in g} input[m][k]        (in k order, from 0)
+        p = f32(-zero_points[g][n]) * s[m][g]
+        p = fma(input[m][k], f32(weights[k][n]), p)   for k in g, in order
+        acc = fma(p, scales[g][n], acc)
+
+    `f16_scales` (Quanta's `int4-f16-scales`; llama.cpp's and GGUF's
+    choice) changes no formula: every scale must be an f16 value, and the
+    kernels store them as f16, half the bytes they read for scales (a
+    fifth of a GEMV's traffic with f32 scales per 32 weights).
   }];
   let arguments = (ins
       RankedTensorOf<[F32]>:$input,
@@ -342,7 +362,9 @@ def Quanta_WeightOnlyMatmulOp : Quanta_Op<"weight_only_matmul", [Pure]> {
       OptionalAttr<DenseF32ArrayAttr>:$bias,
       OptionalAttr<I64Attr>:$group_size,
       UnitAttr:$bf16_activations,
-      UnitAttr:$int8_activations);
+      UnitAttr:$int8_activations,
+      OptionalAttr<DenseI8ArrayAttr>:$zero_points,
+      UnitAttr:$f16_scales);
   let results = (outs RankedTensorOf<[F32]>:$output);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
   let hasVerifier = 1;

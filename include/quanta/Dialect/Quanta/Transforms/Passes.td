@@ -232,7 +232,12 @@ def QuantizeDynamic : Pass<"quanta-quantize-dynamic", "ModuleOp"> {
     symmetric scale per `group-size` k values of each column
     (numerics::quantizeInt4Weights; the group size must be even, two 4-bit
     values per byte; one that does not divide K leaves the layer float,
-    with a remark); with `int4_dynamic` (Quanta's) the same 4-bit weights
+    with a remark; with `int4-asymmetric` each group's scale and zero point
+    are PyTorch's MinMaxObserver(dtype=torch.quint4x2)'s instead, the
+    op's `zero_points`; with `int4-f16-scales` the scales are rounded to
+    f16 and the op's `f16_scales` stores them so; a group whose scale is
+    beyond f16's range leaves the layer float, with a remark); with
+    `int4_dynamic` (Quanta's) the same 4-bit weights
     and the op's `int8_activations`: each row's input quantized to s8 per
     group at run time (numerics::quantizeInt8Group), the products summed
     by the integer dot steps (the group size a multiple of 8, else the
@@ -264,6 +269,14 @@ def QuantizeDynamic : Pass<"quanta-quantize-dynamic", "ModuleOp"> {
            "weight_only_int4, int4_dynamic: the k values that share a "
            "scale (32, 64, 128, ...; even, a multiple of 8 for "
            "int4_dynamic, and must divide K)">,
+    Option<"int4Asymmetric", "int4-asymmetric", "bool", /*default=*/"false",
+           "weight_only_int4, int4_dynamic: each group's scale and zero "
+           "point those of PyTorch's MinMaxObserver(dtype=torch.quint4x2) "
+           "(affine over 0..15) instead of a symmetric scale">,
+    Option<"int4F16Scales", "int4-f16-scales", "bool", /*default=*/"false",
+           "weight_only_int4, int4_dynamic: the scales rounded to f16 (the "
+           "values quantized with the rounded scale) and stored so: half "
+           "the scale bytes the kernels read">,
   ];
   let dependentDialects = [
     "::mlir::quanta::QuantaDialect",
