@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "quanta/Codegen/Common/Passes.h"
+#include "quanta/Dialect/Quanta/IR/QuantaOps.h"
 #include "quanta/Dialect/Quanta/Transforms/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
@@ -398,6 +399,23 @@ void quanta::buildLowerToLLVMPipeline(OpPassManager &pm) {
 }
 
 LogicalResult quanta::lowerToLLVM(ModuleOp module) {
+  // Quanta's integer and narrow-weight products are lowered by the kernel
+  // passes only; bufferization would otherwise reject them without naming
+  // the cause.
+  WalkResult kernels = module.walk([](Operation *op) {
+    if (!isa<quanta::QMatmulOp, quanta::QBatchMatmulOp,
+             quanta::DynamicQMatmulOp, quanta::WeightOnlyMatmulOp>(op))
+      return WalkResult::advance();
+    op->emitError() << "'" << op->getName()
+                    << "' is lowered by the kernel passes only: run "
+                       "quanta-lower-cpu (or quanta-lower-x86, "
+                       "quanta-lower-neon) for the target first, e.g. "
+                       "quant-run --pass-pipeline='builtin.module("
+                       "quanta-lower-x86)'";
+    return WalkResult::interrupt();
+  });
+  if (kernels.wasInterrupted())
+    return failure();
   PassManager pm(module.getContext());
   buildLowerToLLVMPipeline(pm);
   // Verifying the whole module after each of the pipeline's ~60 passes took

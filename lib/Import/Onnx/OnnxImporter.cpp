@@ -1082,6 +1082,9 @@ LogicalResult ModelImporter::translateNode(Graph &graph, int index,
     return translateDynamicQuantizeMatMul(graph);
   if (current.domain() == "com.microsoft" && current.op_type() == "MatMulNBits")
     return translateMatMulNBits(graph);
+  if (current.domain() == "com.microsoft" &&
+      current.op_type() == "DynamicQuantizeLSTM")
+    return translateDynamicQuantizeLSTM(graph);
   if (fused && current.domain() == kFusedDomain &&
       current.op_type() == kDynamicQuantizeConv)
     return translateDynamicQuantizeConv(graph);
@@ -1091,8 +1094,8 @@ LogicalResult ModelImporter::translateNode(Graph &graph, int index,
                   << "of com.microsoft ONNX Runtime's QOperator ops (QGemm, "
                   << "QLinearAdd, QLinearMul, QLinearSigmoid, "
                   << "QLinearLeakyRelu, QLinearConcat, "
-                  << "QLinearGlobalAveragePool), DynamicQuantizeMatMul and "
-                  << "MatMulNBits";
+                  << "QLinearGlobalAveragePool), DynamicQuantizeMatMul, "
+                  << "DynamicQuantizeLSTM and MatMulNBits";
     return failure();
   }
   const OpInfo *info = lookupOp(current.op_type());

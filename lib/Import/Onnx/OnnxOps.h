@@ -157,6 +157,13 @@ LogicalResult translateTrilu(Graph &g);
 
 // OnnxOpsRecurrent.cpp: RNN, GRU, LSTM.
 LogicalResult translateRecurrent(Graph &g);
+/// ONNX Runtime's DynamicQuantizeLSTM (domain com.microsoft; what its
+/// quantize_dynamic writes for an LSTM): LSTM's inputs with W [dirs, I,
+/// 4H] and R [dirs, H, 4H] int8 or uint8 (the transposes of LSTM's), their
+/// scales and zero points per direction or per direction and column; each
+/// product a quanta.dynamic_qmatmul with ONNX Runtime's numerics (X
+/// quantized once over every step, H once per step).
+LogicalResult translateDynamicQuantizeLSTM(Graph &g);
 
 // OnnxOpsQuant.cpp
 LogicalResult translateQuantizeLinear(Graph &g);
@@ -202,12 +209,21 @@ LogicalResult translateDynamicQuantizeConv(Graph &g);
 /// constant K x N, into quanta.dynamic_qmatmul with ONNX Runtime's numerics.
 LogicalResult translateDynamicQuantizeMatMul(Graph &g);
 
+/// quanta.dynamic_qmatmul with ONNX Runtime's numerics of `input` (a
+/// matrix, or with `window` an NHWC image padded with zeros) and
+/// `constants`, into `outputType`.
+Value createDynamicProduct(
+    Graph &g, Value input, const DynamicMatMulConstants &constants,
+    RankedTensorType outputType,
+    std::optional<ArrayRef<int64_t>> window = std::nullopt);
+
 /// ONNX Runtime's MatMulNBits (domain com.microsoft; what its 4-bit
 /// weight quantizers write): A [..., K] float times B's N x K unsigned
 /// 4-bit values, a scale per block of block_size k values of each column
-/// and every zero point 8 (the default), into quanta.weight_only_matmul's
-/// symmetric i4 weights (q - 8); accuracy_level 4 (A quantized to int8 per
-/// block) as its int8_activations.
+/// and 4-bit zero points (absent: 8), into quanta.weight_only_matmul's i4
+/// weights (q - 8) and zero points (minus 8; none where all are 8);
+/// accuracy_level 4 (A quantized to int8 per block) as its
+/// int8_activations.
 LogicalResult translateMatMulNBits(Graph &g);
 
 /// Whether `node` is one of ONNX Runtime's QOperator contrib ops (domain

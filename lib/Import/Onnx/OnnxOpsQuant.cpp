@@ -564,14 +564,9 @@ std::optional<std::string> onnx_import::readDynamicMatMulConstants(
   return std::nullopt;
 }
 
-/// quanta.dynamic_qmatmul with ONNX Runtime's numerics of `input` (a
-/// matrix, or with `window` an NHWC image padded with zeros) and
-/// `constants`, into `outputType`.
-static Value
-createDynamicProduct(Graph &g, Value input,
-                     const DynamicMatMulConstants &constants,
-                     RankedTensorType outputType,
-                     std::optional<ArrayRef<int64_t>> window = std::nullopt) {
+Value onnx_import::createDynamicProduct(
+    Graph &g, Value input, const DynamicMatMulConstants &constants,
+    RankedTensorType outputType, std::optional<ArrayRef<int64_t>> window) {
   return DynamicQMatmulOp::create(
       g.b, g.loc, outputType, input, constants.weights,
       g.b.getDenseF32ArrayAttr(constants.scales),

@@ -10,6 +10,11 @@
 //     a matmul with constant weights) and the gates as elementwise generics
 //     reading the projections' gate blocks through their indexing maps.
 //
+// ONNX Runtime's DynamicQuantizeLSTM is the same LSTM with int8 or uint8
+// weights: each of the two products a quanta.dynamic_qmatmul with ONNX
+// Runtime's numerics instead (its ComputeGemm: the input projection's X
+// quantized once over every step, H once per step).
+//
 // A loop keeps the IR (and compile time) independent of the sequence
 // length. The formulas are ONNX's, which PyTorch's exporter maps its
 // modules to (GRU with linear_before_reset = 1).
@@ -45,6 +50,9 @@ struct Recurrence {
   /// [dirs, G*H, I], [dirs, G*H, H], [dirs, 2*G*H] (zeros if absent),
   /// [dirs, 3*H] or null.
   DenseElementsAttr w, r, bias, peepholes;
+  /// DynamicQuantizeLSTM: per direction, the products' quantized weights
+  /// (K x N: I x G*H and H x G*H) instead of w and r.
+  SmallVector<DynamicMatMulConstants, 2> quantizedW = {}, quantizedR = {};
 };
 } // namespace
 
@@ -102,8 +110,76 @@ static LogicalResult readActivations(Graph &g, Recurrence &rec) {
   return success();
 }
 
-/// Reads the node's attributes and constant weights.
-static FailureOr<Recurrence> readRecurrence(Graph &g, Cell cell, Value x) {
+/// Elements [d * count, (d + 1) * count) of `values` as a [count] tensor.
+static DenseElementsAttr directionSlice(DenseElementsAttr values, int64_t d,
+                                        int64_t count) {
+  auto type = RankedTensorType::get({count}, values.getElementType());
+  return remapConstant(values, type, [&](ArrayRef<int64_t> index) {
+    return std::make_pair(0u, d * count + index[0]);
+  });
+}
+
+/// DynamicQuantizeLSTM's W (input 1, [dirs, I, G*H]) or R (input 2,
+/// [dirs, H, G*H]) with its scale and zero point (inputs 8, 9 or 10, 11:
+/// [dirs] or [dirs, G*H]), per direction.
+static LogicalResult
+readQuantizedWeights(Graph &g, const Recurrence &rec, int index, StringRef name,
+                     int64_t rows,
+                     SmallVectorImpl<DynamicMatMulConstants> &result) {
+  const int64_t columns = rec.gates * rec.hidden;
+  DenseElementsAttr values = g.constantInput(index);
+  if (!values || !values.getElementType().isInteger(8) ||
+      cast<ShapedType>(values.getType()).getShape() !=
+          ArrayRef<int64_t>{rec.directions, rows, columns})
+    return g.error() << name << " (input " << index << ") must be a "
+                     << "constant int8 or uint8 [" << rec.directions << ", "
+                     << rows << ", " << columns << "] (directions, "
+                     << (index == 1 ? "input_size" : "hidden_size")
+                     << ", 4 x hidden_size)";
+  const int scaleIndex = index == 1 ? 8 : 10;
+  DenseElementsAttr scale = g.constantInput(scaleIndex),
+                    zeroPoint = g.constantInput(scaleIndex + 1);
+  auto perDirection = [&](DenseElementsAttr attr) -> std::optional<int64_t> {
+    if (!attr)
+      return std::nullopt;
+    const int64_t count = attr.getNumElements();
+    if (count == rec.directions)
+      return 1;
+    if (count == rec.directions * columns)
+      return columns;
+    return std::nullopt;
+  };
+  std::optional<int64_t> scaleCount = perDirection(scale);
+  if (!scaleCount)
+    return g.error() << name << "'s scale (input " << scaleIndex
+                     << ") must be a constant of " << rec.directions << " or "
+                     << rec.directions * columns
+                     << " values (per direction, or per direction and "
+                        "column)";
+  std::optional<int64_t> zeroCount = perDirection(zeroPoint);
+  if (g.hasInput(scaleIndex + 1) && !zeroCount)
+    return g.error() << name << "'s zero point (input " << scaleIndex + 1
+                     << ") must be a constant of as many values as a scale "
+                        "per direction or per direction and column";
+  const bool isUnsigned = g.unsignedConstants.contains(g.node->input(index));
+  for (int64_t d = 0; d < rec.directions; ++d) {
+    DynamicMatMulConstants constants;
+    if (std::optional<std::string> why = readDynamicMatMulConstants(
+            rowBlock(values, d * rows, rows, columns), isUnsigned,
+            directionSlice(scale, d, *scaleCount),
+            zeroCount ? directionSlice(zeroPoint, d, *zeroCount)
+                      : DenseElementsAttr(),
+            DenseElementsAttr(), constants))
+      return g.error() << name << ": " << *why;
+    result.push_back(std::move(constants));
+  }
+  return success();
+}
+
+/// Reads the node's attributes and constant weights (`quantized`:
+/// DynamicQuantizeLSTM's).
+static FailureOr<Recurrence> readRecurrence(Graph &g, Cell cell, Value x,
+                                            bool quantized) {
   Recurrence rec;
   rec.cell = cell;
   rec.gates = cell == Cell::LSTM ? 4 : cell == Cell::GRU ? 3 : 1;
@@ -140,18 +216,27 @@ static FailureOr<Recurrence> readRecurrence(Graph &g, Cell cell, Value x) {
   };
   DenseElementsAttr w = g.constantInput(1);
   if (rec.hidden <= 0 && w && cast<ShapedType>(w.getType()).getRank() == 3)
-    rec.hidden = cast<ShapedType>(w.getType()).getDimSize(1) / rec.gates;
+    rec.hidden =
+        cast<ShapedType>(w.getType()).getDimSize(quantized ? 2 : 1) / rec.gates;
   if (rec.hidden <= 0)
     return g.error() << "hidden_size is missing or not positive";
   const int64_t gateRows = rec.gates * rec.hidden;
-  auto wAttr = weights(1, "W", {rec.directions, gateRows, rec.input});
-  if (failed(wAttr))
-    return failure();
-  auto rAttr = weights(2, "R", {rec.directions, gateRows, rec.hidden});
-  if (failed(rAttr))
-    return failure();
-  rec.w = *wAttr;
-  rec.r = *rAttr;
+  if (quantized) {
+    if (failed(
+            readQuantizedWeights(g, rec, 1, "W", rec.input, rec.quantizedW)) ||
+        failed(
+            readQuantizedWeights(g, rec, 2, "R", rec.hidden, rec.quantizedR)))
+      return failure();
+  } else {
+    auto wAttr = weights(1, "W", {rec.directions, gateRows, rec.input});
+    if (failed(wAttr))
+      return failure();
+    auto rAttr = weights(2, "R", {rec.directions, gateRows, rec.hidden});
+    if (failed(rAttr))
+      return failure();
+    rec.w = *wAttr;
+    rec.r = *rAttr;
+  }
   if (g.hasInput(3)) {
     auto bAttr = weights(3, "B", {rec.directions, 2 * gateRows});
     if (failed(bAttr))
@@ -306,11 +391,27 @@ static DirectionResult runDirection(Graph &g, const Recurrence &rec, Value x,
       bias[i] = values[i] + (recurrentInside ? 0.0f : values[gateRows + i]);
     }
   }
+  // W^T [I, G*H] and R^T [H, G*H] (float weights).
+  const bool quantized = !rec.quantizedW.empty();
+  Value wT, rT;
+  if (!quantized) {
+    wT = g.transpose(
+        g.constant(rowBlock(rec.w, d * gateRows, gateRows, rec.input)), {1, 0});
+    rT = g.transpose(g.constant(rowBlock(rec.r, d * gateRows, gateRows, h)),
+                     {1, 0});
+  }
+  // `lhs` [M, K] times `weightsT` or, quantized, `quantizedWeights`.
+  auto gateProduct = [&](Value lhs, Value weightsT,
+                         ArrayRef<DynamicMatMulConstants> quantizedWeights) {
+    if (!quantized)
+      return product(g, lhs, weightsT);
+    return createDynamicProduct(
+        g, lhs, quantizedWeights[d],
+        RankedTensorType::get({tensorType(lhs).getDimSize(0), gateRows}, f32));
+  };
   // X W^T + bias for every step: [seq * batch, G*H] -> [seq, batch, G, H].
-  Value wT = g.transpose(
-      g.constant(rowBlock(rec.w, d * gateRows, gateRows, rec.input)), {1, 0});
-  Value projected =
-      product(g, g.reshape(x, {rec.seq * rec.batch, rec.input}), wT);
+  Value projected = gateProduct(g.reshape(x, {rec.seq * rec.batch, rec.input}),
+                                wT, rec.quantizedW);
   Value biasValue = g.constant(DenseElementsAttr::get(
       RankedTensorType::get({gateRows}, f32), ArrayRef<float>(bias)));
   projected = g.elementwise({projected, biasValue}, tensorType(projected),
@@ -318,8 +419,6 @@ static DirectionResult runDirection(Graph &g, const Recurrence &rec, Value x,
                               return addF(b, loc, a[0], a[1]);
                             });
   projected = g.reshape(projected, {rec.seq, rec.batch, rec.gates, h});
-  Value rT = g.transpose(g.constant(rowBlock(rec.r, d * gateRows, gateRows, h)),
-                         {1, 0});
   // GRU without linear_before_reset multiplies r * H by R_h alone.
   Value rzrT, rhT;
   if (rec.cell == Cell::GRU && !rec.linearBeforeReset) {
@@ -397,8 +496,8 @@ static DirectionResult runDirection(Graph &g, const Recurrence &rec, Value x,
         return addF(b, loc, fresh, keep);
       }));
     } else {
-      Value hrAll =
-          g.reshape(product(g, hidden, rT), {rec.batch, rec.gates, h});
+      Value hrAll = g.reshape(gateProduct(hidden, rT, rec.quantizedR),
+                              {rec.batch, rec.gates, h});
       if (rec.cell == Cell::RNN) {
         GateBuilder rnn{g, rec, {}, {}};
         unsigned xi = rnn.gateOf(xw, 0), hi = rnn.gateOf(hrAll, 0);
@@ -505,11 +604,9 @@ static Value stack(Graph &g, ArrayRef<Value> values, int64_t axis) {
   return tensor::ConcatOp::create(g.b, g.loc, axis, expanded);
 }
 
-LogicalResult onnx_import::translateRecurrent(Graph &g) {
-  const std::string &op = g.node->op_type();
-  const Cell cell = op == "LSTM"  ? Cell::LSTM
-                    : op == "GRU" ? Cell::GRU
-                                  : Cell::RNN;
+/// The node as `cell` (`quantized`: DynamicQuantizeLSTM's weights).
+static LogicalResult translateRecurrentNode(Graph &g, Cell cell,
+                                            bool quantized) {
   auto x = g.floatInput(0, "X");
   if (failed(x))
     return failure();
@@ -520,7 +617,7 @@ LogicalResult onnx_import::translateRecurrent(Graph &g) {
   const bool batchFirst = layout == 1;
   if (batchFirst && tensorType(*x).getRank() == 3)
     *x = g.transpose(*x, {1, 0, 2});
-  auto rec = readRecurrence(g, cell, *x);
+  auto rec = readRecurrence(g, cell, *x, quantized);
   if (failed(rec))
     return failure();
   // Initial states [directions, batch, hidden] (batch first: swapped).
@@ -569,4 +666,17 @@ LogicalResult onnx_import::translateRecurrent(Graph &g) {
   for (auto [index, state] : llvm::enumerate(states))
     g.setOutput(index + 1, state);
   return success();
+}
+
+LogicalResult onnx_import::translateRecurrent(Graph &g) {
+  const std::string &op = g.node->op_type();
+  return translateRecurrentNode(g,
+                                op == "LSTM"  ? Cell::LSTM
+                                : op == "GRU" ? Cell::GRU
+                                              : Cell::RNN,
+                                /*quantized=*/false);
+}
+
+LogicalResult onnx_import::translateDynamicQuantizeLSTM(Graph &g) {
+  return translateRecurrentNode(g, Cell::LSTM, /*quantized=*/true);
 }
