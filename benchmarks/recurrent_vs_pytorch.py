@@ -15,7 +15,11 @@ ONNX (opset 14) and run:
   the whole sequence (as ATen precomputes it) quantize their activations
   at run time; the gates stay float;
 - PyTorch fp32 and PyTorch's dynamic int8 (quantize_dynamic(model,
-  {nn.LSTM, nn.GRU}), its default engine).
+  {nn.LSTM, nn.GRU}), its default engine);
+- with --cell lstm and ONNX Runtime installed (`make ort`), the model as
+  ONNX Runtime's quantize_dynamic writes it (each LSTM a
+  DynamicQuantizeLSTM with int8 weights per tensor) in ONNX Runtime and in
+  Quanta (`quanta-lower-x86`, its import of that node).
 
 It prints, for each --threads, the median latency of each and Quanta
 dynamic's ratios, and the SQNR of both dynamic models against PyTorch's
@@ -41,10 +45,12 @@ import torch
 from torch import nn
 
 # Run as a script, this folder is on sys.path.
-from models_vs_pytorch import quant_run, sqnr, time_torch
+from models_vs_pytorch import find_ort, quant_run, sqnr, time_ort, time_torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "scripts", "goldens"))
+from gen_onnx_dynamic_lstm import to_dynamic_quantize_lstm  # noqa: E402
 warnings.filterwarnings("ignore")
 
 
@@ -70,7 +76,11 @@ def main():
     parser.add_argument("--threads", default="1,2")
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--ort", metavar="DIR",
+                        help="onnxruntime-node's directory (default: "
+                        "build/ort)")
     options = parser.parse_args()
+    ort = find_ort(options.ort) if options.cell == "lstm" else None
 
     torch.manual_seed(0)
     cell = nn.LSTM if options.cell == "lstm" else nn.GRU
@@ -107,6 +117,23 @@ def main():
           f"PyTorch dynamic {sqnr(reference, torch_dynamic):.1f} dB; "
           f"Quanta dynamic vs PyTorch dynamic {sqnr(torch_dynamic, quanta_dynamic):.1f} dB")
 
+    if ort:
+        import onnx
+        ort_path = os.path.join(work, "model.ort_dynamic.onnx")
+        onnx.save(to_dynamic_quantize_lstm(onnx.load(onnx_path)), ort_path)
+        x_bin = os.path.join(work, "x.bin")
+        x.numpy().tofile(x_bin)
+        ort_out = os.path.join(work, "ort_dynamic.npy")
+        quant_run(options.build, ort_path, x_path, ort_out,
+                  "quanta-lower-x86", 1, 1)
+        _, ort_y, _ = time_ort(ort, ort_path, x.numpy(), x_bin,
+                               os.path.join(work, "ort.bin"), 1, 1)
+        quanta_on_ort = np.load(ort_out).reshape(reference.shape)
+        print(f"ONNX Runtime's DynamicQuantizeLSTM model: SQNR vs PyTorch "
+              f"fp32: ONNX Runtime {sqnr(reference, ort_y.reshape(reference.shape)):.1f} dB, "
+              f"Quanta {sqnr(reference, quanta_on_ort):.1f} dB; Quanta vs "
+              f"ONNX Runtime max |difference| "
+              f"{np.abs(quanta_on_ort - ort_y.reshape(reference.shape)).max():.2e}")
     print(f"\n{'threads':>7} {'Quanta dyn':>11} {'Quanta fp32':>12} "
           f"{'torch dyn':>10} {'torch fp32':>11}   Quanta dynamic vs: torch "
           f"dynamic, torch fp32, Quanta fp32 (median ms)")
@@ -122,6 +149,18 @@ def main():
         tf, _ = time_torch(model, x, options.repeats)
         print(f"{threads:>7} {qd:>11.3f} {qf:>12.3f} {td:>10.3f} {tf:>11.3f}"
               f"   {td / qd:.2f}x {tf / qd:.2f}x {qf / qd:.2f}x")
+        if ort:
+            ours = min(quant_run(options.build, ort_path, x_path, ort_out,
+                                 "quanta-lower-x86", options.repeats,
+                                 threads)[0][0]
+                       for _ in range(options.rounds))
+            theirs = min(time_ort(ort, ort_path, x.numpy(), x_bin,
+                                  os.path.join(work, "ort.bin"),
+                                  options.repeats, threads)[0][0]
+                         for _ in range(options.rounds))
+            print(f"{threads:>7}   ONNX Runtime's DynamicQuantizeLSTM "
+                  f"model: Quanta {ours:.3f} ms, ONNX Runtime {theirs:.3f} "
+                  f"ms: {theirs / ours:.2f}x")
 
 
 if __name__ == "__main__":

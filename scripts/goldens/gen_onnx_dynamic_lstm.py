@@ -52,6 +52,34 @@ def quantize(w, unsigned, per_column):
     return q, scale, zeros
 
 
+def to_dynamic_quantize_lstm(float_model):
+    """`float_model` with every LSTM node as ONNX Runtime's quantize_dynamic
+    writes it: a DynamicQuantizeLSTM of its W and R transposed and
+    quantized to int8 per tensor, symmetric (zero point 0)."""
+    initializers = {i.name: i for i in float_model.graph.initializer}
+    for node in float_model.graph.node:
+        if node.op_type != "LSTM":
+            continue
+        names = list(node.input) + [""] * (8 - len(node.input))
+        for index, tag in ((1, "W"), (2, "R")):
+            weights = numpy_helper.to_array(initializers[names[index]])
+            q, scale, zero = quantize(np.transpose(weights, (0, 2, 1)),
+                                      unsigned=False, per_column=False)
+            base = f"{node.name or names[index]}_{tag}"
+            float_model.graph.initializer.extend([
+                numpy_helper.from_array(q, base + "_quantized"),
+                numpy_helper.from_array(scale, base + "_scale"),
+                numpy_helper.from_array(zero, base + "_zero_point")])
+            names[index] = base + "_quantized"
+            names += [base + "_scale", base + "_zero_point"]
+        node.op_type = "DynamicQuantizeLSTM"
+        node.domain = "com.microsoft"
+        del node.input[:]
+        node.input.extend(names[:8] + names[8:])
+    float_model.opset_import.append(helper.make_opsetid("com.microsoft", 1))
+    return float_model
+
+
 def model(name, rng, seq, batch, inputs, hidden, directions, unsigned,
           per_column, peepholes, states):
     w = (rng.standard_normal((directions, inputs, 4 * hidden)) * 0.3)
