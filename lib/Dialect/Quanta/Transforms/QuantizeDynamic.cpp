@@ -427,13 +427,23 @@ void QuantizeDynamicPass::rewrite(LinearChain chain, Scheme scheme) {
 void QuantizeDynamicPass::runOnOperation() {
   SmallVector<linalg::MatmulOp> matmuls;
   getOperation()->walk([&](linalg::MatmulOp op) { matmuls.push_back(op); });
+  bool anyInt4 = false;
   for (linalg::MatmulOp matmul : matmuls) {
     FailureOr<std::optional<Scheme>> scheme = getSchemeFor(matmul);
     if (failed(scheme))
       return signalPassFailure();
     if (!*scheme)
       continue;
+    anyInt4 |=
+        **scheme == Scheme::WeightOnlyInt4 || **scheme == Scheme::Int4Dynamic;
     if (std::optional<LinearChain> chain = matchLinear(matmul))
       rewrite(*chain, **scheme);
   }
+  // The 4-bit options shape no other scheme: said, not silently ignored.
+  if ((int4Asymmetric || int4F16Scales) && !anyInt4)
+    getOperation()->emitWarning()
+        << "quanta-quantize-dynamic: int4-asymmetric and int4-f16-scales "
+           "apply to weight_only_int4 and int4_dynamic layers; none here "
+           "(qconfig="
+        << qconfig << ")";
 }

@@ -9,6 +9,8 @@
 // GROUP: error: quanta-quantize-dynamic: group-size must be positive and even (4-bit weights are stored two per byte), got 0
 // RUN: not quant-opt %s --quanta-quantize-dynamic="qconfig=weight_only_int4 group-size=33" 2>&1 | FileCheck %s --check-prefix=ODD
 // ODD: error: quanta-quantize-dynamic: group-size must be positive and even (4-bit weights are stored two per byte), got 33
+// RUN: quant-opt %s --quanta-quantize-dynamic="int4-asymmetric=true" 2>&1 | FileCheck %s --check-prefix=INT4-OPTION
+// INT4-OPTION: warning: quanta-quantize-dynamic: int4-asymmetric and int4-f16-scales apply to weight_only_int4 and int4_dynamic layers; none here (qconfig=default_dynamic)
 func.func @f(%x: tensor<1x1xf32>) -> tensor<1x1xf32> {
   return %x : tensor<1x1xf32>
 }
