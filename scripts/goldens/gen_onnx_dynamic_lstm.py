@@ -12,8 +12,9 @@ Run once with Debian's Python after `make ort`:
   weights per tensor with zero point 0 (what quantize_dynamic writes).
 - dynamic_lstm_u8.onnx: bidirectional, X [7, 2, 16], uint8 weights with
   zero point 128 and a scale per column, peepholes and initial states.
-- dynamic_lstm_bad_scale.onnx: dynamic_lstm_s8 with 3 weight scales:
-  refused by the importer.
+- dynamic_lstm_bad_scale.onnx, dynamic_lstm_bad_weights.onnx:
+  dynamic_lstm_s8 with 3 weight scales, and with W in LSTM's own layout
+  [dirs, 4H, I]: refused by the importer.
 
 ONNX Runtime's gates use MLAS's own sigmoid and tanh approximations, so
 its outputs cannot be matched bit for bit (nor summed in its order); the
@@ -75,7 +76,7 @@ def to_dynamic_quantize_lstm(float_model):
         node.op_type = "DynamicQuantizeLSTM"
         node.domain = "com.microsoft"
         del node.input[:]
-        node.input.extend(names[:8] + names[8:])
+        node.input.extend(names)
     float_model.opset_import.append(helper.make_opsetid("com.microsoft", 1))
     return float_model
 
@@ -127,7 +128,7 @@ def model(name, rng, seq, batch, inputs, hidden, directions, unsigned,
     float_inits = [numpy_helper.from_array(
         np.transpose(w, (0, 2, 1)).astype(f32), "W"),
         numpy_helper.from_array(np.transpose(r, (0, 2, 1)).astype(f32), "R")]
-    float_inits += [i for i in inits[2:3] + inits[7:]]
+    float_inits += inits[2:3] + inits[7:]
     float_node = helper.make_node(
         "LSTM", float_names, ["Y"], hidden_size=hidden,
         direction="bidirectional" if directions == 2 else "forward")
@@ -168,6 +169,12 @@ def main():
     scale = next(i for i in bad.graph.initializer if i.name == "W_scale")
     scale.CopyFrom(numpy_helper.from_array(np.ones(3, f32), "W_scale"))
     onnx.save(bad, os.path.join(OUT, "dynamic_lstm_bad_scale.onnx"))
+    # W in LSTM's own layout [dirs, 4H, I] (not transposed): refused.
+    bad = onnx.load(os.path.join(OUT, "dynamic_lstm_s8.onnx"))
+    weights = next(i for i in bad.graph.initializer if i.name == "W")
+    weights.CopyFrom(numpy_helper.from_array(
+        np.transpose(numpy_helper.to_array(weights), (0, 2, 1)).copy(), "W"))
+    onnx.save(bad, os.path.join(OUT, "dynamic_lstm_bad_weights.onnx"))
 
 
 if __name__ == "__main__":

@@ -43,3 +43,7 @@
 //
 // RUN: not quant-translate --import-onnx %S/Inputs/dynamic_lstm_bad_scale.onnx 2>&1 | FileCheck %s --check-prefix=BAD-SCALE
 // BAD-SCALE: dynamic_lstm_bad_scale.onnx{{.*}}error: DynamicQuantizeLSTM node 'DynamicQuantizeLSTM_0': W's scale (input 8) must be a constant of 1 or 96 values (per direction, or per direction and column)
+// W in LSTM's own layout [dirs, 4H, I] instead of DynamicQuantizeLSTM's
+// transpose:
+// RUN: not quant-translate --import-onnx %S/Inputs/dynamic_lstm_bad_weights.onnx 2>&1 | FileCheck %s --check-prefix=BAD-WEIGHTS
+// BAD-WEIGHTS: dynamic_lstm_bad_weights.onnx{{.*}}error: DynamicQuantizeLSTM node 'DynamicQuantizeLSTM_0': W (input 1) must be a constant int8 or uint8 [1, 16, 96] (directions, input_size, 4 x hidden_size)
