@@ -53,7 +53,7 @@ KERNELS = [
     ("dotprod sdot", "dotprod", "neoverse-n1", "neoverse-n1", "neoverse-n1",
      {"sdot": 16}, "i8"),
     ("i8mm smmla", "i8mm", "neoverse-v1", "neoverse-v1", "max",
-     {"smmla": 32, "usmmla": 32}, "i8"),
+     {"smmla": 32, "usmmla": 32, "sdot": 16}, "i8"),
     ("f32 fmla", "baseline", "neoverse-n1", "neoverse-n1", "neoverse-n1",
      {"fmla": 4}, "f32"),
 ]
@@ -69,6 +69,36 @@ PEAK_LOOPS = {
 # MACs per instruction of the peak loop (smull+sadalp: 8 per pair).
 PEAK_MACS = {"ARMv8.0 smull+sadalp": 4, "dotprod sdot": 16, "i8mm smmla": 32,
              "f32 fmla": 4}
+# A single row (M = 1) uses each weight once: its limit is loading them.
+# The load-bound loop: 12 vectors of 16 weight bytes in three 4-register
+# ld1 (the cheapest form under both models: ldr q or ldp cost more
+# dispatch), each feeding the instructions a GEMV spends on it (i8mm's GEMV
+# is sdot's: smmla would compute a row pair), and the useful MACs of each
+# 16 bytes. The limit is the lower of that loop's rate and the peak.
+GEMV_STEPS = {
+    "ARMv8.0 smull+sadalp": (lambda i: [
+        f"smull v{24 + i % 3}.8h, v{i}.8b, v30.8b",
+        f"smull2 v{27 + i % 3}.8h, v{i}.16b, v30.16b",
+        f"sadalp v{12 + i}.4s, v{24 + i % 3}.8h",
+        f"sadalp v{12 + i}.4s, v{27 + i % 3}.8h"], 16),
+    "dotprod sdot": (lambda i: [f"sdot v{12 + i}.4s, v{i}.16b, v30.4b[{i % 4}]"],
+                     16),
+    "i8mm smmla": (lambda i: [f"sdot v{12 + i}.4s, v{i}.16b, v30.4b[{i % 4}]"],
+                   16),
+    "f32 fmla": (lambda i: [f"fmla v{12 + i}.4s, v{i}.4s, v30.s[{i % 4}]"], 4),
+}
+
+
+def gemv_limit(name, mca_cpu, peak):
+    """MACs per cycle of GEMV_STEPS' loop under llvm-mca, at most `peak`."""
+    steps, macs = GEMV_STEPS[name]
+    loop = []
+    for i in range(0, 12, 4):
+        loop.append((0, "ld1", f"{{v{i}.16b, v{i + 1}.16b, v{i + 2}.16b, "
+                               f"v{i + 3}.16b}}, [x0], #64"))
+    for i in range(12):
+        loop += [(0, *line.split(" ", 1)) for line in steps(i)]
+    return min(peak, 12 * macs / mca_cycles(loop, mca_cpu, 1000))
 
 # --check: small enough for make check (seconds under qemu).
 CHECK_SHAPES = [("GEMM 32x256x64", ("gemm", 32, 256, 64))]
@@ -323,22 +353,28 @@ def main():
     parser.add_argument("--check", action="store_true",
                         help="one small GEMM per level; fail unless each "
                              "whole-kernel figure is 10%%-100%% of the peak")
+    parser.add_argument("--shapes", default="",
+                        help="only the shapes whose name contains this")
     args = parser.parse_args()
-    shapes = CHECK_SHAPES if args.check else SHAPES
+    shapes = [shape for shape in (CHECK_SHAPES if args.check else SHAPES)
+              if args.shapes in shape[0]]
     failures = 0
     quant_compile = os.path.join(args.build, "bin", "quant-compile")
     rng = np.random.default_rng(0)
 
     print("Peaks under llvm-mca-22 (12 independent instructions a loop):")
-    peaks = {}
+    peaks, limits = {}, {}
     for name, _, _, mca_cpu, _, _, _ in KERNELS:
         cycles = mca_cycles([(0, *line.split(" ", 1))
                              for line in PEAK_LOOPS[name]], mca_cpu, 1000)
         peaks[name] = len(PEAK_LOOPS[name]) * PEAK_MACS[name] / cycles
-        print(f"  {name:22} {mca_cpu:12} {peaks[name]:6.1f} MACs/cycle")
+        limits[name] = gemv_limit(name, mca_cpu, peaks[name])
+        print(f"  {name:22} {mca_cpu:12} {peaks[name]:6.1f} MACs/cycle, "
+              f"M = 1 limit {limits[name]:5.1f}")
     print()
     header = (f"{'kernel':22} {'shape':24} {'inner loop':>22} "
-              f"{'MACs/cyc':>9} {'of peak':>8} {'whole':>9} {'of peak':>8}")
+              f"{'MACs/cyc':>9} {'of peak':>8} {'whole':>9} {'of peak':>8} "
+              f"{'of M=1 limit':>12}")
     print(header)
     print("-" * len(header))
     for kernel in KERNELS:
@@ -371,9 +407,13 @@ def main():
                                else "no dot-step loop")
                 loop_columns = (f"{loop_rate:9.1f} {loop_rate / peaks[name]:8.1%}"
                                 if loop else f"{'-':>9} {'-':>8}")
+                of_limit = (f"{whole_rate / limits[name]:12.1%}"
+                            if shape[0] == "gemm" and shape[1] == 1
+                            else f"{'-':>12}")
                 print(f"{name:22} {shape_name:24} {description:>22} "
                       f"{loop_columns} "
-                      f"{whole_rate:9.1f} {whole_rate / peaks[name]:8.1%}")
+                      f"{whole_rate:9.1f} {whole_rate / peaks[name]:8.1%} "
+                      f"{of_limit}")
                 fraction = whole_rate / peaks[name]
                 if fraction > 1.0:
                     sys.exit(f"{name}, {shape_name}: the whole kernel at "

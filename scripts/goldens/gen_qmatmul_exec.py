@@ -44,6 +44,11 @@ CASES = [  # name, M, K, N, input storage
     ("s8_out_u8", 11, 29, 37, "u8", None, 128, -5, "i8"),
     # Per-column weight zero points: the epilogue subtracts zw * rowsum.
     ("weight_zp_s8", 9, 21, 40, "i8", None, 128, 7, "u8", True),
+    # Single rows (GEMVs: AArch64's i8mm takes sdot's one-row tile, 6 strips
+    # and 2 accumulator sets): K with groups left after the sets' steps, N
+    # ending inside the tile.
+    ("gemv_u8", 1, 300, 70, "u8"),
+    ("gemv_s8", 1, 1030, 30, "i8"),
 ]
 
 

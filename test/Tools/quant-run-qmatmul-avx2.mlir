@@ -26,6 +26,10 @@
 // RUN: quant-run %S/Inputs/qmatmul_exec.mlir --guard-pages=after --entry=s8_out_u8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=generic})' --input=%S/Inputs/qmatmul_s8_out_u8_input.npy --output=%t.s8_out_u8.npy && cmp %t.s8_out_u8.npy %S/Inputs/qmatmul_s8_out_u8_expected.npy
 // RUN: quant-run %S/Inputs/qmatmul_exec.mlir --guard-pages=after --entry=weight_zp_s8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=generic})' --input=%S/Inputs/qmatmul_weight_zp_s8_input.npy --output=%t.weight_zp_s8.npy && cmp %t.weight_zp_s8.npy %S/Inputs/qmatmul_weight_zp_s8_expected.npy
 // RUN: quant-opt %S/Inputs/qmatmul_exec.mlir --quanta-lower-x86=isa=avx2 | FileCheck %s
+// RUN: quant-run %S/Inputs/qmatmul_exec.mlir --guard-pages=after --entry=gemv_u8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=avx2})' --input=%S/Inputs/qmatmul_gemv_u8_input.npy --output=%t.avx2.gemv_u8.npy && cmp %t.avx2.gemv_u8.npy %S/Inputs/qmatmul_gemv_u8_expected.npy
+// RUN: quant-run %S/Inputs/qmatmul_exec.mlir --guard-pages=after --entry=gemv_s8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=avx2})' --input=%S/Inputs/qmatmul_gemv_s8_input.npy --output=%t.avx2.gemv_s8.npy && cmp %t.avx2.gemv_s8.npy %S/Inputs/qmatmul_gemv_s8_expected.npy
+// RUN: quant-run %S/Inputs/qmatmul_exec.mlir --guard-pages=after --entry=gemv_u8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=generic})' --input=%S/Inputs/qmatmul_gemv_u8_input.npy --output=%t.generic.gemv_u8.npy && cmp %t.generic.gemv_u8.npy %S/Inputs/qmatmul_gemv_u8_expected.npy
+// RUN: quant-run %S/Inputs/qmatmul_exec.mlir --guard-pages=after --entry=gemv_s8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=generic})' --input=%S/Inputs/qmatmul_gemv_s8_input.npy --output=%t.generic.gemv_s8.npy && cmp %t.generic.gemv_s8.npy %S/Inputs/qmatmul_gemv_s8_expected.npy
 
 // Execution of quanta.qmatmul lowered for AVX2 (both vpmaddubsw and exact vpmaddwd cases) and the generic path through quant-run's JIT:
 // outputs byte-identical to NumPy's int64 evaluation of the op's semantics

@@ -44,5 +44,9 @@
 // RUN:     cmp %t.product.$isa.$entry.npy %S/Inputs/qbatch_matmul_${entry}_expected.npy && echo "$isa $entry identical" || exit 1; \
 // RUN:   done; \
 // RUN: done | FileCheck %s --check-prefix=PRODUCT
+// RUN: quant-run %S/Inputs/qmatmul_exec.mlir --guard-pages=after --entry=gemv_u8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=avx512vnni})' --input=%S/Inputs/qmatmul_gemv_u8_input.npy --output=%t.avx512vnni.gemv_u8.npy && cmp %t.avx512vnni.gemv_u8.npy %S/Inputs/qmatmul_gemv_u8_expected.npy
+// RUN: quant-run %S/Inputs/qmatmul_exec.mlir --guard-pages=after --entry=gemv_s8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=avx512vnni})' --input=%S/Inputs/qmatmul_gemv_s8_input.npy --output=%t.avx512vnni.gemv_s8.npy && cmp %t.avx512vnni.gemv_s8.npy %S/Inputs/qmatmul_gemv_s8_expected.npy
+// RUN: quant-run %S/Inputs/qmatmul_exec.mlir --guard-pages=after --entry=gemv_u8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=avxvnni})' --input=%S/Inputs/qmatmul_gemv_u8_input.npy --output=%t.avxvnni.gemv_u8.npy && cmp %t.avxvnni.gemv_u8.npy %S/Inputs/qmatmul_gemv_u8_expected.npy
+// RUN: quant-run %S/Inputs/qmatmul_exec.mlir --guard-pages=after --entry=gemv_s8 --pass-pipeline='builtin.module(quanta-lower-x86{isa=avxvnni})' --input=%S/Inputs/qmatmul_gemv_s8_input.npy --output=%t.avxvnni.gemv_s8.npy && cmp %t.avxvnni.gemv_s8.npy %S/Inputs/qmatmul_gemv_s8_expected.npy
 // PRODUCT-COUNT-5: avx512vnni {{[a-z0-9_]+}} identical
 // PRODUCT-COUNT-5: avxvnni {{[a-z0-9_]+}} identical

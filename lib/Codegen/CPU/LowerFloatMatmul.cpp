@@ -528,7 +528,9 @@ private:
 /// tile needs more accumulators than the FMA latency times its ports to stay
 /// busy. 32 NEON q registers hold 8 x 2 accumulators of 4 lanes, 8 rows'
 /// inputs of 4 k each (loaded once for 4 by-element fmla) and 2 weight
-/// vectors.
+/// vectors; the one-row tile has 8 strips, each a chain of fmla (llvm-mca,
+/// Neoverse N1, 1 x 1024 x 1024: 3.6 MACs a cycle with 4 strips, 4.1 with
+/// 8, its load-bound limit 4.8).
 static GemmTiling getFloatTiling(const TargetDescription &target) {
   switch (target.getArch()) {
   case TargetArch::AArch64:
@@ -537,7 +539,7 @@ static GemmTiling getFloatTiling(const TargetDescription &target) {
             8,
             2,
             4,
-            4,
+            8,
             1,
             0,
             0,

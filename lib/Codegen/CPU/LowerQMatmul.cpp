@@ -108,10 +108,16 @@ static KernelShape getKernelShape(DotStep step) {
   // (3 uops a cycle; 2 per 16-byte ldr, 3 per ldp) below its 2 sdot a
   // cycle (llvm-mca on the k loop compiled for a Neoverse N1: 8 x 2 tiles
   // of the same design 91% of the sdot peak, 7 x 3 100%). The half tile
-  // has 3 rows of 3 strips, the one-row tile 3 strips.
+  // has 3 rows of 3 strips, the one-row tile 6 strips and 2 accumulator
+  // sets: a single row loads 16 weights per sdot, and the loop's other
+  // instructions compete with those loads for dispatch; 48 sdot a step
+  // leave few of them, and 6 strips half the column groups' fixed costs
+  // (llvm-mca, Neoverse N1, 1 x 1024 x 1024, whole kernel: 13.2 MACs a
+  // cycle with 3 strips and one set, 15.2 with 3 and 4 sets, 15.4 with 6
+  // and 2, of a load-bound limit of 19.2).
   case DotStep::NeonDot:
     return {step,
-            {4, 4, 7, 3, 3, 3, 1, 0, 0, /*rowsPerDot=*/1,
+            {4, 4, 7, 3, 3, 6, 2, 0, 0, /*rowsPerDot=*/1,
              /*groupsPerLoad=*/4, /*stripInterleave=*/3},
             InputSign::Signed,
             false,
@@ -1233,19 +1239,24 @@ getWeightValues(Operation *op, ElementsAttr attr, StringRef pass) {
   return weights;
 }
 
-/// The best step `target` has. On AArch64, i8mm's smmla does twice the
-/// products of dotprod's sdot per instruction, sdot four times those of
-/// ARMv8.0's widening multiplies. On AVX2, vpmaddubsw only where
-/// `isMaddUbsExact` says saturation is impossible for the input's storage
-/// range [lo, hi] (flipped to u8 for s8 inputs).
+/// The best step `target` has for a GEMM of `rows` rows. On AArch64,
+/// i8mm's smmla does twice the products of dotprod's sdot per instruction,
+/// sdot four times those of ARMv8.0's widening multiplies; but smmla
+/// multiplies row pairs, and a single row (a GEMV) would compute a copy of
+/// itself: both read 16 weights per instruction, so sdot's by-element form
+/// does the same useful products without packing row pairs (llvm-mca on a
+/// Neoverse V1, 1 x 1024 x 1024: see benchmarks/neon_kernels_mca.py). On
+/// AVX2, vpmaddubsw only where `isMaddUbsExact` says saturation is
+/// impossible for the input's storage range [lo, hi] (flipped to u8 for s8
+/// inputs).
 static DotStep
-chooseDotStep(const TargetDescription &target,
+chooseDotStep(const TargetDescription &target, int64_t rows,
               quant::UniformQuantizedType input,
               function_ref<bool(int64_t lo, int64_t hi)> isMaddUbsExact) {
   using F = TargetFeature;
   switch (target.getArch()) {
   case TargetArch::AArch64:
-    if (target.has(F::I8mm))
+    if (target.has(F::I8mm) && (rows > 1 || !target.has(F::DotProd)))
       return DotStep::NeonMmla;
     if (target.has(F::DotProd))
       return DotStep::NeonDot;
@@ -1279,7 +1290,7 @@ LogicalResult mlir::quanta::lowerQMatmul(RewriterBase &rewriter, QMatmulOp op,
   const int64_t segmentK =
       op.getWindow() ? op.getInput().getType().getDimSize(3) : shape[0];
   KernelShape kernel = getKernelShape(chooseDotStep(
-      target,
+      target, op.getOutput().getType().getDimSize(0),
       cast<quant::UniformQuantizedType>(
           op.getInput().getType().getElementType()),
       [&](int64_t lo, int64_t hi) {
@@ -1351,7 +1362,7 @@ LogicalResult mlir::quanta::lowerQBatchMatmul(RewriterBase &rewriter,
   // vpmaddubsw is exact when no two products of an input in [lo, hi] and a
   // weight in [min, max] sum outside i16.
   KernelShape kernel = getKernelShape(
-      chooseDotStep(target, lhsType, [&](int64_t lo, int64_t hi) {
+      chooseDotStep(target, m, lhsType, [&](int64_t lo, int64_t hi) {
         const int64_t products[] = {lo * weights.min, lo * weights.max,
                                     hi * weights.min, hi * weights.max};
         return 2 * *llvm::max_element(products) <= INT16_MAX &&
@@ -1496,7 +1507,7 @@ LogicalResult mlir::quanta::lowerDynamicQMatmul(RewriterBase &rewriter,
   auto activationType = quant::UniformQuantizedType::get(
       0, b.getI8Type(), b.getF32Type(), 1.0, 0, 0, onednn ? 128 : 255);
   KernelShape kernel = getKernelShape(
-      chooseDotStep(target, activationType, [&](int64_t lo, int64_t hi) {
+      chooseDotStep(target, m, activationType, [&](int64_t lo, int64_t hi) {
         return isMaddUbsExact(*weights, k, n, k, lo, hi);
       }));
 

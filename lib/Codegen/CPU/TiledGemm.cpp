@@ -858,6 +858,14 @@ Value TiledGemm::emitTiles(Value output, StringRef step) {
   assert((!rowClasses || tiling.rowsPerDot == 1) &&
          "the rows of a class are not consecutive: one row per dot step");
   chooseMainTile();
+  // No more accumulator sets in the one-row tile than its k loop fills with
+  // whole steps (a class's runs are at least a tap's groups long): the
+  // groups left over run one at a time.
+  const int64_t loopGroups =
+      rowClasses ? segmentGroups : paddedK / tiling.group;
+  while (tiling.rowSplit > 1 &&
+         loopGroups < tiling.rowSplit * tiling.groupsPerLoad)
+    tiling.rowSplit /= 2;
   if (std::optional<RowClasses> taps = tapBlocking()) {
     // The partial sums of every row start as its class's, then each tap's
     // rows add its k groups, then every row finishes (main tile chosen by

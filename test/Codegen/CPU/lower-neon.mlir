@@ -22,7 +22,8 @@
 !out = !quant.uniform<u8:f32, 0.1:10>
 // DOT-LABEL: func.func @gemm_u8
 // DOT-NOT: passthrough
-// DOT: arith.constant dense<15365> : tensor<12xi32>
+// 12 columns padded to 24, the width of the one-row tile (6 strips).
+// DOT: arith.constant dense<[15365, {{.*}}, 15365, 0, {{.*}}, 0]> : tensor<24xi32>
 // DOT: arith.xori %{{.*}}, %c-128_i8 : i8
 // DOT: scf.for %{{.*}} = %c0{{.*}} to %c8{{.*}} step %c4
 // DOT: %[[ROW:.*]] = vector.transfer_read %{{.*}} : tensor<9x40xi8>, vector<16xi8>
@@ -79,7 +80,7 @@ func.func @gemm_u8(%a: tensor<9x40x!in>) -> tensor<9x12x!out> {
 !out = !quant.uniform<u8:f32, 0.1:10>
 // DOT-LABEL: func.func @gemm_s8
 // DOT-NOT: arith.xori
-// DOT: arith.constant dense<5> : tensor<12xi32>
+// DOT: arith.constant dense<[5, {{.*}}, 5, 0, {{.*}}, 0]> : tensor<24xi32>
 // DOT: {quanta.dot_step = "sdot"{{(, quanta.parallel)?}}}
 // I8MM-LABEL: func.func @gemm_s8
 // I8MM: arm_neon.intr.smmla
@@ -92,6 +93,35 @@ module attributes {quanta.target = "aarch64+neon+dotprod+i8mm"} {
 func.func @gemm_s8(%a: tensor<9x40x!in>) -> tensor<9x12x!out> {
   %r = quanta.qmatmul %a {weights = dense<3> : tensor<40x12xi8>, weight_zero_points = array<i32: 0>, column_offsets = array<i32: 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5>, multipliers = array<i32: 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824>, shifts = array<i32: -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8, -8>, output_min = 0 : i32, output_max = 255 : i32} : tensor<9x40x!in> -> tensor<9x12x!out>
   return %r : tensor<9x12x!out>
+}
+}
+
+// -----
+
+// A single row (a GEMV): smmla would multiply a row pair, one of them a
+// copy, so i8mm takes dotprod's sdot by-element kernel: the one-row tile of
+// 6 strips and 2 accumulator sets, 8 k groups a step (K = 64 padded to 24
+// columns). Without dotprod, smmla stays.
+
+!in = !quant.uniform<u8:f32, 0.05:3>
+!out = !quant.uniform<u8:f32, 0.1:10>
+// DOT-LABEL: func.func @gemv
+// DOT: scf.for %{{.*}} = %c0{{.*}} to %c16{{.*}} step %c8
+// DOT-COUNT-48: arm_neon.intr.sdot
+// DOT-NOT: arm_neon.intr.sdot
+// DOT: {quanta.dot_step = "sdot"{{(, quanta.parallel)?}}}
+// I8MM-LABEL: func.func @gemv
+// I8MM-NOT: smmla
+// I8MM: arm_neon.intr.sdot
+// I8MM-NOT: smmla
+// I8MM: {quanta.dot_step = "sdot"{{(, quanta.parallel)?}}}
+// TARGET-LABEL: func.func @gemv
+// TARGET: arm_neon.intr.usmmla
+// TARGET: {quanta.dot_step = "usmmla"{{(, quanta.parallel)?}}}
+module attributes {quanta.target = "aarch64+neon+i8mm"} {
+func.func @gemv(%a: tensor<1x64x!in>) -> tensor<1x8x!out> {
+  %r = quanta.qmatmul %a {weights = dense<3> : tensor<64x8xi8>, weight_zero_points = array<i32: 0>, column_offsets = array<i32: 5, 5, 5, 5, 5, 5, 5, 5>, multipliers = array<i32: 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824, 1073741824>, shifts = array<i32: -8, -8, -8, -8, -8, -8, -8, -8>, output_min = 0 : i32, output_max = 255 : i32} : tensor<1x64x!in> -> tensor<1x8x!out>
+  return %r : tensor<1x8x!out>
 }
 }
 
