@@ -32,12 +32,35 @@
 // RUN: cmp %t.out.1.npy %t.out.3.npy
 // RUN: cmp %t.out.1.npy %t.out.0.npy
 
+// Kernels large enough for the threads to share (threads_kernels.py): a
+// padded convolution whose row classes the chunks share by rows, one
+// whose column groups they share (blocked by tap), a GEMM with rows and
+// columns left to the last chunk, a depthwise convolution: the same bytes
+// on 1, 2 and 3 threads (3: chunks of unequal sizes), and the kernels do
+// run on threads (the OpenMP runtime is called).
+// RUN: %python %S/Inputs/threads_kernels.py > %t.kernels.mlir
+// RUN: %python %S/Inputs/random_arguments.py %t.kernels.mlir %t.kernels
+// RUN: for e in conv_rows conv_columns gemm_rows_left depthwise; do \
+// RUN:   for threads in 1 2 3; do \
+// RUN:     quant-run %t.kernels.mlir --guard-pages=after --entry=$e --num-threads=$threads --pass-pipeline="builtin.module(quanta-lower-x86)" --input=%t.kernels.$e.0.npy --output=%t.kernels.$e.$threads.npy || exit 1; \
+// RUN:   done; \
+// RUN:   cmp %t.kernels.$e.1.npy %t.kernels.$e.2.npy && cmp %t.kernels.$e.1.npy %t.kernels.$e.3.npy && echo "$e same bytes" || exit 1; \
+// RUN: done | FileCheck %s --check-prefix=KERNELS
+// RUN: quant-compile %t.kernels.mlir --num-threads=2 --pass-pipeline="builtin.module(quanta-lower-x86)" -o %t.kernels.o
+// RUN: llvm-nm %t.kernels.o | FileCheck %s --check-prefix=FORKS
+
 // Negative: a thread count below 0, and threads under emulation.
 // RUN: not quant-run %t.int8.mlir --num-threads=-1 --input=%quanta_src_root/examples/digits/test_images.npy 2>&1 | FileCheck %s --check-prefix=NEGATIVE
 // RUN: not quant-run %t.int8.mlir --num-threads=2 --target-triple=aarch64-linux-gnu --input=%quanta_src_root/examples/digits/test_images.npy 2>&1 | FileCheck %s --check-prefix=EMULATED
 // RUN: not quant-opt %t.cnn32.mlir --quanta-prepare --quanta-calibrate='data=%quanta_src_root/examples/digits/calibration/batch0.npy threads=-2' -o /dev/null 2>&1 | FileCheck %s --check-prefix=CALIBRATE
 
 // FLOAT-COUNT-9: {{[a-z0-9_]+}} {{[023]}} equal
+// KERNELS: conv_rows same bytes
+// KERNELS: conv_columns same bytes
+// KERNELS: gemm_rows_left same bytes
+// KERNELS: depthwise same bytes
+// FORKS: U __kmpc_fork_call
+// FORKS-COUNT-4: omp_par
 // NEGATIVE: quant-run: error: --num-threads must be >= 0, got -1
 // EMULATED: error: --num-threads: there is no OpenMP runtime for aarch64-unknown-linux-gnu to link the emulated program with; run it with --num-threads=1
 // CALIBRATE: error: quanta-calibrate: threads must be >= 0, got -2

@@ -403,7 +403,14 @@ Value DepthwiseLowering::build() {
         b.setInsertionPointToStart(nb.getInsertionBlock());
         scf::YieldOp::create(b, loc, emitRow(current[0], row));
       });
-  rows->setAttr(kParallelLoopAttrName, b.getUnitAttr());
+  // Its work, as quanta-parallelize counts it: a multiply-add per tap and
+  // channel vector of each output pixel (the loops inside are not all
+  // loops with constant bounds it could count: 112x112x32 3x3 convolutions
+  // stayed on one thread).
+  rows->setAttr(kParallelLoopAttrName,
+                b.getI64IntegerAttr(batches * outputHeight * outputWidth *
+                                    llvm::divideCeil(channels, lanes) *
+                                    window.kernelH * window.kernelW));
   rows->setAttr("quanta.dot_step", b.getStringAttr("depthwise"));
   return quant::StorageCastOp::create(b, loc, op.getOutput().getType(),
                                       rows.getResult(0));

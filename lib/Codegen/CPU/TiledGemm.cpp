@@ -14,6 +14,7 @@
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
+#include "llvm/Support/Threading.h"
 
 #include <algorithm>
 #include <array>
@@ -22,12 +23,22 @@
 using namespace mlir;
 using namespace mlir::quanta;
 
+/// The threads the module around `op` runs its kernels on (0: the OpenMP
+/// runtime's choice, taken to be this host's).
+static int64_t getThreads(Operation *op) {
+  auto module =
+      isa<ModuleOp>(op) ? cast<ModuleOp>(op) : op->getParentOfType<ModuleOp>();
+  const int64_t threads = module ? getModuleThreads(module) : 1;
+  return threads == 0 ? llvm::hardware_concurrency().compute_thread_count()
+                      : threads;
+}
+
 TiledGemm::TiledGemm(Operation *op, const GemmTiling &tiling, int64_t m,
                      int64_t k, int64_t n, int64_t segments)
     : b(op), loc(op->getLoc()), tiling(tiling), m(m), k(k), n(n),
       segments(segments),
       segmentGroups(llvm::divideCeil(k / segments, tiling.group)),
-      paddedK(segments * segmentGroups * tiling.group),
+      threads(getThreads(op)), paddedK(segments * segmentGroups * tiling.group),
       // Whole tiles of every width.
       paddedN(llvm::alignTo(
           n, tiling.lanes * std::max({tiling.strips, tiling.halfStrips,
@@ -604,24 +615,14 @@ Value TiledGemm::rowLoops(Value output, Value rowBegin, Value rowEnd,
                           const ClassTables *classes) {
   std::optional<int64_t> begin = getConstantIntValue(rowBegin),
                          end = getConstantIntValue(rowEnd);
-  if (begin && end && *begin >= *end)
+  if (rowBegin == rowEnd || (begin && end && *begin >= *end))
     return output;
   // The strip groups inside n in a loop, then the group n ends in, its
   // strip0 a constant (see tile), and no strips past it.
   const int64_t groupColumns = tiling.lanes * strips;
   const int64_t fullStrips = n / groupColumns * strips;
-  // The threads share out the row loop (each row tile writes its own rows,
-  // of the output or of the partial sums when blocking by tap) or, where A
-  // is the smaller operand (m < n: a CNN's deep layers at batch 1, fully
-  // connected layers), the loop over column groups (each writes its own
-  // columns): each thread then reads half of B instead of all of it, in
-  // one parallel region instead of one per group. Measured on ResNet-18's
-  // int8 layers at batch 1 on two threads, sharing rows: 7x7x512 3x3
-  // convolutions 0.36 -> 0.48 ms (slower than one thread), 14x14x256
-  // 0.34 -> 0.32 ms.
-  const bool shareColumns = fullStrips / strips >= 2 && m < n;
   auto rowLoop = [&](Value strip0, Value current) {
-    auto loop = scf::ForOp::create(
+    return scf::ForOp::create(
         b, loc, rowBegin, rowEnd, index(rows), current,
         [&](OpBuilder &nb, Location, Value row0, ValueRange inner) {
           OpBuilder::InsertionGuard guard(b);
@@ -630,28 +631,54 @@ Value TiledGemm::rowLoops(Value output, Value rowBegin, Value rowEnd,
                                tile(inner[0], row0, strip0, rows, strips, split,
                                     lastPosition, classes));
         });
-    if (!shareColumns)
-      loop->setAttr(kParallelLoopAttrName, b.getUnitAttr());
-    return loop;
   };
+  // Where the chunks share the columns, each takes its run of whole
+  // groups of the widest tile (a multiple of every tile's strips), the last
+  // one the rest.
+  Value stripBegin = index(0), stripEnd = index(fullStrips);
+  const bool lastChunkOnly = chunks > 1 && shareColumns;
+  if (lastChunkOnly) {
+    const int64_t wide = widestStrips(), wideGroups = n / (tiling.lanes * wide);
+    SmallVector<int64_t> begins, ends;
+    for (int64_t c = 0; c < chunks; ++c) {
+      begins.push_back(c * wideGroups / chunks * wide);
+      ends.push_back(c + 1 < chunks ? (c + 1) * wideGroups / chunks * wide
+                                    : fullStrips);
+    }
+    stripBegin = chunkValue(begins);
+    stripEnd = chunkValue(ends);
+  }
   if (fullStrips > 0) {
     auto columns = scf::ForOp::create(
-        b, loc, index(0), index(fullStrips), index(strips), ValueRange{output},
+        b, loc, stripBegin, stripEnd, index(strips), ValueRange{output},
         [&](OpBuilder &nb, Location, Value strip0, ValueRange outer) {
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPointToStart(nb.getInsertionBlock());
           scf::YieldOp::create(b, loc, rowLoop(strip0, outer[0]).getResults());
         });
     columns->setAttr("quanta.dot_step", b.getStringAttr(step));
-    if (shareColumns)
-      columns->setAttr(kParallelLoopAttrName, b.getUnitAttr());
     output = columns.getResult(0);
   }
   if (n % groupColumns == 0)
     return output;
-  auto lastGroup = rowLoop(index(fullStrips), output);
-  lastGroup->setAttr("quanta.dot_step", b.getStringAttr(step));
-  return lastGroup.getResult(0);
+  if (!lastChunkOnly) {
+    auto lastGroup = rowLoop(index(fullStrips), output);
+    lastGroup->setAttr("quanta.dot_step", b.getStringAttr(step));
+    return lastGroup.getResult(0);
+  }
+  Value isLast = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, chunk,
+                                       index(chunks - 1));
+  auto onLast = scf::IfOp::create(
+      b, loc, isLast,
+      [&](OpBuilder &nb, Location) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(nb.getInsertionBlock());
+        auto lastGroup = rowLoop(index(fullStrips), output);
+        lastGroup->setAttr("quanta.dot_step", b.getStringAttr(step));
+        scf::YieldOp::create(b, loc, lastGroup.getResults());
+      },
+      [&](OpBuilder &nb, Location) { scf::YieldOp::create(nb, loc, output); });
+  return onLast.getResult(0);
 }
 
 namespace {
@@ -701,30 +728,67 @@ Value TiledGemm::rowTiles(Value output, Value begin, Value wholeEnd,
                   tiling.rowSplit, step, lastPosition, classes);
 }
 
-/// A loop over the classes, each tiled as RowSplit says, reading its runs
-/// of k groups.
+SmallVector<TiledGemm::ChunkRows> TiledGemm::chunkRows(int64_t begin,
+                                                       int64_t count) const {
+  RowSplit split(begin, count, tiling.rows);
+  const ChunkRows all{begin, split.wholeEnd, split.halfEnd, split.singleStart,
+                      begin + count};
+  if (shareColumns)
+    return SmallVector<ChunkRows>(chunks, all);
+  // Whole tiles for every chunk, the half and one-row tiles for the last.
+  const int64_t tiles = (split.wholeEnd - begin) / tiling.rows;
+  SmallVector<ChunkRows> ranges;
+  for (int64_t c = 0; c < chunks; ++c) {
+    const int64_t from = begin + c * tiles / chunks * tiling.rows,
+                  to = begin + (c + 1) * tiles / chunks * tiling.rows;
+    ranges.push_back(c + 1 < chunks ? ChunkRows{from, to, to, to, to}
+                                    : ChunkRows{from, all.wholeEnd, all.halfEnd,
+                                                all.singleStart, all.end});
+  }
+  return ranges;
+}
+
+Value TiledGemm::indexTable(ArrayRef<int64_t> values) {
+  auto type = RankedTensorType::get({static_cast<int64_t>(values.size())},
+                                    b.getIndexType());
+  return createConstant(DenseElementsAttr::get(type, values));
+}
+
+Value TiledGemm::chunkValue(ArrayRef<int64_t> perChunk) {
+  // A constant where every chunk has the same (the row loops of column
+  // chunks): loops found empty are not emitted.
+  if (llvm::all_equal(perChunk))
+    return index(perChunk.front());
+  return tensor::ExtractOp::create(b, loc, indexTable(perChunk), chunk);
+}
+
+/// A loop over the classes, each tiled as RowSplit says (the chunk's share
+/// of it), reading its runs of k groups.
 Value TiledGemm::emitClassTiles(Value output, StringRef step,
                                 const RowClasses &classes) {
-  auto table = [&](ArrayRef<int64_t> values) {
-    auto type = RankedTensorType::get({static_cast<int64_t>(values.size())},
-                                      b.getIndexType());
-    return createConstant(DenseElementsAttr::get(type, values));
-  };
-  SmallVector<int64_t> wholeEnds, halfEnds, singleStarts, lastRows;
+  // Per class and chunk (class-major): the chunk's rows of the class.
+  SmallVector<int64_t> begins, wholeEnds, halfEnds, singleStarts, ends,
+      lastRows;
   for (int64_t c = 0; c < classes.size(); ++c) {
     const int64_t begin = classes.rowStarts[c], end = classes.rowStarts[c + 1];
-    RowSplit split(begin, end - begin, tiling.rows);
-    wholeEnds.push_back(split.wholeEnd);
-    halfEnds.push_back(split.halfEnd);
-    singleStarts.push_back(split.singleStart);
-    lastRows.push_back(end - 1);
+    for (const ChunkRows &range : chunkRows(begin, end - begin)) {
+      begins.push_back(range.begin);
+      wholeEnds.push_back(range.wholeEnd);
+      halfEnds.push_back(range.halfEnd);
+      singleStarts.push_back(range.singleStart);
+      ends.push_back(range.end);
+      lastRows.push_back(end - 1);
+    }
   }
-  Value rows = table(classes.rows), rowBases = table(classes.rowBases),
-        rowStarts = table(classes.rowStarts), wholeEndTable = table(wholeEnds),
-        halfEndTable = table(halfEnds), singleStartTable = table(singleStarts),
-        lastRowTable = table(lastRows), runBegins = table(classes.runBegins),
-        runEnds = table(classes.runEnds), runStarts = table(classes.runStarts),
-        startOffsets;
+  Value rows = indexTable(classes.rows),
+        rowBases = indexTable(classes.rowBases),
+        beginTable = indexTable(begins), wholeEndTable = indexTable(wholeEnds),
+        halfEndTable = indexTable(halfEnds),
+        singleStartTable = indexTable(singleStarts),
+        endTable = indexTable(ends), lastRowTable = indexTable(lastRows),
+        runBegins = indexTable(classes.runBegins),
+        runEnds = indexTable(classes.runEnds),
+        runStarts = indexTable(classes.runStarts), startOffsets;
   if (!classes.startOffsets.empty()) {
     auto type = RankedTensorType::get(
         {static_cast<int64_t>(classes.startOffsets.size())},
@@ -741,14 +805,21 @@ Value TiledGemm::emitClassTiles(Value output, StringRef step,
         auto at = [&](Value tensor, Value position) -> Value {
           return tensor::ExtractOp::create(b, loc, tensor, position);
         };
+        Value slot =
+            chunks == 1
+                ? c
+                : arith::AddIOp::create(
+                      b, loc, arith::MulIOp::create(b, loc, c, index(chunks)),
+                      chunk);
         ClassTables tables{
             rows,         rowBases, runBegins,        runEnds,
             startOffsets, c,        at(runStarts, c), at(runStarts, next)};
         scf::YieldOp::create(
             b, loc,
-            rowTiles(current[0], at(rowStarts, c), at(wholeEndTable, c),
-                     at(halfEndTable, c), at(singleStartTable, c),
-                     at(rowStarts, next), at(lastRowTable, c), step, &tables));
+            rowTiles(current[0], at(beginTable, slot), at(wholeEndTable, slot),
+                     at(halfEndTable, slot), at(singleStartTable, slot),
+                     at(endTable, slot), at(lastRowTable, slot), step,
+                     &tables));
       });
   return classLoop.getResult(0);
 }
@@ -854,6 +925,62 @@ std::optional<RowClasses> TiledGemm::tapBlocking() const {
   return taps;
 }
 
+int64_t TiledGemm::widestStrips() const {
+  const int64_t wide = std::max(
+      {tiling.strips, tiling.halfStrips, tiling.rowStrips, tiling.otherStrips});
+  assert(llvm::all_of(ArrayRef<int64_t>{tiling.strips, tiling.halfStrips,
+                                        tiling.rowStrips},
+                      [&](int64_t strips) { return wide % strips == 0; }) &&
+         "every tile's strips divide the widest tile's");
+  return wide;
+}
+
+/// The threads share a GEMM in one parallel region, a chunk each: of its
+/// column groups where A is the smaller operand (m < n: a CNN's deep layers
+/// at batch 1, fully connected layers; each thread then reads its part of
+/// B instead of all of it) or the rows are too few for a whole tile per
+/// thread, else of each class's whole row tiles (the last chunk also takes
+/// the half and one-row tiles). A parallel loop per class, tile shape and
+/// column group instead made ~100 regions of a padded 3x3 convolution, and
+/// their forks, joins and unequal shares cost more than the second thread
+/// gave (measured on an AMD EPYC, ResNet-18 int8 at batch 1: 4.85 ms on one
+/// thread, 4.06 on two; its 28x28x128 convolutions 0.28 -> 0.33 ms).
+/// Blocked by tap, a row's partial sums are updated by one tap class after
+/// another, which only column chunks keep apart.
+void TiledGemm::chooseChunks(bool tapBlocked) {
+  if (threads <= 1)
+    return;
+  const int64_t wideGroups = n / (tiling.lanes * widestStrips()),
+                rowTiles = m / tiling.rows;
+  shareColumns = wideGroups >= threads && (m < n || rowTiles < threads);
+  if (shareColumns || (!tapBlocked && rowTiles >= threads))
+    chunks = threads;
+}
+
+SmallVector<Value>
+TiledGemm::forEachChunk(ValueRange init,
+                        function_ref<SmallVector<Value>(ValueRange)> body) {
+  if (chunks == 1)
+    return body(init);
+  auto loop = scf::ForOp::create(
+      b, loc, index(0), index(chunks), index(1), init,
+      [&](OpBuilder &nb, Location, Value c, ValueRange current) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(nb.getInsertionBlock());
+        chunk = c;
+        scf::YieldOp::create(b, loc, body(current));
+      });
+  // The dot steps (the nest reads its bounds from tables, which
+  // quanta-parallelize cannot count), each a vector instruction as an
+  // elementwise loop's iteration becomes one.
+  const int64_t work = llvm::divideCeil(m, tiling.rowsPerDot) *
+                       llvm::divideCeil(n, tiling.lanes) *
+                       (paddedK / tiling.group);
+  loop->setAttr(kParallelLoopAttrName, b.getI64IntegerAttr(work));
+  chunk = Value();
+  return loop.getResults();
+}
+
 Value TiledGemm::emitTiles(Value output, StringRef step) {
   assert((!rowClasses || tiling.rowsPerDot == 1) &&
          "the rows of a class are not consecutive: one row per dot step");
@@ -866,27 +993,62 @@ Value TiledGemm::emitTiles(Value output, StringRef step) {
   while (tiling.rowSplit > 1 &&
          loopGroups < tiling.rowSplit * tiling.groupsPerLoad)
     tiling.rowSplit /= 2;
-  if (std::optional<RowClasses> taps = tapBlocking()) {
-    // The partial sums of every row start as its class's, then each tap's
-    // rows add its k groups, then every row finishes (main tile chosen by
-    // the classes).
-    Value partial =
-        tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{m, paddedN},
-                                accumulatorType.getElementType());
-    phase = Phase::Start;
-    partial = emitClassTiles(partial, step, *rowClasses);
-    phase = Phase::Accumulate;
-    partialSums = emitClassTiles(partial, step, *taps);
-    phase = Phase::Finish;
-  } else if (rowClasses) {
-    return emitClassTiles(output, step, *rowClasses);
-  }
-  RowSplit split(0, m, tiling.rows);
-  const bool pastEnd =
-      split.pastEnd(m) || (m - split.singleStart) % tiling.rowsPerDot != 0;
-  return rowTiles(output, index(0), index(split.wholeEnd), index(split.halfEnd),
-                  index(split.singleStart), index(m),
-                  pastEnd ? index(m - 1) : Value(), step, nullptr);
+  std::optional<RowClasses> taps = tapBlocking();
+  chooseChunks(taps.has_value());
+  // Every row, without classes: the chunk's share.
+  auto everyRow = [&](Value current) {
+    SmallVector<ChunkRows> ranges = chunkRows(0, m);
+    auto values = [&](int64_t ChunkRows::*member) {
+      SmallVector<int64_t> perChunk;
+      for (const ChunkRows &range : ranges)
+        perChunk.push_back(range.*member);
+      return perChunk;
+    };
+    // An end equal to its start in every chunk is the start's value: its
+    // tiles are empty everywhere, and rowLoops emits none.
+    auto endOf = [&](Value start, int64_t ChunkRows::*startMember,
+                     int64_t ChunkRows::*endMember) {
+      return values(startMember) == values(endMember)
+                 ? start
+                 : chunkValue(values(endMember));
+    };
+    Value begin = chunkValue(values(&ChunkRows::begin));
+    Value wholeEnd = endOf(begin, &ChunkRows::begin, &ChunkRows::wholeEnd);
+    Value halfEnd = endOf(wholeEnd, &ChunkRows::wholeEnd, &ChunkRows::halfEnd);
+    Value singleStart = chunkValue(values(&ChunkRows::singleStart));
+    Value end = endOf(singleStart, &ChunkRows::singleStart, &ChunkRows::end);
+    RowSplit split(0, m, tiling.rows);
+    const bool pastEnd =
+        split.pastEnd(m) || (m - split.singleStart) % tiling.rowsPerDot != 0;
+    return rowTiles(current, begin, wholeEnd, halfEnd, singleStart, end,
+                    pastEnd ? index(m - 1) : Value(), step, nullptr);
+  };
+  if (!taps)
+    return forEachChunk(output,
+                        [&](ValueRange current) -> SmallVector<Value> {
+                          return {rowClasses ? emitClassTiles(current[0], step,
+                                                              *rowClasses)
+                                             : everyRow(current[0])};
+                        })
+        .front();
+  // The partial sums of every row start as its class's, then each tap's
+  // rows add its k groups, then every row finishes (main tile chosen by
+  // the classes).
+  Value partial = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{m, paddedN},
+                                          accumulatorType.getElementType());
+  return forEachChunk({output, partial},
+                      [&](ValueRange current) -> SmallVector<Value> {
+                        phase = Phase::Start;
+                        Value started =
+                            emitClassTiles(current[1], step, *rowClasses);
+                        phase = Phase::Accumulate;
+                        partialSums = emitClassTiles(started, step, *taps);
+                        phase = Phase::Finish;
+                        Value finished = everyRow(current[0]);
+                        phase = Phase::Whole;
+                        return {finished, partialSums};
+                      })
+      .front();
 }
 
 /// Sets the LLVM function attribute `name` (llvm.func's passthrough) of

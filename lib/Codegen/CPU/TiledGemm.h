@@ -31,6 +31,10 @@
 // whole tiles and B too large for L1 (a 7x7 image), the tiles loop over
 // one tap at a time instead, keeping partial sums in memory (tapBlocking).
 //
+// With threads, all of a GEMM's tiles sit in one loop over the threads'
+// chunks, each a run of column groups or of every class's whole row tiles
+// (chooseChunks): one parallel region per GEMM.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef QUANTA_LIB_CONVERSION_QUANTATOVECTOR_TILEDGEMM_H
@@ -263,6 +267,8 @@ protected:
   int64_t m, k, n;
   /// Runs of K (see above) and the k groups of one padded run.
   int64_t segments, segmentGroups;
+  /// The threads the kernel runs on (the module's quanta.threads).
+  int64_t threads;
   int64_t paddedK, paddedN;
   /// The packed weights and the vector type a dot step reads from them.
   Value packed;
@@ -305,6 +311,29 @@ private:
                  StringRef step, const ClassTables *classes);
   Value emitClassTiles(Value output, StringRef step, const RowClasses &classes);
   void chooseMainTile();
+  /// Strips of the widest tile shape, a multiple of every other's.
+  int64_t widestStrips() const;
+  /// Sets chunks and shareColumns (see TiledGemm.cpp).
+  void chooseChunks(bool tapBlocked);
+  /// `body` once, or with chunks > 1 in the loop over the chunks (the
+  /// threads' parallel loop), `chunk` its induction variable; `init` is what
+  /// the loop carries (the output, the partial sums).
+  SmallVector<Value>
+  forEachChunk(ValueRange init,
+               function_ref<SmallVector<Value>(ValueRange)> body);
+  /// The rows RowSplit's tiles cover, from `begin`: the whole tiles to
+  /// wholeEnd, a half tile to halfEnd, one-row tiles from singleStart to end.
+  struct ChunkRows {
+    int64_t begin, wholeEnd, halfEnd, singleStart, end;
+  };
+  /// The rows [begin, begin + count) as each chunk tiles them: all of them,
+  /// or where chunks share rows, its run of whole tiles.
+  SmallVector<ChunkRows> chunkRows(int64_t begin, int64_t count) const;
+  /// An index constant of `values`.
+  Value indexTable(ArrayRef<int64_t> values);
+  /// The current chunk's value of `perChunk` (a constant if they are
+  /// equal).
+  Value chunkValue(ArrayRef<int64_t> perChunk);
   RowClasses tapClasses() const;
   std::optional<RowClasses> tapBlocking() const;
 
@@ -314,6 +343,12 @@ private:
   enum class Phase { Whole, Start, Accumulate, Finish };
   Phase phase = Phase::Whole;
   Value partialSums;
+  /// The threads' shares of the GEMM (chooseChunks): their count, whether
+  /// they split the columns (else the rows), and while the tiles are
+  /// emitted, the current one (null with one chunk).
+  int64_t chunks = 1;
+  bool shareColumns = false;
+  Value chunk;
   /// The bytes of B a column group's tiles keep in L1 (x86 cores have
   /// 32 to 48 KB of L1 data cache).
   static constexpr int64_t kTapBlockingBytes = 32 * 1024;

@@ -30,12 +30,15 @@ using namespace mlir;
 using namespace mlir::quanta;
 
 /// `loop` (marked, carrying no values) as an scf.parallel of the same
-/// iterations and body.
+/// iterations, body and mark (its count of iterations, which
+/// quanta-parallelize-openmp reads again).
 static void toParallel(scf::ForOp loop) {
   OpBuilder builder(loop);
   auto parallel = scf::ParallelOp::create(
       builder, loop.getLoc(), ValueRange{loop.getLowerBound()},
       ValueRange{loop.getUpperBound()}, ValueRange{loop.getStep()});
+  parallel->setAttr(kParallelLoopAttrName,
+                    loop->getAttr(kParallelLoopAttrName));
   Block *body = parallel.getBody();
   // The new body ends with its scf.reduce; the loop's yield goes.
   loop.getBody()->getTerminator()->erase();
@@ -95,6 +98,8 @@ static uint64_t estimateIterations(Block &block) {
 }
 
 static bool isWorthThreads(Operation *loop) {
+  if (auto work = loop->getAttrOfType<IntegerAttr>(kParallelLoopAttrName))
+    return static_cast<uint64_t>(work.getInt()) >= kMinParallelIterations;
   return llvm::SaturatingMultiply(
              getTripCount(loop),
              estimateIterations(loop->getRegion(0).front())) >=

@@ -43,14 +43,16 @@ def AllocateResultShapes : Pass<"quanta-allocate-result-shapes"> {
 }
 
 def Parallelize : Pass<"quanta-parallelize", "ModuleOp"> {
-  let summary = "Mark the kernels' independent row loops parallel";
+  let summary = "Mark the kernels' independent loops parallel";
   let description = [{
     The first of three passes that run the kernels on threads (OpenMP),
     all part of the lowering to LLVM. With the module's `quanta.threads`
     other than 1, on buffers after bufferization: every `scf.for` marked
-    `quanta.parallel` (the row loops of the tiled kernels) that carries no
-    values and has enough work becomes an `scf.parallel` (not inside
-    another one). With one thread it does nothing.
+    `quanta.parallel` (the threads' chunks of the tiled kernels) that
+    carries no values and has enough work (its nest's iterations, counted
+    from constant bounds or given by the attribute's value) becomes an
+    `scf.parallel` (not inside another one). With one thread it does
+    nothing.
 
     Every parallel iteration writes its own part of the output and no
     reduction is split across threads, so the results are the same bytes

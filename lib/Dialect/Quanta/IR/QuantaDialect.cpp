@@ -60,9 +60,14 @@ LogicalResult QuantaDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   if (attr.getName() == kParallelLoopAttrName) {
-    if (!isa<scf::ForOp>(op) || !isa<UnitAttr>(attr.getValue()))
-      return op->emitError() << "'" << kParallelLoopAttrName
-                             << "' is a unit attribute of scf.for";
+    auto work = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!isa<scf::ForOp, scf::ParallelOp>(op) ||
+        !(isa<UnitAttr>(attr.getValue()) ||
+          (work && work.getType().isInteger(64) && work.getInt() >= 0)))
+      return op->emitError()
+             << "'" << kParallelLoopAttrName
+             << "' is an attribute of scf.for or scf.parallel: unit, or an "
+                "i64 count >= 0 of the iterations of its innermost loops";
     return success();
   }
   if (attr.getName() != kTargetAttrName &&

@@ -98,8 +98,13 @@ int64_t getModuleThreads(ModuleOp module);
 /// reports name ops by it.
 std::optional<StringRef> getLocationName(Location loc);
 /// Marks an scf.for whose iterations write disjoint parts of its buffers
-/// and read nothing another iteration writes (the row loops of the tiled
-/// kernels): quanta-parallelize may run them on threads in any order.
+/// and read nothing another iteration writes (the threads' chunks of the
+/// tiled kernels): quanta-parallelize may run them on threads in any order.
+/// A unit attribute, or an i64: how many times the loop's innermost bodies
+/// run, where its nest's bounds are not constants (the tiled kernels read
+/// theirs from tables) and quanta-parallelize could not count them; the
+/// scf.parallel quanta-parallelize makes of the loop keeps it for
+/// quanta-parallelize-openmp.
 inline constexpr llvm::StringLiteral kParallelLoopAttrName = "quanta.parallel";
 
 /// Whether `target` can run the code `root` holds: the target a module's
