@@ -41,6 +41,75 @@ module attributes {quanta.threads = 2 : i64} {
 
 // -----
 
+// A loop whose bounds are not constants (a tiled kernel's chunks read
+// theirs from tables) counts as 64 iterations of each: the count its mark
+// carries decides instead (100000: threads; 100: none), and its
+// scf.parallel keeps the mark, which quanta-parallelize-openmp reads again
+// (an unmarked scf.parallel of the same body stays sequential there).
+// CHECK-LABEL: func.func @counted
+// CHECK: scf.parallel (%{{.*}}) = (%c0) to (%c2) step (%c1) {
+// CHECK: } {quanta.parallel = 100000 : i64}
+// CHECK: scf.for %{{.*}} = %c0 to %c2 step %c1 {
+// CHECK: } {quanta.parallel = 100 : i64}
+module attributes {quanta.threads = 2 : i64} {
+  func.func @counted(%out: memref<65536xf32>, %bounds: memref<2xindex>,
+                     %value: f32) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    scf.for %chunk = %c0 to %c2 step %c1 {
+      %begin = memref.load %bounds[%chunk] : memref<2xindex>
+      scf.for %row = %begin to %c2 step %c1 {
+        memref.store %value, %out[%row] : memref<65536xf32>
+      }
+    } {quanta.parallel = 100000 : i64}
+    scf.for %chunk = %c0 to %c2 step %c1 {
+      %begin = memref.load %bounds[%chunk] : memref<2xindex>
+      scf.for %row = %begin to %c2 step %c1 {
+        memref.store %value, %out[%row] : memref<65536xf32>
+      }
+    } {quanta.parallel = 100 : i64}
+    return
+  }
+}
+
+// -----
+
+// CHECK-LABEL: func.func @counted_parallel
+// OPENMP-LABEL: func.func @counted_parallel
+// OPENMP: omp.parallel num_threads
+// OPENMP: omp.loop_nest (%{{.*}}) : index = (%c0) to (%c2) step (%c1) {
+// OPENMP: omp.terminator
+// OPENMP-NOT: omp.parallel
+// OPENMP: scf.for %{{.*}} = %c0 to %c2 step %c1 {
+// OPENMP-NOT: omp.parallel
+// OPENMP: return
+module attributes {quanta.threads = 2 : i64} {
+  func.func @counted_parallel(%out: memref<65536xf32>,
+                              %bounds: memref<2xindex>, %value: f32) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    scf.parallel (%chunk) = (%c0) to (%c2) step (%c1) {
+      %begin = memref.load %bounds[%chunk] : memref<2xindex>
+      scf.for %row = %begin to %c2 step %c1 {
+        memref.store %value, %out[%row] : memref<65536xf32>
+      }
+      scf.reduce
+    } {quanta.parallel = 100000 : i64}
+    scf.parallel (%chunk) = (%c0) to (%c2) step (%c1) {
+      %begin = memref.load %bounds[%chunk] : memref<2xindex>
+      scf.for %row = %begin to %c2 step %c1 {
+        memref.store %value, %out[%row] : memref<65536xf32>
+      }
+      scf.reduce
+    }
+    return
+  }
+}
+
+// -----
+
 // One thread (no attribute): nothing changes.
 // CHECK-LABEL: func.func @sequential
 // CHECK: scf.for
