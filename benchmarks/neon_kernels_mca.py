@@ -83,10 +83,9 @@ GEMV_STEPS = {
         f"sadalp v{12 + i}.4s, v{27 + i % 3}.8h"], 16),
     "dotprod sdot": (lambda i: [f"sdot v{12 + i}.4s, v{i}.16b, v30.4b[{i % 4}]"],
                      16),
-    "i8mm smmla": (lambda i: [f"sdot v{12 + i}.4s, v{i}.16b, v30.4b[{i % 4}]"],
-                   16),
     "f32 fmla": (lambda i: [f"fmla v{12 + i}.4s, v{i}.4s, v30.s[{i % 4}]"], 4),
 }
+GEMV_STEPS["i8mm smmla"] = GEMV_STEPS["dotprod sdot"]
 
 
 def gemv_limit(name, mca_cpu, peak):

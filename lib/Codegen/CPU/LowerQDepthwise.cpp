@@ -404,9 +404,9 @@ Value DepthwiseLowering::build() {
         scf::YieldOp::create(b, loc, emitRow(current[0], row));
       });
   // Its work, as quanta-parallelize counts it: a multiply-add per tap and
-  // channel vector of each output pixel (the loops inside are not all
-  // loops with constant bounds it could count: 112x112x32 3x3 convolutions
-  // stayed on one thread).
+  // channel vector of each output pixel. Counted from the loops inside,
+  // not all of constant bounds, a 56x56x144 3x3 convolution stayed on one
+  // thread (0.074 ms; 0.044 on two with the count).
   rows->setAttr(kParallelLoopAttrName,
                 b.getI64IntegerAttr(batches * outputHeight * outputWidth *
                                     llvm::divideCeil(channels, lanes) *
