@@ -17,8 +17,8 @@ void quanta::registerAllPasses() {
   registerQuantaPassesAndPipelines();
 }
 
-LogicalResult quanta::runPassPipeline(ModuleOp module, StringRef pipeline) {
-  PassManager pm(module.getContext());
+LogicalResult quanta::buildPassPipeline(ModuleOp module, StringRef pipeline,
+                                        OpPassManager &pm) {
   std::string errors;
   llvm::raw_string_ostream errorStream(errors);
   StringRef passes = pipeline.trim();
@@ -26,5 +26,12 @@ LogicalResult quanta::runPassPipeline(ModuleOp module, StringRef pipeline) {
     return module.emitError("bad pass pipeline: unbalanced parentheses");
   if (failed(parsePassPipeline(passes, pm, errorStream)))
     return module.emitError("bad pass pipeline: ") << errors;
+  return success();
+}
+
+LogicalResult quanta::runPassPipeline(ModuleOp module, StringRef pipeline) {
+  PassManager pm(module.getContext());
+  if (failed(buildPassPipeline(module, pipeline, pm)))
+    return failure();
   return pm.run(module);
 }

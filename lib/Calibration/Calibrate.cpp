@@ -444,15 +444,20 @@ static FailureOr<std::unique_ptr<JitEngine>> createCalibrationEngine(
       IntegerAttr::get(IntegerType::get(module.getContext(), 64), threads));
   rewriteObservers(*clone, calls, session);
   exposeCInterface((*clone).lookupSymbol<func::FuncOp>(entryName));
-  if (failed(lowerFakeQuantOps(*clone)))
-    return failure();
   // The float layers on the tiled kernels, as quant-run runs them: the
   // JIT pipeline alone would run them as scalar loops, tens of times
-  // slower than PyTorch's eager calibration.
-  if (floatKernels && failed(lowerKernels(*clone, TargetDescription::host(),
-                                          "quanta-calibrate")))
-    return failure();
-
+  // slower than PyTorch's eager calibration. Not run when the compile
+  // cache holds the result (packing the weights took a third of a cached
+  // ResNet-18's compilation).
+  auto lower = [floatKernels](ModuleOp observed) -> LogicalResult {
+    if (failed(lowerFakeQuantOps(observed)))
+      return failure();
+    return success(!floatKernels ||
+                   succeeded(lowerKernels(observed, TargetDescription::host(),
+                                          "quanta-calibrate")));
+  };
+  const JitPreLowering preLowering{
+      floatKernels ? "calibration, float kernels" : "calibration", lower};
   return compileForJit(
       *clone, "quanta-calibrate",
       [&session](llvm::orc::SymbolMap &symbols,
@@ -469,7 +474,8 @@ static FailureOr<std::unique_ptr<JitEngine>> createCalibrationEngine(
         symbols[interner("_mlir_ciface_quanta_fake_quantize")] = {
             llvm::orc::ExecutorAddr::fromPtr(&quantaFakeQuantizeCallback),
             llvm::JITSymbolFlags::Exported};
-      });
+      },
+      /*target=*/nullptr, &preLowering);
 }
 
 /// A file name stem from an observer's name: characters other than

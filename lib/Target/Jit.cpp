@@ -26,6 +26,8 @@
 #include "llvm/IR/Module.h"
 #include "llvm/Support/Threading.h"
 
+#include <optional>
+
 using namespace mlir;
 using namespace mlir::quanta;
 
@@ -99,9 +101,9 @@ LogicalResult quanta::verifyReadyForLLVM(ModuleOp module, StringRef tool) {
 }
 
 /// The module attributes the lowering makes that the caller reads: the
-/// memory plans and the profiled call sites.
-static constexpr StringLiteral kLoweringAttrNames[] = {kMemoryPlanAttrName,
-                                                       kProfileSitesAttrName};
+/// memory plans, the profiled call sites and the kernels' target.
+static constexpr StringLiteral kLoweringAttrNames[] = {
+    kMemoryPlanAttrName, kProfileSitesAttrName, kLoweredForAttrName};
 
 /// What the lowering recorded (`metadata`: a dictionary of the attributes
 /// of kLoweringAttrNames) recorded on `module`, the memory plans checked
@@ -168,7 +170,8 @@ static LogicalResult compileModule(ModuleOp module, StringRef bytecode,
 
 FailureOr<std::unique_ptr<JitEngine>>
 quanta::compileForJit(ModuleOp module, StringRef tool, SymbolRegistrar extra,
-                      const TargetDescription *target) {
+                      const TargetDescription *target,
+                      const JitPreLowering *preLowering) {
   const TargetDescription host = TargetDescription::host();
   const TargetDescription &jitTarget = target ? *target : host;
   if (!jitTarget.isHostArch())
@@ -182,8 +185,11 @@ quanta::compileForJit(ModuleOp module, StringRef tool, SymbolRegistrar extra,
            << TargetDescription::getFeatureName(lacking.front())
            << ", which the target " << jitTarget.describe()
            << " has: its code cannot run here";
-  if (failed(verifyRunsOn(module, jitTarget)) ||
-      failed(verifyReadyForLLVM(module, tool)))
+  auto verify = [&] {
+    return success(succeeded(verifyRunsOn(module, jitTarget)) &&
+                   succeeded(verifyReadyForLLVM(module, tool)));
+  };
+  if (!preLowering && failed(verify()))
     return failure();
   const bool profiled = module->hasAttr(kProfileAttrName);
   // Both the key's bytecode and the lowering's: an error at the module,
@@ -231,6 +237,8 @@ quanta::compileForJit(ModuleOp module, StringRef tool, SymbolRegistrar extra,
       swapLocations(/*strip=*/false);
     if (failed(serialized))
       return cannotSerialize();
+    if (preLowering)
+      code += "\n" + preLowering->name;
     key = cache->getKey(code, jitTarget);
     auto entry = cache->load(key);
     if (!entry)
@@ -242,6 +250,8 @@ quanta::compileForJit(ModuleOp module, StringRef tool, SymbolRegistrar extra,
   }
   const bool fromCache = compiled.has_value();
   if (!fromCache) {
+    if (preLowering && (failed(preLowering->run(module)) || failed(verify())))
+      return failure();
     // The lowering runs on a copy in a private context: it must not touch
     // the caller's IR.
     std::string bytecode;
@@ -385,10 +395,9 @@ llvm::Error quanta::checkTensors(ArrayRef<TensorSpec> specs,
   return llvm::Error::success();
 }
 
-FailureOr<quanta::CompiledFunction>
-quanta::CompiledFunction::compile(ModuleOp module, StringRef entryName,
-                                  StringRef tool,
-                                  const TargetDescription *target) {
+FailureOr<quanta::CompiledFunction> quanta::CompiledFunction::compile(
+    ModuleOp module, StringRef entryName, StringRef tool,
+    const TargetDescription *target, const JitPreLowering *preLowering) {
   OwningOpRef<ModuleOp> clone = module.clone();
   auto entry = clone->lookupSymbol<func::FuncOp>(entryName);
   if (!entry || entry.isExternal())
@@ -412,7 +421,30 @@ quanta::CompiledFunction::compile(ModuleOp module, StringRef entryName,
   if (failed(pruneToEntry(*clone, entry)))
     return failure();
   exposeCInterface(entry);
-  auto engine = compileForJit(*clone, tool, /*extra=*/{}, target);
+  // The signature read above is the one a cached compilation is called
+  // with: the pre-lowering must keep it.
+  const FunctionType signature = entry.getFunctionType();
+  auto lowerKeepingSignature = [&](ModuleOp lowered) -> LogicalResult {
+    if (failed(preLowering->run(lowered)))
+      return failure();
+    auto after = lowered.lookupSymbol<func::FuncOp>(compiled.name);
+    if (after && after.getFunctionType() == signature)
+      return success();
+    InFlightDiagnostic diag = emitError(loc)
+                              << tool << ": " << preLowering->name
+                              << " changed '" << compiled.name << "'";
+    if (after)
+      diag << "'s signature from " << signature << " to "
+           << after.getFunctionType();
+    else
+      diag << " away";
+    return diag << ": run it with quant-opt first";
+  };
+  std::optional<JitPreLowering> checked;
+  if (preLowering)
+    checked = JitPreLowering{preLowering->name, lowerKeepingSignature};
+  auto engine = compileForJit(*clone, tool, /*extra=*/{}, target,
+                              checked ? &*checked : nullptr);
   if (failed(engine))
     return failure();
   for (StringRef name : kLoweringAttrNames)

@@ -69,6 +69,8 @@ static llvm::cl::opt<std::string> onnxDims(
 
 StringRef quanta::getToolInputFile() { return inputFile; }
 
+StringRef quanta::getToolPassPipeline() { return pipeline; }
+
 int64_t quanta::getToolOnnxBatch() { return onnxBatch; }
 
 StringRef quanta::getToolOnnxDims() { return onnxDims; }
@@ -76,7 +78,7 @@ StringRef quanta::getToolOnnxDims() { return onnxDims; }
 int quanta::quantaToolMain(
     int argc, char **argv, StringRef description,
     llvm::function_ref<LogicalResult(ModuleOp, const TargetDescription &)> body,
-    int64_t defaultOnnxBatch) {
+    int64_t defaultOnnxBatch, bool runPipeline) {
   llvm::InitLLVM init(argc, argv);
   onnxBatch.setInitialValue(defaultOnnxBatch);
   registerAllPasses();
@@ -136,7 +138,8 @@ int quanta::quantaToolMain(
     (*module)->setAttr(kThreadsAttrName,
                        IntegerAttr::get(IntegerType::get(&context, 64),
                                         static_cast<int64_t>(threads)));
-  if (!pipeline.empty() && failed(runPassPipeline(*module, pipeline)))
+  if (runPipeline && !pipeline.empty() &&
+      failed(runPassPipeline(*module, pipeline)))
     return 1;
   return failed(body(*module, *target)) ? 1 : 0;
 }

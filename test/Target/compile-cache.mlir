@@ -60,6 +60,26 @@
 // RUN: env QUANTA_CACHE_DIR=off quant-run %s --entry=double --input=%t.data/x.npy --output=%t.6.npy --benchmark=1 | FileCheck %s --check-prefix=MISS
 // RUN: ls %t.cache | grep -c '^llvmcache-quanta-' | FileCheck %s --check-prefix=THREE
 
+// A --pass-pipeline is part of the compilation: a module compiled with it
+// before is loaded from the cache without running it (print-ir prints
+// nothing the second time), and another pipeline is another entry; a
+// pipeline that changes the entry's signature is an error (a cached
+// compilation is called with the signature before it).
+// RUN: rm -rf %t.pipeline
+// RUN: env QUANTA_CACHE_DIR=%t.pipeline quant-run %s --entry=double --pass-pipeline='builtin.module(print-ir{label=LOWERING})' --input=%t.data/x.npy --output=%t.p1.npy --benchmark=1 2>&1 | FileCheck %s --check-prefix=PIPELINE-MISS
+// RUN: env QUANTA_CACHE_DIR=%t.pipeline quant-run %s --entry=double --pass-pipeline='builtin.module(print-ir{label=LOWERING})' --input=%t.data/x.npy --output=%t.p2.npy --benchmark=1 2>&1 | FileCheck %s --check-prefix=PIPELINE-HIT
+// RUN: cmp %t.1.npy %t.p2.npy
+// RUN: env QUANTA_CACHE_DIR=%t.pipeline quant-run %s --entry=double --pass-pipeline='builtin.module(canonicalize)' --input=%t.data/x.npy --output=%t.p3.npy --benchmark=1 | FileCheck %s --check-prefix=MISS
+// RUN: cmp %t.1.npy %t.p3.npy
+// RUN: ls %t.pipeline | grep -c '^llvmcache-quanta-' | FileCheck %s --check-prefix=TWO
+// RUN: not env QUANTA_CACHE_DIR=%t.pipeline quant-run %s --entry=double --pass-pipeline='builtin.module(one-shot-bufferize{bufferize-function-boundaries})' --input=%t.data/x.npy 2>&1 | FileCheck %s --check-prefix=SIGNATURE
+// PIPELINE-MISS: IR Dump LOWERING
+// PIPELINE-MISS: double: compiled in
+// PIPELINE-HIT-NOT: IR Dump
+// PIPELINE-HIT: double: loaded from the compile cache in
+// TWO: {{^2$}}
+// SIGNATURE: error: quant-run: the pass pipeline 'builtin.module(one-shot-bufferize{bufferize-function-boundaries})' changed 'double''s signature from '(tensor<2x4xf32>) -> tensor<2x4xf32>' to '(memref<2x4xf32{{.*}}>) -> memref<2x4xf32>': run it with quant-opt first
+
 // Calibration compiles the same module each time (the session's address
 // is read at run time, not written into the code): the second calibration
 // adds no entry.

@@ -6,8 +6,10 @@
 //
 // Optionally runs a pass pipeline (e.g. quanta-quantize, quanta-lower-x86),
 // lowers the module with quanta-lower-to-llvm, JIT-compiles it for this
-// CPU, calls the entry once on the inputs (one .npy per argument, or one
-// .npz holding them all) and writes its results as .npy files. With
+// CPU (a module and pipeline the compile cache holds are neither lowered
+// nor compiled again), calls the entry once on the inputs (one .npy per
+// argument, or one .npz holding them all) and writes its results as .npy files.
+// With
 // --benchmark it then repeats the call N times and prints the time per
 // call (best and median) and, given --ops-per-call, the rate in GOPS.
 // --guard-pages runs it on arguments and results placed against pages the
@@ -20,6 +22,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "quanta/API/Quanta.h"
 #include "quanta/Codegen/Common/MemoryPlan.h"
 #include "quanta/Codegen/Common/Passes.h"
 #include "quanta/Dialect/Quanta/IR/QuantaDialect.h"
@@ -32,6 +35,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -235,7 +239,13 @@ static bool hasUnloweredKernels(ModuleOp module) {
 static LogicalResult run(ModuleOp module,
                          const quanta::TargetDescription &target) {
   Location loc = module.getLoc();
-  const bool unlowered = benchmark > 0 && hasUnloweredKernels(module);
+  // The pipeline runs when the module is compiled (unless the compile cache
+  // holds it): a bad one is reported first all the same.
+  const StringRef pipeline = quanta::getToolPassPipeline();
+  PassManager pipelineCheck(module.getContext());
+  if (!pipeline.empty() &&
+      failed(quanta::buildPassPipeline(module, pipeline, pipelineCheck)))
+    return failure();
   FailureOr<func::FuncOp> entry =
       quanta::findEntryFunction(module, entryName, "--entry");
   if (failed(entry))
@@ -288,6 +298,8 @@ static LogicalResult run(ModuleOp module,
       return emitError(loc) << "--num-threads: there is no OpenMP runtime for "
                             << target.getTriple() << " to link the emulated "
                             << "program with; run it with --num-threads=1";
+    if (!pipeline.empty() && failed(quanta::runPassPipeline(module, pipeline)))
+      return failure();
     if (failed(quanta::pruneToEntry(module, *entry)))
       return failure();
     SmallVector<ArrayRef<char>> inputBytes;
@@ -304,11 +316,20 @@ static LogicalResult run(ModuleOp module,
   if (profile)
     module->setAttr(quanta::kProfileAttrName,
                     UnitAttr::get(module.getContext()));
+  // The pipeline is part of the compilation: a compiled module the cache
+  // holds is neither lowered nor compiled again.
   auto compileStart = std::chrono::steady_clock::now();
-  auto compiled =
-      quanta::CompiledFunction::compile(module, name, "quant-run", &target);
+  auto runPipeline = [pipeline](ModuleOp clone) {
+    return quanta::runPassPipeline(clone, pipeline);
+  };
+  const quanta::JitPreLowering preLowering{
+      ("the pass pipeline '" + pipeline + "'").str(), runPipeline};
+  auto compiled = quanta::CompiledFunction::compile(
+      module, name, "quant-run", &target,
+      pipeline.empty() ? nullptr : &preLowering);
   if (failed(compiled))
     return failure();
+  const bool unlowered = benchmark > 0 && hasUnloweredKernels(module);
   const std::string compilation = llvm::formatv(
       "{0} in {1:F3} s",
       compiled->isFromCache() ? "loaded from the compile cache" : "compiled",
@@ -377,5 +398,7 @@ static LogicalResult run(ModuleOp module,
 }
 
 int main(int argc, char **argv) {
-  return quanta::quantaToolMain(argc, argv, "Quanta JIT runner\n", run);
+  return quanta::quantaToolMain(argc, argv, "Quanta JIT runner\n", run,
+                                /*defaultOnnxBatch=*/0,
+                                /*runPipeline=*/false);
 }

@@ -45,6 +45,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/PassManager.h"
 
 namespace mlir::quanta {
 
@@ -57,8 +58,11 @@ void registerAllDialects(DialectRegistry &registry);
 void registerAllPasses();
 
 /// Parses `pipeline` (quant-opt's `builtin.module(...)` or a bare list of
-/// passes) and runs it on `module`. A bad pipeline is an error at the
-/// module.
+/// passes) into `pm`. A bad pipeline is an error at `module`.
+LogicalResult buildPassPipeline(ModuleOp module, StringRef pipeline,
+                                OpPassManager &pm);
+
+/// Parses `pipeline` as buildPassPipeline does and runs it on `module`.
 LogicalResult runPassPipeline(ModuleOp module, StringRef pipeline);
 
 } // namespace mlir::quanta

@@ -27,10 +27,13 @@ namespace mlir::quanta {
 /// it and calls `body` on the result, diagnostics shown against the source.
 /// Returns the process exit code. `defaultOnnxBatch` is --onnx-batch's
 /// default (0: a symbolic dimension is an error unless it is given).
+/// Without `runPipeline`, the body runs the pipeline itself
+/// (getToolPassPipeline), e.g. only when the compile cache lacks its
+/// result.
 int quantaToolMain(
     int argc, char **argv, StringRef description,
     llvm::function_ref<LogicalResult(ModuleOp, const TargetDescription &)> body,
-    int64_t defaultOnnxBatch = 0);
+    int64_t defaultOnnxBatch = 0, bool runPipeline = true);
 
 /// The options `--help` shows: the tool's own and the target's; LLVM's
 /// (several hundred, most of them back ends' internals) stay behind
@@ -39,6 +42,9 @@ llvm::cl::OptionCategory &getToolOptionCategory();
 
 /// The module file's path, once quantaToolMain has parsed the command line.
 StringRef getToolInputFile();
+
+/// --pass-pipeline, once quantaToolMain has parsed the command line.
+StringRef getToolPassPipeline();
 
 /// --onnx-batch and --onnx-dim, once quantaToolMain has parsed the command
 /// line.
