@@ -43,6 +43,9 @@ static std::string getPackedName(StringRef name) {
   return ("_mlir_" + name).str();
 }
 
+/// The section of the constants' object (moveConstantDataToModule).
+static constexpr StringLiteral kConstantsSection = ".rodata.quanta.constants";
+
 static std::string getConstructorsName(unsigned partition) {
   return "__quanta_constructors_" + std::to_string(partition);
 }
@@ -255,8 +258,8 @@ static bool appendConstantBytes(const llvm::Constant *constant,
 }
 
 /// Moves the large constant arrays of `module` (the weights) into a module
-/// of their own, each as one byte string, and leaves external declarations
-/// behind. The weights are most of a model's bytes, and the path of a code
+/// of their own, each as one byte string in kConstantsSection, and leaves
+/// external declarations behind. The weights are most of a model's bytes, and the path of a code
 /// partition costs per element: MLIR translates a constant of shape
 /// [512, 512, 3, 3] to 786432 nested arrays of 3 floats, cloning a
 /// partition maps each of them, bitcode writes and reads each element
@@ -286,6 +289,7 @@ moveConstantDataToModule(llvm::Module &module) {
         *data, initializer->getType(), /*isConstant=*/true,
         llvm::GlobalValue::ExternalLinkage, initializer, global.getName());
     copy->setAlignment(global.getAlign());
+    copy->setSection(kConstantsSection);
     // Objects refer to each other's symbols through the GOT.
     global.setInitializer(nullptr);
     global.setLinkage(llvm::GlobalValue::ExternalLinkage);
@@ -413,6 +417,44 @@ quanta::compileToObjects(std::unique_ptr<llvm::Module> module,
   return objects;
 }
 
+namespace {
+/// Forwards the objects that hold code to the debugger's and perf's
+/// listeners, which MLIR's ExecutionEngine registers too (debuggers and
+/// perf see the generated code). Both copy each object they are given (the
+/// debugger's copy lives as long as the code), and the constants' object
+/// has nothing for either: ResNet-18's float weights (45 MB) copied twice
+/// were a third of a cached calibration's linking.
+class CodeObjectListener final : public llvm::JITEventListener {
+public:
+  void
+  notifyObjectLoaded(ObjectKey key, const llvm::object::ObjectFile &object,
+                     const llvm::RuntimeDyld::LoadedObjectInfo &info) override {
+    if (llvm::any_of(object.sections(), [](const llvm::object::SectionRef &s) {
+          llvm::Expected<StringRef> name = s.getName();
+          if (!name) {
+            llvm::consumeError(name.takeError());
+            return false;
+          }
+          return *name == kConstantsSection;
+        }))
+      return;
+    for (llvm::JITEventListener *listener : listeners)
+      if (listener)
+        listener->notifyObjectLoaded(key, object, info);
+  }
+  void notifyFreeingObject(ObjectKey key) override {
+    for (llvm::JITEventListener *listener : listeners)
+      if (listener)
+        listener->notifyFreeingObject(key);
+  }
+
+private:
+  llvm::JITEventListener *listeners[2] = {
+      llvm::JITEventListener::createGDBRegistrationListener(),
+      llvm::JITEventListener::createPerfJITEventListener()};
+};
+} // namespace
+
 quanta::JitEngine::JitEngine() = default;
 
 quanta::JitEngine::~JitEngine() = default;
@@ -426,9 +468,7 @@ llvm::Expected<std::unique_ptr<JitEngine>> quanta::JitEngine::load(
   llvm::InitializeNativeTargetAsmPrinter();
   std::unique_ptr<JitEngine> engine(new JitEngine());
   engine->fromCache = fromCache;
-  // As MLIR's ExecutionEngine: debuggers and perf see the generated code.
-  engine->gdbListener = llvm::JITEventListener::createGDBRegistrationListener();
-  engine->perfListener = llvm::JITEventListener::createPerfJITEventListener();
+  engine->listener = std::make_unique<CodeObjectListener>();
   llvm::orc::JITTargetMachineBuilder machineBuilder = getMachineBuilder(target);
   auto dataLayout = machineBuilder.getDefaultDataLayoutForTarget();
   if (!dataLayout)
@@ -444,10 +484,7 @@ llvm::Expected<std::unique_ptr<JitEngine>> quanta::JitEngine::load(
                         session, [](const llvm::MemoryBuffer &) {
                           return std::make_unique<llvm::SectionMemoryManager>();
                         });
-                if (engine->gdbListener)
-                  layer->registerJITEventListener(*engine->gdbListener);
-                if (engine->perfListener)
-                  layer->registerJITEventListener(*engine->perfListener);
+                layer->registerJITEventListener(*engine->listener);
                 return layer;
               })
           .create();

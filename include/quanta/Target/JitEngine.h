@@ -94,9 +94,8 @@ public:
 private:
   JitEngine();
 
-  // Declared before the JIT, which refers to them until it is destroyed.
-  llvm::JITEventListener *gdbListener = nullptr;
-  llvm::JITEventListener *perfListener = nullptr;
+  // Declared before the JIT, which refers to it until it is destroyed.
+  std::unique_ptr<llvm::JITEventListener> listener;
   std::unique_ptr<llvm::orc::LLJIT> jit;
   bool fromCache = false;
 };
