@@ -8,10 +8,10 @@
 // lowers the module with quanta-lower-to-llvm, JIT-compiles it for this
 // CPU (a module and pipeline the compile cache holds are neither lowered
 // nor compiled again), calls the entry once on the inputs (one .npy per
-// argument, or one .npz holding them all) and writes its results as .npy files.
-// With
-// --benchmark it then repeats the call N times and prints the time per
-// call (best and median) and, given --ops-per-call, the rate in GOPS.
+// argument, or one .npz holding them all) and writes its results as .npy
+// files. With --benchmark it then repeats the call N times and prints the
+// time per call (best and median) and, given --ops-per-call, the rate in
+// GOPS.
 // --guard-pages runs it on arguments and results placed against pages the
 // process may not touch, so a kernel's access past a buffer faults.
 //
@@ -239,12 +239,15 @@ static bool hasUnloweredKernels(ModuleOp module) {
 static LogicalResult run(ModuleOp module,
                          const quanta::TargetDescription &target) {
   Location loc = module.getLoc();
-  // The pipeline runs when the module is compiled (unless the compile cache
-  // holds it): a bad one is reported first all the same.
+  // On this machine the pipeline runs when the module is compiled (unless
+  // the compile cache holds it): a bad one is reported first all the same.
+  // Code for the emulator is compiled uncached, after the pipeline.
   const StringRef pipeline = quanta::getToolPassPipeline();
   PassManager pipelineCheck(module.getContext());
   if (!pipeline.empty() &&
-      failed(quanta::buildPassPipeline(module, pipeline, pipelineCheck)))
+      failed(target.isHostArch()
+                 ? quanta::buildPassPipeline(module, pipeline, pipelineCheck)
+                 : quanta::runPassPipeline(module, pipeline)))
     return failure();
   FailureOr<func::FuncOp> entry =
       quanta::findEntryFunction(module, entryName, "--entry");
@@ -298,8 +301,6 @@ static LogicalResult run(ModuleOp module,
       return emitError(loc) << "--num-threads: there is no OpenMP runtime for "
                             << target.getTriple() << " to link the emulated "
                             << "program with; run it with --num-threads=1";
-    if (!pipeline.empty() && failed(quanta::runPassPipeline(module, pipeline)))
-      return failure();
     if (failed(quanta::pruneToEntry(module, *entry)))
       return failure();
     SmallVector<ArrayRef<char>> inputBytes;
