@@ -259,9 +259,9 @@ static bool appendConstantBytes(const llvm::Constant *constant,
 
 /// Moves the large constant arrays of `module` (the weights) into a module
 /// of their own, each as one byte string in kConstantsSection, and leaves
-/// external declarations behind. The weights are most of a model's bytes, and the path of a code
-/// partition costs per element: MLIR translates a constant of shape
-/// [512, 512, 3, 3] to 786432 nested arrays of 3 floats, cloning a
+/// external declarations behind. The weights are most of a model's bytes, and
+/// the path of a code partition costs per element: MLIR translates a constant
+/// of shape [512, 512, 3, 3] to 786432 nested arrays of 3 floats, cloning a
 /// partition maps each of them, bitcode writes and reads each element
 /// (measured: 2.1 of ResNet-18's 3.1 s of code generation), and the
 /// AsmPrinter emits a float array element by element but a byte string at

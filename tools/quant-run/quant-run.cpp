@@ -239,15 +239,15 @@ static bool hasUnloweredKernels(ModuleOp module) {
 static LogicalResult run(ModuleOp module,
                          const quanta::TargetDescription &target) {
   Location loc = module.getLoc();
-  // On this machine the pipeline runs when the module is compiled (unless
-  // the compile cache holds it): a bad one is reported first all the same.
-  // Code for the emulator is compiled uncached, after the pipeline.
+  // The pipeline is parsed once, first: a bad one is reported before
+  // anything else. On this machine it runs when the module is compiled
+  // (unless the compile cache holds it); code for the emulator is compiled
+  // uncached, after it.
   const StringRef pipeline = quanta::getToolPassPipeline();
-  PassManager pipelineCheck(module.getContext());
+  PassManager pipelinePasses(module.getContext());
   if (!pipeline.empty() &&
-      failed(target.isHostArch()
-                 ? quanta::buildPassPipeline(module, pipeline, pipelineCheck)
-                 : quanta::runPassPipeline(module, pipeline)))
+      (failed(quanta::buildPassPipeline(module, pipeline, pipelinePasses)) ||
+       (!target.isHostArch() && failed(pipelinePasses.run(module)))))
     return failure();
   FailureOr<func::FuncOp> entry =
       quanta::findEntryFunction(module, entryName, "--entry");
@@ -320,8 +320,8 @@ static LogicalResult run(ModuleOp module,
   // The pipeline is part of the compilation: a compiled module the cache
   // holds is neither lowered nor compiled again.
   auto compileStart = std::chrono::steady_clock::now();
-  auto runPipeline = [pipeline](ModuleOp clone) {
-    return quanta::runPassPipeline(clone, pipeline);
+  auto runPipeline = [&pipelinePasses](ModuleOp clone) {
+    return pipelinePasses.run(clone);
   };
   const quanta::JitPreLowering preLowering{
       ("the pass pipeline '" + pipeline + "'").str(), runPipeline};
