@@ -84,7 +84,9 @@ public:
   bool isFromCache() const { return fromCache; }
 
   /// The packed wrapper of the function `name`: it takes a pointer to an
-  /// array of pointers to the arguments, then to the result if any.
+  /// array of pointers to the arguments, then to the result if any. A caller
+  /// built with UBSan's -fsanitize=function calls it from a function marked
+  /// no_sanitize("function"): JIT code has no type signature to check.
   llvm::Expected<void (*)(void **)> lookupPacked(llvm::StringRef name);
 
   /// Calls the function `name` through its packed wrapper.
