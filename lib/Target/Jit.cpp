@@ -194,8 +194,7 @@ quanta::compileForJit(ModuleOp module, StringRef tool, SymbolRegistrar extra,
   const bool profiled = module->hasAttr(kProfileAttrName);
   // Both the key's bytecode and the lowering's: an error at the module,
   // whose locations are back in place by then.
-  auto serialize = [&](std::string &bytes) {
-    llvm::raw_string_ostream os(bytes);
+  auto serialize = [&](llvm::raw_ostream &os) {
     return writeBytecodeToFile(module, os);
   };
   auto cannotSerialize = [&] {
@@ -231,15 +230,15 @@ quanta::compileForJit(ModuleOp module, StringRef tool, SymbolRegistrar extra,
     };
     if (!profiled)
       swapLocations(/*strip=*/true);
-    std::string code;
+    KeyHashStream code;
     LogicalResult serialized = serialize(code);
     if (!profiled)
       swapLocations(/*strip=*/false);
     if (failed(serialized))
       return cannotSerialize();
     if (preLowering)
-      code += "\n" + preLowering->name;
-    key = cache->getKey(code, jitTarget);
+      code << "\n" << preLowering->name;
+    key = cache->getKey(code.getDigest(), jitTarget);
     auto entry = cache->load(key);
     if (!entry)
       emitWarning(module.getLoc())
@@ -255,7 +254,8 @@ quanta::compileForJit(ModuleOp module, StringRef tool, SymbolRegistrar extra,
     // The lowering runs on a copy in a private context: it must not touch
     // the caller's IR.
     std::string bytecode;
-    if (failed(serialize(bytecode)))
+    llvm::raw_string_ostream os(bytecode);
+    if (failed(serialize(os)))
       return cannotSerialize();
     compiled.emplace();
     if (failed(compileModule(module, bytecode, jitTarget, tool, *compiled)))
