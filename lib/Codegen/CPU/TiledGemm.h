@@ -218,19 +218,27 @@ protected:
     const int64_t segmentK = k / segments,
                   paddedSegmentK = segmentGroups * tiling.group;
     SmallVector<T> packedValues(paddedN * paddedK, T(0));
-    for (int64_t strip = 0; strip < paddedN / tiling.lanes; ++strip)
-      for (int64_t g = 0; g < groups; ++g)
-        for (int64_t lane = 0; lane < tiling.lanes; ++lane)
-          for (int64_t j = 0; j < tiling.group; ++j) {
-            const int64_t paddedRow = g * tiling.group + j,
-                          inSegment = paddedRow % paddedSegmentK,
-                          col = columnAt(strip * tiling.lanes + lane);
-            if (inSegment < segmentK && col < n)
-              packedValues[packedOffset(strip, g) + lane * tiling.group + j] =
-                  values[(paddedRow / paddedSegmentK * segmentK + inSegment) *
-                             n +
-                         col];
-          }
+    SmallVector<int64_t> columns(tiling.lanes);
+    for (int64_t strip = 0; strip < paddedN / tiling.lanes; ++strip) {
+      for (int64_t lane = 0; lane < tiling.lanes; ++lane)
+        columns[lane] = columnAt(strip * tiling.lanes + lane);
+      for (int64_t g = 0; g < groups; ++g) {
+        // A k group lies in one segment (a whole number of groups long);
+        // its rows past the segment's K are padding.
+        const int64_t segment = g * tiling.group / paddedSegmentK,
+                      first = g * tiling.group % paddedSegmentK,
+                      rows = std::min(tiling.group, segmentK - first);
+        T *packedGroup = packedValues.data() + packedOffset(strip, g);
+        for (int64_t lane = 0; lane < tiling.lanes; ++lane) {
+          if (columns[lane] >= n)
+            continue;
+          const T *source =
+              values.data() + (segment * segmentK + first) * n + columns[lane];
+          for (int64_t j = 0; j < rows; ++j)
+            packedGroup[lane * tiling.group + j] = source[j * n];
+        }
+      }
+    }
     return packedValues;
   }
 
