@@ -228,6 +228,8 @@ protected:
         const int64_t segment = g * tiling.group / paddedSegmentK,
                       first = g * tiling.group % paddedSegmentK,
                       rows = std::min(tiling.group, segmentK - first);
+        if (rows <= 0)
+          continue;
         T *packedGroup = packedValues.data() + packedOffset(strip, g);
         for (int64_t lane = 0; lane < tiling.lanes; ++lane) {
           if (columns[lane] >= n)
