@@ -137,7 +137,8 @@ static LogicalResult compileModule(ModuleOp module, StringRef bytecode,
   DialectRegistry registry;
   registerJitDialects(registry);
   MLIRContext jitContext(registry);
-  jitContext.disableMultithreading();
+  // Multithreaded: the kernels of quanta-outline-kernels go through the
+  // lowering's function passes in parallel.
   OwningOpRef<ModuleOp> jitModule =
       parseSourceString<ModuleOp>(bytecode, &jitContext);
   if (!jitModule || failed(lowerToLLVM(*jitModule)))

@@ -319,8 +319,13 @@ void quanta::buildLowerToLLVMPipeline(OpPassManager &pm) {
   // between integer ops cancel out.
   pm.addNestedPass<func::FuncOp>(createLowerFakeQuant());
   pm.addNestedPass<func::FuncOp>(createLowerQuantCasts());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(quanta::createFuseElementwise());
+  // Identical layers' kernels once, up to quanta-inline-kernels.
+  pm.addPass(quanta::createOutlineKernels());
+  pm.addPass(quanta::createMergeFunctions());
+  // Function passes up to quanta-inline-kernels run on the kernels in
+  // parallel.
+  pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(quanta::createFuseElementwise());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   // Recurrent networks loop over time (scf.for carrying the states): once
@@ -330,11 +335,12 @@ void quanta::buildLowerToLLVMPipeline(OpPassManager &pm) {
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addPass(quanta::createOrderConstants());
   pm.addPass(quanta::createConstantsAsBytes());
   // The canonicalizer folds the loops' buffer results to the buffers they
   // write (scf.for yielding its iteration argument), which shows the
   // allocation behind each reshaped result.
-  pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
   // With quanta.threads: the kernels' row loops parallel, before the
   // memory plan, which keeps per-iteration buffers of parallel loops out
   // of the shared arena.
@@ -344,6 +350,8 @@ void quanta::buildLowerToLLVMPipeline(OpPassManager &pm) {
   bufferization::BufferResultsToOutParamsPassOptions outParams;
   outParams.modifyPublicFunctions = true;
   outParams.hoistStaticAllocs = true;
+  // A kernel updating an argument in place returns it: no out-parameter.
+  pm.addPass(bufferization::createDropEquivalentBufferResultsPass());
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
   // What is left allocated is intermediate: one arena per function, so
   // nothing is allocated per call (before deallocation, which then has
@@ -359,8 +367,9 @@ void quanta::buildLowerToLLVMPipeline(OpPassManager &pm) {
   // threads.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addPass(quanta::createParallelizeOpenMP());
-  pm.addPass(createConvertVectorToSCFPass());
+  pm.addNestedPass<func::FuncOp>(createConvertVectorToSCFPass());
   pm.addPass(quanta::createInlineAllocationScopes());
+  pm.addPass(quanta::createInlineKernels());
   // Each large loop nest a function of its own: LLVM's loop passes cost
   // more than linearly in a function's size.
   pm.addPass(quanta::createOutlineLoops());

@@ -21,14 +21,17 @@ namespace mlir::quanta {
 using namespace mlir;
 
 /// Whether `op` may hold another value in a function merged with this one:
-/// a scalar constant or a global's address (a layer's scales, zero points,
-/// weights and buffer offsets), passed as an argument where they differ.
-/// An intrinsic's operand stays a constant: LLVM requires immediates for
-/// some (`immarg`).
+/// a scalar constant, a constant tensor of static shape or a global's
+/// address (a layer's scales, zero points, weights, tables and buffer
+/// offsets), passed as an argument where they differ. An intrinsic's
+/// operand stays a constant: LLVM requires immediates for some (`immarg`).
 static bool isParameterizable(Operation *op) {
-  if (auto constant = dyn_cast<arith::ConstantOp>(op))
-    return constant.getType().isIntOrIndexOrFloat() &&
+  if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+    auto tensor = dyn_cast<RankedTensorType>(constant.getType());
+    return (constant.getType().isIntOrIndexOrFloat() ||
+            (tensor && tensor.hasStaticShape())) &&
            llvm::none_of(op->getUsers(), llvm::IsaPred<LLVM::CallIntrinsicOp>);
+  }
   return isa<memref::GetGlobalOp>(op);
 }
 

@@ -4,10 +4,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "quanta/Codegen/Common/MemoryPlan.h"
 #include "quanta/Codegen/Common/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
@@ -16,9 +19,12 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/MapVector.h"
 
 namespace mlir::quanta {
 #define GEN_PASS_DEF_OUTLINELOOPS
+#define GEN_PASS_DEF_OUTLINEKERNELS
+#define GEN_PASS_DEF_INLINEKERNELS
 #define GEN_PASS_DEF_APPLYNOALIAS
 #include "quanta/Codegen/Common/Passes.h.inc"
 } // namespace mlir::quanta
@@ -141,17 +147,23 @@ static int64_t countNestedOps(Operation *op) {
   return count;
 }
 
-/// Moves `op` into a new private function, placed after `after` (which
-/// becomes it), and calls it; `parent` is the function around `op`.
-static void outline(Operation *op, func::FuncOp parent, Operation *&after,
-                    StringRef name, SymbolTable &symbols,
-                    SymbolTableCollection &symbolTables) {
-  // The values `op` uses from outside, in first-use order.
+/// The values `op` uses from outside, in first-use order.
+static llvm::SetVector<Value> getCapturedValues(Operation *op) {
   llvm::SetVector<Value> captured;
   for (Value operand : op->getOperands())
     captured.insert(operand);
   for (Region &region : op->getRegions())
     getUsedValuesDefinedAbove(region, captured);
+  return captured;
+}
+
+/// Moves `op` into a new private function, placed after `after` (which
+/// becomes it), and calls it; `parent` is the function around `op`.
+static func::FuncOp outline(Operation *op, func::FuncOp parent,
+                            Operation *&after, StringRef name,
+                            SymbolTable &symbols,
+                            SymbolTableCollection &symbolTables) {
+  llvm::SetVector<Value> captured = getCapturedValues(op);
 
   // Buffers of one mutable global (the arena) that no other captured value
   // overlaps are passed as noalias arguments: recomputed inside, they are
@@ -216,6 +228,27 @@ static void outline(Operation *op, func::FuncOp parent, Operation *&after,
   auto call = func::CallOp::create(builder, op->getLoc(), func, arguments);
   op->replaceAllUsesWith(call.getResults());
   op->erase();
+  return func;
+}
+
+/// The top-level ops of `func`'s body with regions holding at least
+/// `minOps` ops.
+static SmallVector<Operation *> getLargeNests(func::FuncOp func,
+                                              int64_t minOps) {
+  SmallVector<Operation *> nests;
+  for (Block &block : func.getBody())
+    for (Operation &op : block)
+      if (op.getNumRegions() != 0 && countNestedOps(&op) >= minOps)
+        nests.push_back(&op);
+  return nests;
+}
+
+static LogicalResult checkMinOps(ModuleOp module, StringRef pass,
+                                 int64_t minOps) {
+  if (minOps >= 1)
+    return success();
+  return module.emitError()
+         << pass << ": min-ops must be at least 1, got " << minOps;
 }
 
 namespace {
@@ -224,29 +257,154 @@ struct OutlineLoopsPass
   using Base::Base;
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (minOps < 1) {
-      module.emitError() << "quanta-outline-loops: min-ops must be at least "
-                            "1, got "
-                         << static_cast<int64_t>(minOps);
+    if (failed(checkMinOps(module, getArgument(), minOps)))
       return signalPassFailure();
-    }
     SymbolTable symbols(module);
     SymbolTableCollection symbolTables;
     SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
     for (func::FuncOp func : funcs) {
       if (func.isExternal())
         continue;
-      SmallVector<Operation *> nests;
-      for (Block &block : func.getBody())
-        for (Operation &op : block)
-          if (op.getNumRegions() != 0 && countNestedOps(&op) >= minOps)
-            nests.push_back(&op);
       Operation *after = func;
-      for (auto [index, op] : llvm::enumerate(nests))
+      for (auto [index, op] : llvm::enumerate(getLargeNests(func, minOps)))
         outline(op, func, after,
                 (func.getSymName() + "__quanta_loop" + Twine(index)).str(),
                 symbols, symbolTables);
     }
+  }
+};
+} // namespace
+
+/// Whether quanta-outline-kernels gives `op` a function: its results are
+/// tensors of static shapes (out-parameters the caller allocates, once
+/// bufferized) and no value it makes or uses from outside is quantized
+/// (their storage types come later in the pipeline) or a slice (a strided
+/// buffer, which the kernel's identity-layout argument would copy).
+static bool isOutlinableKernel(Operation *op) {
+  auto isQuantized = [](Type type) {
+    return isa<quant::QuantizedType>(getElementTypeOrSelf(type));
+  };
+  auto isStaticTensor = [&](Type type) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    return tensor && tensor.hasStaticShape() && !isQuantized(tensor);
+  };
+  if (op->getNumResults() == 0 ||
+      !llvm::all_of(op->getResultTypes(), isStaticTensor))
+    return false;
+  return llvm::none_of(getCapturedValues(op), [&](Value value) {
+    return isQuantized(value.getType()) ||
+           value.getDefiningOp<tensor::ExtractSliceOp>();
+  });
+}
+
+namespace {
+struct OutlineKernelsPass
+    : public quanta::impl::OutlineKernelsBase<OutlineKernelsPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (failed(checkMinOps(module, getArgument(), minOps)))
+      return signalPassFailure();
+    SymbolTable symbols(module);
+    SymbolTableCollection symbolTables;
+    SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
+    for (func::FuncOp func : funcs) {
+      if (func.isExternal() || !func.isPublic())
+        continue;
+      Operation *after = func;
+      unsigned index = 0;
+      for (Operation *op : getLargeNests(func, minOps)) {
+        if (!isOutlinableKernel(op))
+          continue;
+        func::FuncOp kernel = outline(
+            op, func, after,
+            (func.getSymName() + "__quanta_kernel" + Twine(index++)).str(),
+            symbols, symbolTables);
+        kernel->setAttr(quanta::kKernelAttrName,
+                        UnitAttr::get(module.getContext()));
+      }
+    }
+  }
+};
+
+struct InlineKernelsPass
+    : public quanta::impl::InlineKernelsBase<InlineKernelsPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SymbolTable symbols(module);
+    SmallVector<func::FuncOp> kernels;
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (!func->hasAttr(quanta::kKernelAttrName))
+        continue;
+      if (!func.getBody().hasOneBlock()) {
+        func.emitError() << getArgument() << ": kernel @" << func.getSymName()
+                         << " has no body or more than one block";
+        return signalPassFailure();
+      }
+      kernels.push_back(func);
+    }
+    SmallVector<func::CallOp> calls;
+    module.walk([&](func::CallOp call) {
+      auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
+      if (callee && callee->hasAttr(quanta::kKernelAttrName))
+        calls.push_back(call);
+    });
+
+    // The functions each kernel's copies went to, for the memory plans.
+    llvm::MapVector<StringAttr, llvm::SetVector<StringAttr>> callers;
+    for (func::CallOp call : calls) {
+      auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
+      Block &body = callee.getBody().front();
+      IRMapping mapping;
+      mapping.map(body.getArguments(), call.getOperands());
+      OpBuilder builder(call);
+      for (Operation &op : body.without_terminator())
+        builder.clone(op, mapping);
+      for (auto [result, returned] : llvm::zip_equal(
+               call.getResults(), body.getTerminator()->getOperands()))
+        result.replaceAllUsesWith(mapping.lookupOrDefault(returned));
+      auto caller = call->getParentOfType<func::FuncOp>();
+      callers[callee.getSymNameAttr()].insert(caller.getSymNameAttr());
+      call.erase();
+    }
+    addKernelPlans(module, callers);
+    for (func::FuncOp kernel : kernels)
+      kernel.erase();
+  }
+
+  /// Moves the memory plans of the kernels in `callers` into those of the
+  /// functions their copies are in: a kernel's arena is a global of its
+  /// own, which the copies use.
+  static void addKernelPlans(
+      ModuleOp module,
+      const llvm::MapVector<StringAttr, llvm::SetVector<StringAttr>> &callers) {
+    if (!module->hasAttr(quanta::kMemoryPlanAttrName))
+      return;
+    llvm::StringMap<quanta::MemoryPlan> plans;
+    SmallVector<std::string> order;
+    for (auto &[name, plan] : quanta::getMemoryPlans(module)) {
+      plans[name] = plan;
+      order.push_back(name);
+    }
+    for (auto &[kernel, functions] : callers) {
+      auto found = plans.find(kernel.getValue());
+      if (found == plans.end())
+        continue;
+      for (StringAttr function : functions) {
+        quanta::MemoryPlan &plan = plans[function.getValue()];
+        plan.arenaBytes += found->second.arenaBytes;
+        plan.lowerBoundBytes += found->second.lowerBoundBytes;
+        plan.buffers += found->second.buffers;
+        plan.buffersLeft += found->second.buffersLeft;
+      }
+    }
+    SmallVector<NamedAttribute> kept;
+    for (const std::string &name : order)
+      if (!callers.contains(StringAttr::get(module.getContext(), name)))
+        kept.emplace_back(StringAttr::get(module.getContext(), name),
+                          plans[name].toAttribute(module.getContext()));
+    module->setAttr(quanta::kMemoryPlanAttrName,
+                    DictionaryAttr::get(module.getContext(), kept));
   }
 };
 } // namespace

@@ -36,6 +36,10 @@ namespace mlir::quanta {
 inline constexpr llvm::StringLiteral kNoAliasArgumentsAttrName =
     "quanta.noalias_arguments";
 
+/// The unit attribute of the functions quanta-outline-kernels makes, which
+/// quanta-inline-kernels puts back at their calls.
+inline constexpr llvm::StringLiteral kKernelAttrName = "quanta.kernel";
+
 /// The module attributes of quanta-profile-calls: the request, and the
 /// sites it numbered (an array of dictionaries {kernel, location}).
 inline constexpr llvm::StringLiteral kProfileAttrName = "quanta.profile";
