@@ -148,8 +148,9 @@ def OutlineKernels : Pass<"quanta-outline-kernels", "ModuleOp"> {
   let summary = "Give each kernel's tensor loop nest a function of its own, "
                 "to compile identical layers once";
   let description = [{
-    Runs in `quanta-lower-to-llvm` first, on the tensors the kernel passes
-    (quanta-lower-x86, quanta-lower-neon) left: in every public function,
+    Runs in `quanta-lower-to-llvm` once the quant casts are lowered, on
+    the tensors the kernel passes (quanta-lower-x86, quanta-lower-neon)
+    left: in every public function,
     each top-level op with regions holding at least `min-ops` ops (a
     layer's kernel, or part of one) whose results are tensors of static
     shapes moves into a private function marked `quanta.kernel`, as
@@ -169,8 +170,9 @@ def OutlineKernels : Pass<"quanta-outline-kernels", "ModuleOp"> {
     unrolled kernels' ops. A constant tensor a kernel shares with no other
     stays inside, where the canonicalizer folds what it can of it (an index
     table read at constant positions, the bounds of a loop); passing every
-    one made MobileNetV2's LLVM dialect 1.7x larger. A nest using quantized
-    types stays in place.
+    one made MobileNetV2's LLVM dialect 1.7x larger. A nest reading a
+    quantized tensor or a slice (a strided buffer, which an identity-layout
+    argument would copy) stays in place.
   }];
   let options = [
     Option<"minOps", "min-ops", "int64_t", /*default=*/"64",
