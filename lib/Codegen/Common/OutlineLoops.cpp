@@ -251,6 +251,32 @@ static LogicalResult checkMinOps(ModuleOp module, StringRef pass,
          << pass << ": min-ops must be at least 1, got " << minOps;
 }
 
+/// Outlines, in each function `takesFunction` accepts, the large nests
+/// (getLargeNests) `takesNest` accepts into functions named
+/// `<function><suffix><n>`, which it returns.
+static SmallVector<func::FuncOp>
+outlineLargeNests(ModuleOp module, int64_t minOps, StringRef suffix,
+                  function_ref<bool(func::FuncOp)> takesFunction,
+                  function_ref<bool(Operation *)> takesNest) {
+  SymbolTable symbols(module);
+  SymbolTableCollection symbolTables;
+  SmallVector<func::FuncOp> outlined;
+  SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
+  for (func::FuncOp func : funcs) {
+    if (func.isExternal() || !takesFunction(func))
+      continue;
+    Operation *after = func;
+    unsigned index = 0;
+    for (Operation *op : getLargeNests(func, minOps))
+      if (takesNest(op))
+        outlined.push_back(
+            outline(op, func, after,
+                    (func.getSymName() + suffix + Twine(index++)).str(),
+                    symbols, symbolTables));
+  }
+  return outlined;
+}
+
 namespace {
 struct OutlineLoopsPass
     : public quanta::impl::OutlineLoopsBase<OutlineLoopsPass> {
@@ -259,18 +285,9 @@ struct OutlineLoopsPass
     ModuleOp module = getOperation();
     if (failed(checkMinOps(module, getArgument(), minOps)))
       return signalPassFailure();
-    SymbolTable symbols(module);
-    SymbolTableCollection symbolTables;
-    SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
-    for (func::FuncOp func : funcs) {
-      if (func.isExternal())
-        continue;
-      Operation *after = func;
-      for (auto [index, op] : llvm::enumerate(getLargeNests(func, minOps)))
-        outline(op, func, after,
-                (func.getSymName() + "__quanta_loop" + Twine(index)).str(),
-                symbols, symbolTables);
-    }
+    outlineLargeNests(
+        module, minOps, "__quanta_loop", [](func::FuncOp) { return true; },
+        [](Operation *) { return true; });
   }
 };
 } // namespace
@@ -305,25 +322,12 @@ struct OutlineKernelsPass
     ModuleOp module = getOperation();
     if (failed(checkMinOps(module, getArgument(), minOps)))
       return signalPassFailure();
-    SymbolTable symbols(module);
-    SymbolTableCollection symbolTables;
-    SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
-    for (func::FuncOp func : funcs) {
-      if (func.isExternal() || !func.isPublic())
-        continue;
-      Operation *after = func;
-      unsigned index = 0;
-      for (Operation *op : getLargeNests(func, minOps)) {
-        if (!isOutlinableKernel(op))
-          continue;
-        func::FuncOp kernel = outline(
-            op, func, after,
-            (func.getSymName() + "__quanta_kernel" + Twine(index++)).str(),
-            symbols, symbolTables);
-        kernel->setAttr(quanta::kKernelAttrName,
-                        UnitAttr::get(module.getContext()));
-      }
-    }
+    for (func::FuncOp kernel : outlineLargeNests(
+             module, minOps, "__quanta_kernel",
+             [](func::FuncOp func) { return func.isPublic(); },
+             isOutlinableKernel))
+      kernel->setAttr(quanta::kKernelAttrName,
+                      UnitAttr::get(module.getContext()));
   }
 };
 
@@ -343,17 +347,16 @@ struct InlineKernelsPass
       }
       kernels.push_back(func);
     }
-    SmallVector<func::CallOp> calls;
+    SmallVector<std::pair<func::CallOp, func::FuncOp>> calls;
     module.walk([&](func::CallOp call) {
       auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
       if (callee && callee->hasAttr(quanta::kKernelAttrName))
-        calls.push_back(call);
+        calls.emplace_back(call, callee);
     });
 
     // The functions each kernel's copies went to, for the memory plans.
     llvm::MapVector<StringAttr, llvm::SetVector<StringAttr>> callers;
-    for (func::CallOp call : calls) {
-      auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
+    for (auto [call, callee] : calls) {
       Block &body = callee.getBody().front();
       IRMapping mapping;
       mapping.map(body.getArguments(), call.getOperands());
